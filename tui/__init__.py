@@ -1,0 +1,1 @@
+"""backscroll.tui: the command line and the Textual browser."""
