@@ -1,2 +1,144 @@
-def main() -> int:
-    return 0
+"""The ``backscroll`` command line: JSON for scripts (``--json``), Rich for people.
+
+Exit codes (SPEC 10): 0 success, 2 bad input, 3 forbidden, 1 anything else; every failure is
+one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Callable, NoReturn, Sequence
+
+from backscroll.core.errors import BackscrollError, ValidationError
+from backscroll.core.store import StateDir
+
+from . import commands
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line and exit code 2."""
+
+    def error(self, message: str) -> NoReturn:
+        raise ValidationError(f"{message} (see `{self.prog} --help`)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _Parser(add_help=False)
+    common.add_argument(
+        "--state-dir",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="state dir (default: $BACKSCROLL_STATE_DIR or ~/.local/share/backscroll)",
+    )
+    parser = _Parser(
+        prog="backscroll",
+        description="Find things in past AI-agent conversations.",
+        parents=[common],
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    def add(name: str, handler: Callable[..., int], help: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, parents=[common], help=help, description=help)
+        p.set_defaults(handler=handler)
+        return p
+
+    p = add("demo", commands.cmd_demo, "build the demo state (once) and open the browser on it")
+    p.add_argument("--messages", type=int, default=3000, help="demo size (default 3000)")
+    p.add_argument("--rebuild", action="store_true", help="build the demo again from scratch")
+    p.add_argument("--no-browser", action="store_true", help="only build it, print where")
+
+    p = add("search", commands.cmd_search, "search user and assistant text")
+    p.add_argument("query")
+    _add_caller_args(p)
+    p.add_argument("--limit", default="10", help="results, 1..25 (default 10)")
+    p.add_argument("--prefix", action="store_true", help="the last word also matches as a prefix")
+    p.add_argument("--recent", action="store_true", help="newest first instead of best match")
+    p.add_argument("--agent", help="only this agent")
+    p.add_argument("--session", help="only this session key")
+    p.add_argument("--role", choices=["user", "assistant"], help="only this role")
+    p.add_argument("--since", help="from this time (ISO date/time, epoch ms, or 3h/2d/1w ago)")
+    p.add_argument("--until", help="up to this time (same forms as --since)")
+    p.add_argument("--json", action="store_true", help="print the JSON answer")
+
+    p = add("history", commands.cmd_history, "show a session's conversation (active branch)")
+    p.add_argument("key")
+    p.add_argument("--message-id", help="center the window on this message")
+    p.add_argument("--limit", default=None, help="at most this many messages")
+    p.add_argument("--include-tools", action="store_true", help="include tool calls and results")
+    _add_caller_args(p)
+    p.add_argument("--json", action="store_true", help="print the JSON answer")
+
+    p = add("import", commands.cmd_import, "import transcripts (stored now, indexed in background)")
+    p.add_argument("kind", choices=["openclaw", "claude-code", "codex"])
+    p.add_argument("path", type=Path)
+    p.add_argument("--agent", help="store under this agent id")
+    p.add_argument("--json", action="store_true")
+
+    p = add("append", commands.cmd_append, "append events (JSON lines on stdin) to a session")
+    p.add_argument("key")
+    p.add_argument("--spawned-by", help="key of the session that spawned this one")
+    p.add_argument("--parent", help="parentSessionKey of this session")
+    p.add_argument("--label", help="a label for a new session")
+    p.add_argument("--json", action="store_true")
+
+    p = add("delete", commands.cmd_delete, "delete a session: events, index rows and state")
+    p.add_argument("key")
+    p.add_argument("--json", action="store_true")
+
+    p = add("reindex", commands.cmd_reindex, "reconcile dirty sessions now, with progress")
+    p.add_argument("--json", action="store_true", help="progress as JSON lines")
+
+    p = add("status", commands.cmd_status, "sessions, messages, indexed, dirty per agent")
+    p.add_argument("--json", action="store_true")
+
+    p = add("verify", commands.cmd_verify, "prove the index equals every clean active branch")
+    p.add_argument("--json", action="store_true")
+    return parser
+
+
+def _add_caller_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--as", dest="as_key", metavar="KEY", help="search as this session would")
+    p.add_argument("--sandboxed", action="store_true", default=None, help="apply the sandbox clamp")
+    p.add_argument("--visibility", choices=["self", "tree", "agent", "all"])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args: argparse.Namespace | None = None
+    try:
+        args = build_parser().parse_args(argv)
+        state = StateDir(getattr(args, "state_dir", None))
+        handler = getattr(args, "handler", None)
+        if handler is None:
+            return commands.cmd_browse(state, args)
+        return handler(state, args)
+    except BackscrollError as err:
+        return fail(err, bool(getattr(args, "json", False)))
+    except KeyboardInterrupt:
+        print("backscroll: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as err:  # a bug: still one line, with a way to see more
+        if os.environ.get("BACKSCROLL_DEBUG"):
+            raise
+        print(
+            f"backscroll: internal error: {type(err).__name__}: {err} "
+            "(set BACKSCROLL_DEBUG=1 to see where)",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def fail(err: BackscrollError, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps(err.as_json(), ensure_ascii=False))
+    print(f"backscroll: {err}", file=sys.stderr)
+    return err.exit_code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

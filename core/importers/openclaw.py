@@ -1,0 +1,184 @@
+"""Import OpenClaw sessions folders: ``sessions.json`` + ``<sessionId>.jsonl`` transcripts.
+
+PATH may be one agent's sessions folder, or a whole state dir (``agents/*/sessions/``).
+Transcripts are stored without indexing; reconciliation indexes them later (SPEC 3).
+
+Decisions (see docs/importers.md):
+- the agent id comes from the keys in ``sessions.json``, else from the folder
+  (``agents/<id>/sessions`` -> ``<id>``; any other folder -> its own name);
+- ``<id>.jsonl.reset.<ts>`` / ``.deleted.<ts>`` archives become their own sessions, keyed
+  ``agent:<id>:reset:<sessionId>`` / ``agent:<id>:deleted:<sessionId>`` and labelled;
+- a transcript with no ``sessions.json`` entry is keyed ``agent:<id>:import:<sessionId>``;
+- a ``sessions.json`` entry whose transcript is missing still becomes a (message-less)
+  session, so ``spawnedBy`` links keep pointing at something;
+- checkpoint / backup copies, trajectories and locks are not transcripts and are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import ValidationError
+from ..keys import normalize_key
+from ..store import SessionMeta, StateDir
+from ..transcript import iso_to_ms, parse_event
+from . import ImportReport, read_jsonl
+
+_ARCHIVE_RE = re.compile(r"^(?P<sid>.+?)\.jsonl\.(?P<kind>reset|deleted)\.(?P<ts>.+)$")
+_SKIPPED_PARTS = (".trajectory.", ".checkpoint.", ".bak-", ".lock", "-path.json")
+
+
+def import_openclaw(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise ValidationError(f"{path} does not exist")
+    if not path.is_dir():
+        raise ValidationError(f"{path} is not a folder (give an OpenClaw sessions folder or state dir)")
+    report = ImportReport()
+    folders = _session_folders(path)
+    for folder in folders:
+        _import_folder(state, folder, agent, report)
+    if not report.sessions and not report.skipped:
+        raise ValidationError(
+            f"{path} holds no OpenClaw transcripts (expected sessions.json and *.jsonl files, "
+            "or agents/<id>/sessions/)"
+        )
+    return report
+
+
+def _session_folders(path: Path) -> list[Path]:
+    """A sessions folder itself, an agent dir, a state dir, or a folder of agent folders."""
+    if _holds_transcripts(path):
+        return [path]
+    for pattern in ("sessions", "agents/*/sessions", "*/sessions", "*"):
+        found = sorted(p for p in path.glob(pattern) if p.is_dir() and _holds_transcripts(p))
+        if found:
+            return found
+    return []
+
+
+def _holds_transcripts(folder: Path) -> bool:
+    return (folder / "sessions.json").is_file() or any(folder.glob("*.jsonl*"))
+
+
+def _import_folder(state: StateDir, folder: Path, agent: str | None, report: ImportReport) -> None:
+    store = _read_store(folder / "sessions.json", report)
+    agent_id = agent or _agent_id(folder, store)
+    by_session_id = {
+        entry.get("sessionId"): key for key, entry in store.items() if entry.get("sessionId")
+    }
+    with state.open(agent_id, create=True) as db:
+        seen_ids: set[str] = set()
+        for file in sorted(folder.iterdir()):
+            name = file.name
+            archive = _ARCHIVE_RE.match(name)
+            if not file.is_file() or any(part in name for part in _SKIPPED_PARTS):
+                continue
+            if not (name.endswith(".jsonl") or archive):
+                continue
+            lines, header = _read_transcript(file, report)
+            session_id = (header or {}).get("id") or (
+                archive.group("sid") if archive else file.name[: -len(".jsonl")]
+            )
+            seen_ids.add(session_id)
+            key = by_session_id.get(session_id)
+            entry = store.get(key, {}) if key else {}
+            if archive:
+                label = f"{archive.group('kind')} archive of {key or session_id} ({archive.group('ts')})"
+                key = f"agent:{agent_id}:{archive.group('kind')}:{session_id}"
+            else:
+                label = entry.get("label") or entry.get("displayName") or (
+                    None if key else f"imported {name}"
+                )
+                key = key or f"agent:{agent_id}:import:{session_id}"
+            meta = _meta(key, session_id, entry, label, header, lines)
+            stored_key, added = db.import_session(meta, lines)
+            report.add(stored_key, added)
+        for key, entry in store.items():
+            if entry.get("sessionId") in seen_ids:
+                continue
+            meta = _meta(key, entry.get("sessionId"), entry, entry.get("label"), None, [])
+            stored_key, added = db.import_session(meta, [])
+            report.add(stored_key, added)
+            report.notes.append(f"{key}: transcript {entry.get('sessionId')}.jsonl not found; kept without messages")
+
+
+def _read_store(path: Path, report: ImportReport) -> dict[str, dict[str, Any]]:
+    """sessions.json, read defensively: missing or broken means no metadata, not failure."""
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        report.skipped.append(f"{path}: unreadable session store ({err}); transcripts imported without it")
+        return {}
+    if not isinstance(data, dict):
+        report.skipped.append(f"{path}: not a JSON object; ignored")
+        return {}
+    store = {}
+    for key, entry in data.items():
+        try:
+            store[normalize_key(key)] = entry if isinstance(entry, dict) else {}
+        except ValidationError as err:
+            report.skipped.append(f"{path}: {err}; entry skipped")
+    return store
+
+
+def _agent_id(folder: Path, store: dict[str, Any]) -> str:
+    agents = {key.split(":")[1] for key in store}
+    if len(agents) == 1:
+        return agents.pop()
+    name = folder.parent.name if folder.name == "sessions" else folder.name
+    return re.sub(r"[^a-z0-9_.-]", "-", name.lower()).strip("-.") or "main"
+
+
+def _read_transcript(file: Path, report: ImportReport) -> tuple[list[str], dict[str, Any] | None]:
+    lines: list[str] = []
+    header = None
+    for lineno, line in read_jsonl(file, report):
+        try:
+            event = parse_event(line)
+        except ValidationError as err:
+            report.skipped.append(f"{file}:{lineno}: {err}")
+            continue
+        if event["type"] == "session" and header is None:
+            header = event
+        lines.append(line)
+    return lines, header
+
+
+def _meta(
+    key: str,
+    session_id: str | None,
+    entry: dict[str, Any],
+    label: str | None,
+    header: dict[str, Any] | None,
+    lines: list[str],
+) -> SessionMeta:
+    created = iso_to_ms((header or {}).get("timestamp")) or _int(
+        entry.get("sessionStartedAt") or entry.get("startedAt") or entry.get("updatedAt")
+    )
+    return SessionMeta(
+        key=key,
+        session_id=session_id,
+        spawned_by=_key_or_none(entry.get("spawnedBy")),
+        parent_key=_key_or_none(entry.get("parentSessionKey")),
+        label=label if isinstance(label, str) else None,
+        created_at=created or None,
+        updated_at=_int(entry.get("updatedAt")) or created or None,
+        source="openclaw",
+    )
+
+
+def _key_or_none(value: Any) -> str | None:
+    try:
+        return normalize_key(value) if value else None
+    except ValidationError:
+        return None
+
+
+def _int(value: Any) -> int:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0

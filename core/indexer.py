@@ -1,0 +1,67 @@
+"""What the index holds for a transcript: extraction + redaction + CJK segmentation.
+
+``INDEXER_VERSION`` names these rules. A session indexed under another version is dirty, so
+changing extraction or redaction rebuilds every session in the background (SPEC 3, 8).
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from .redact import REDACTION_VERSION, redact
+from .textseg import segment
+from .transcript import Branch, active_branch, indexable
+
+# Bump when extraction (which entries, which blocks) or segmentation changes.
+EXTRACTION_VERSION = 1
+INDEXER_VERSION = EXTRACTION_VERSION * 1000 + REDACTION_VERSION
+
+# rowid = (message time in ms) << ROWID_SHIFT | slot. The slot separates messages of the same
+# millisecond; when all slots of a millisecond are taken the row moves to the next one.
+ROWID_SHIFT = 12
+SLOT_MASK = (1 << ROWID_SHIFT) - 1
+MAX_TS = (1 << (62 - ROWID_SHIFT)) - 1
+MAX_ROWID_DRIFT_MS = 60_000
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    entry_id: str
+    role: str
+    ts: int  # epoch ms
+    body: str  # redacted, segmented text as stored in message_fts
+
+
+def row_for(entry_id: str, role: str, ts: int, text: str) -> IndexRow:
+    return IndexRow(entry_id, role, min(max(ts, 0), MAX_TS), segment(redact(text)))
+
+
+def rows_for_branch(branch: Branch, default_ts: int = 0) -> list[IndexRow]:
+    """Index rows of an active branch; a message with no time at all gets ``default_ts``
+    (the session's creation time), the same rule the live write path uses."""
+    rows: list[IndexRow] = []
+    for _seq, event in branch.path:
+        message = indexable(event, default_ts)
+        if message is not None:
+            rows.append(row_for(message.entry_id, message.role, message.timestamp_ms, message.text))
+    return rows
+
+
+def expected_rows(
+    events: Iterable[tuple[int, dict[str, Any]]], default_ts: int = 0
+) -> tuple[list[IndexRow], Branch]:
+    branch = active_branch(events)
+    return rows_for_branch(branch, default_ts), branch
+
+
+def first_rowid(session_id: str, row: IndexRow) -> int:
+    """Where a row's rowid search starts: deterministic, spread over the millisecond's slots."""
+    slot = zlib.crc32(f"{session_id}\0{row.entry_id}".encode()) & SLOT_MASK
+    return (row.ts << ROWID_SHIFT) | slot
+
+
+def next_rowid(rowid: int) -> int:
+    """The next candidate after a collision: the next slot, carrying into the next ms."""
+    return rowid + 1

@@ -1,0 +1,128 @@
+"""The per-agent database schema, versioned with ``PRAGMA user_version``.
+
+Each entry of ``MIGRATIONS`` takes a database from version ``n - 1`` to ``n``; a database
+newer than this code is refused with one sentence rather than misread. Only FTS5 features
+available in SQLite 3.40 are used, so the stock ``sqlite3`` module can read every file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from .errors import StoreError
+
+MIGRATIONS: dict[int, str] = {
+    1: """
+    CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+
+    -- One row per session. last_seq / leaf_id describe the transcript as stored; they let the
+    -- write path decide "does this event extend the active leaf?" without reading the log.
+    CREATE TABLE sessions (
+        pk          INTEGER PRIMARY KEY,
+        key         TEXT NOT NULL UNIQUE,          -- agent:<agentId>:<rest>, lower-cased
+        session_id  TEXT NOT NULL UNIQUE,
+        spawned_by  TEXT,
+        parent_key  TEXT,
+        label       TEXT,
+        source      TEXT NOT NULL DEFAULT 'live',  -- live | openclaw | claude-code | codex | demo
+        created_at  INTEGER NOT NULL,              -- epoch ms
+        updated_at  INTEGER NOT NULL,
+        last_seq    INTEGER NOT NULL DEFAULT 0,
+        leaf_id     TEXT
+    );
+
+    -- The append-only event log, one OpenClaw JSONL entry per row, verbatim.
+    CREATE TABLE events (
+        session_pk  INTEGER NOT NULL REFERENCES sessions(pk) ON DELETE CASCADE,
+        seq         INTEGER NOT NULL,
+        entry_id    TEXT,                          -- tree id; NULL for headers, leaf controls
+        kind        TEXT NOT NULL,                 -- the entry's "type"
+        body        TEXT NOT NULL,
+        PRIMARY KEY (session_pk, seq)
+    ) WITHOUT ROWID;
+    CREATE INDEX events_by_entry ON events(session_pk, entry_id);
+
+    -- Per-session index state (SPEC 8). A session is searchable only when clean under the
+    -- current indexer version; 'claimed' is a rebuild in progress, owned until claim_expires.
+    CREATE TABLE index_state (
+        session_pk      INTEGER PRIMARY KEY REFERENCES sessions(pk) ON DELETE CASCADE,
+        state           TEXT NOT NULL CHECK (state IN ('clean', 'dirty', 'claimed')),
+        indexed_seq     INTEGER NOT NULL DEFAULT 0,
+        indexed_leaf    TEXT,
+        indexer_version INTEGER NOT NULL DEFAULT 0,  -- 0 = never indexed
+        claim_owner     TEXT,
+        claim_expires   INTEGER,
+        problems        TEXT                         -- tree problems found by the last rebuild
+    );
+
+    -- Index rows: rowid = message time (ms) << 12 | slot, so "newest first" is rowid order.
+    -- The text itself lives once, in message_fts, under the same rowid.
+    CREATE TABLE message_index (
+        rowid       INTEGER PRIMARY KEY,
+        session_pk  INTEGER NOT NULL,
+        entry_id    TEXT NOT NULL,
+        role        TEXT NOT NULL,
+        ts          INTEGER NOT NULL
+    );
+    CREATE INDEX message_index_by_session ON message_index(session_pk, entry_id);
+
+    CREATE VIRTUAL TABLE message_fts USING fts5(
+        body, tokenize = 'unicode61 remove_diacritics 2'
+    );
+
+    -- Reconciliation progress, readable by any process (SPEC 8).
+    CREATE TABLE reconcile_progress (
+        id              INTEGER PRIMARY KEY CHECK (id = 1),
+        run_id          TEXT,
+        state           TEXT NOT NULL DEFAULT 'idle',  -- idle | running
+        started_at      INTEGER,
+        updated_at      INTEGER,
+        sessions_done   INTEGER NOT NULL DEFAULT 0,
+        sessions_total  INTEGER NOT NULL DEFAULT 0,
+        messages_done   INTEGER NOT NULL DEFAULT 0,
+        current_session TEXT,
+        owner           TEXT,
+        lease_expires   INTEGER
+    );
+    INSERT INTO reconcile_progress (id) VALUES (1);
+    """,
+}
+
+SCHEMA_VERSION = max(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection, path: str) -> None:
+    """Bring ``conn`` up to ``SCHEMA_VERSION``; refuse databases from a newer backscroll."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{path} was written by a newer backscroll (schema {version}; this version reads "
+            f"up to {SCHEMA_VERSION}): upgrade backscroll to open it"
+        )
+    if version == SCHEMA_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            for statement in _statements(MIGRATIONS[target]):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {target}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (executescript would commit on its own)."""
+    statements, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    return [s for s in statements if s]

@@ -1,0 +1,212 @@
+"""Transcript events in the OpenClaw entry format: validation, the active branch, indexable text.
+
+The tree rules, in one place (used by the live write path, reconciliation and verify):
+
+- Entries form a tree through ``parentId``. A canonical entry (see ``CANONICAL_TYPES``) that
+  is not ``appendMode: "side"`` becomes the new *active leaf*. A ``leaf`` control sets the
+  active leaf to its ``targetId`` (``null`` = nothing visible); a control naming an unknown id
+  is ignored. Non-canonical rows and side entries never move the leaf.
+- A canonical entry without ``parentId`` is a child of the current leaf (older appenders, and
+  flat legacy files: with no parent links at all the transcript reads as a flat list).
+- The *active branch* is the path from the active leaf back to the root, oldest first.
+
+Bad trees are read as far as they are sound:
+- a duplicate id: the first entry with that id wins, later ones are ignored;
+- a missing parent: the path stops at the entry whose parent is missing (it acts as a root);
+- a cycle: the walk stops at the first entry it would visit twice.
+Each such problem is reported once per rebuild, never raised.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Iterable
+
+from .errors import ValidationError
+
+CANONICAL_TYPES = frozenset(
+    {
+        "message",
+        "thinking_level_change",
+        "model_change",
+        "compaction",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+    }
+)
+INDEXED_ROLES = ("user", "assistant")
+TEXT_BLOCK_TYPES = frozenset({"text", "input_text", "output_text"})
+
+
+def parse_event(line: str | bytes | dict[str, Any]) -> dict[str, Any]:
+    """Parse and validate one event; raise ValidationError with the reason (no location)."""
+    if isinstance(line, dict):
+        event = line
+    else:
+        if isinstance(line, bytes):
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValidationError("not valid UTF-8") from None
+        try:
+            event = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as err:
+            reason = getattr(err, "msg", "nested too deeply")
+            raise ValidationError(f"not valid JSON ({reason})") from None
+    if not isinstance(event, dict):
+        raise ValidationError("an event must be a JSON object")
+    kind = event.get("type")
+    if not isinstance(kind, str) or not kind:
+        raise ValidationError('an event needs a string "type"')
+    entry_id = event.get("id")
+    if kind != "session" and entry_id is not None and (not isinstance(entry_id, str) or not entry_id):
+        raise ValidationError('"id" must be a non-empty string')
+    parent = event.get("parentId")
+    if parent is not None and not isinstance(parent, str):
+        raise ValidationError('"parentId" must be a string or null')
+    if kind == "leaf":
+        target = event.get("targetId")
+        if target is not None and not isinstance(target, str):
+            raise ValidationError('"targetId" of a leaf control must be a string or null')
+    if kind == "message":
+        message = event.get("message")
+        if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+            raise ValidationError('a message event needs "message": {"role": ..., "content": ...}')
+        content = message.get("content")
+        if content is not None and not isinstance(content, (str, list)):
+            raise ValidationError('"message.content" must be a string or a list of blocks')
+    return event
+
+
+def node_id(event: dict[str, Any], seq: int) -> str:
+    """The id an entry is known by in the tree; id-less legacy entries get a private one."""
+    entry_id = event.get("id")
+    return entry_id if isinstance(entry_id, str) and entry_id else f"#{seq}"
+
+
+def moves_leaf(event: dict[str, Any]) -> bool:
+    return event.get("type") in CANONICAL_TYPES and event.get("appendMode") != "side"
+
+
+@dataclass
+class Branch:
+    """The active branch of a transcript, and what was wrong with its tree."""
+
+    path: list[tuple[int, dict[str, Any]]]
+    leaf: str | None
+    problems: list[str] = field(default_factory=list)
+
+
+def active_branch(events: Iterable[tuple[int, dict[str, Any]]]) -> Branch:
+    """Compute the active branch of ``(seq, event)`` pairs given in file order."""
+    nodes: dict[str, tuple[int, dict[str, Any], str | None]] = {}
+    leaf: str | None = None
+    problems: list[str] = []
+    for seq, event in events:
+        kind = event.get("type")
+        if kind == "session":
+            continue
+        if kind == "leaf":
+            if "targetId" in event and event["targetId"] is None:
+                leaf = None
+            elif event.get("targetId") in nodes:
+                leaf = event["targetId"]
+            else:
+                problems.append(f"event {seq}: leaf control names unknown entry, ignored")
+            continue
+        eid = node_id(event, seq)
+        if eid in nodes:
+            problems.append(f"event {seq}: duplicate id {eid!r}, ignored")
+            continue
+        parent = event.get("parentId") or None
+        if parent is None and moves_leaf(event):
+            parent = leaf
+        nodes[eid] = (seq, event, parent)
+        if moves_leaf(event):
+            leaf = eid
+    path: list[tuple[int, dict[str, Any]]] = []
+    seen: set[str] = set()
+    current = leaf
+    while current is not None:
+        if current in seen:
+            problems.append(f"entry {current!r}: parent links form a cycle; branch cut there")
+            break
+        seen.add(current)
+        node = nodes.get(current)
+        if node is None:
+            problems.append(f"entry {path[-1][1].get('id')!r}: parent {current!r} is missing")
+            break
+        path.append((node[0], node[1]))
+        current = node[2]
+    path.reverse()
+    return Branch(path=path, leaf=leaf, problems=problems)
+
+
+@dataclass(frozen=True)
+class IndexableMessage:
+    entry_id: str
+    role: str
+    timestamp_ms: int
+    text: str
+
+
+def timestamp_ms(event: dict[str, Any], default: int = 0) -> int:
+    """Message time: ``message.timestamp`` (ms, or s when small), else the entry's ISO time."""
+    message = event.get("message")
+    if isinstance(message, dict):
+        value = message.get("timestamp")
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            return int(value * 1000) if value < 100_000_000_000 else int(value)
+    return iso_to_ms(event.get("timestamp"), default)
+
+
+def iso_to_ms(value: Any, default: int = 0) -> int:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, str) and value:
+        try:
+            return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
+        except ValueError:
+            return default
+    return default
+
+
+def message_text(content: Any) -> str:
+    """User-visible text of a message: the string, or its text blocks joined by newlines."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = [
+        block["text"]
+        for block in content
+        if isinstance(block, dict)
+        and block.get("type") in TEXT_BLOCK_TYPES
+        and isinstance(block.get("text"), str)
+    ]
+    return "\n".join(parts)
+
+
+def indexable(event: dict[str, Any], default_ts: int = 0) -> IndexableMessage | None:
+    """The text the index holds for an entry, or None: only user/assistant text with an id.
+
+    Tool calls, tool results, thinking blocks and images never enter the index.
+    """
+    if event.get("type") != "message":
+        return None
+    entry_id = event.get("id")
+    message = event.get("message")
+    if not isinstance(entry_id, str) or not entry_id or not isinstance(message, dict):
+        return None
+    role = message.get("role")
+    if role not in INDEXED_ROLES:
+        return None
+    text = message_text(message.get("content"))
+    if not text.strip():
+        return None
+    return IndexableMessage(entry_id, role, timestamp_ms(event, default_ts), text)
