@@ -70,6 +70,17 @@ _SESSION_COLUMNS = """s.pk, s.key, s.session_id, s.spawned_by, s.parent_key, s.l
 
 
 @dataclass(frozen=True)
+class MatchRow:
+    rowid: int
+    session_pk: int
+    entry_id: str
+    role: str
+    ts: int
+    body: str
+    bm25: float  # FTS5 bm25(): lower is better
+
+
+@dataclass(frozen=True)
 class SessionMeta:
     """What a caller knows of a session before its events: used by append and import."""
 
@@ -250,6 +261,50 @@ class AgentDB:
                 (session_pk,),
             ).fetchall()
         return [(rowid, IndexRow(eid, role, ts, body)) for rowid, eid, role, ts, body in rows]
+
+    def match(
+        self,
+        fts_query: str,
+        session_pks: list[int],
+        limit: int,
+        order: str = "best",
+        role: str | None = None,
+        since_ms: int | None = None,
+        until_ms: int | None = None,
+    ) -> list[MatchRow]:
+        """Top matches among the given sessions: the filter runs inside the query, before
+        the limit, so sessions a caller may not see never take a slot."""
+        where = ["message_fts MATCH ?", "m.session_pk IN (SELECT value FROM json_each(?))"]
+        params: list[Any] = [fts_query, json.dumps(session_pks)]
+        if role:
+            where.append("m.role = ?")
+            params.append(role)
+        if since_ms is not None:
+            where.append("m.ts >= ?")
+            params.append(since_ms)
+        if until_ms is not None:
+            where.append("m.ts <= ?")
+            params.append(until_ms)
+        order_by = "f.rowid DESC" if order == "recent" else "score, f.rowid DESC"
+        sql = (
+            "SELECT f.rowid, m.session_pk, m.entry_id, m.role, m.ts, f.body, "
+            "bm25(message_fts) AS score FROM message_fts f "
+            "JOIN message_index m ON m.rowid = f.rowid "
+            f"WHERE {' AND '.join(where)} ORDER BY {order_by} LIMIT ?"
+        )
+        params.append(limit)
+        with sqlite_errors(self.path):
+            rows = self.conn.execute(sql, params).fetchall()
+        return [MatchRow(*row) for row in rows]
+
+    def has_pending_sessions(self) -> bool:
+        """Any session (visible or not) whose index is not current: reconciliation work."""
+        with sqlite_errors(self.path):
+            return self.conn.execute(
+                "SELECT 1 FROM index_state WHERE state != 'clean' OR indexer_version != ? "
+                "LIMIT 1",
+                (INDEXER_VERSION,),
+            ).fetchone() is not None
 
     def orphan_index_rows(self) -> tuple[int, int]:
         """(index rows of no session, text rows with no index row): both must be 0."""

@@ -1,0 +1,234 @@
+"""Background reconciliation: rebuild the index of sessions that are dirty, never indexed
+(imported), or indexed under an older indexer version (SPEC 8).
+
+Per pass: take the agent's reconciler lease (one reconciler per agent database, across
+threads and processes), then repeatedly claim a batch of pending sessions (compare-and-set
+with a lease, so a killed process's claims expire) and rebuild them:
+
+- small sessions are read, rebuilt and published inside one short transaction per batch
+  (many sessions per transaction: the fast path for big backfills); nothing can change them
+  meanwhile, so they always publish;
+- a session larger than a batch is rebuilt in several batch transactions while claimed, and
+  published only if its transcript did not change meanwhile; a write that lands mid-rebuild
+  marks it dirty, the claim is abandoned, and a later batch picks it up again (at most
+  ``MAX_ATTEMPTS`` times per pass, so a busy writer can never make the reconciler loop).
+
+Writers wait for at most one batch. Progress lives in the database for any process to read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import threading
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .claims import (
+    Claim,
+    Progress,
+    claim_sessions,
+    finish_run,
+    publish,
+    read_progress,
+    release,
+    renew_run,
+    start_run,
+    still_mine,
+    write_rows,
+)
+from .errors import BackscrollError
+from .indexer import IndexRow, expected_rows
+from .store import AgentDB, StateDir
+
+LEASE_MS = 30_000
+BATCH_EVENTS = 4_000  # events read + rows written per transaction
+MAX_ATTEMPTS = 3
+
+
+@dataclass
+class ReconcileStats:
+    agent: str
+    started: bool = True  # False: another reconciler holds this agent's lease
+    sessions: int = 0
+    messages: int = 0
+    abandoned: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def new_owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}:{uuid.uuid4().hex[:8]}"
+
+
+def reconcile_agent(
+    state: StateDir,
+    agent_id: str,
+    on_progress: Callable[[Progress], None] | None = None,
+    stop: threading.Event | None = None,
+    owner: str | None = None,
+    lease_ms: int = LEASE_MS,
+    batch_events: int = BATCH_EVENTS,
+) -> ReconcileStats:
+    """Reconcile one agent's database until nothing is pending (or ``stop`` is set)."""
+    owner = owner or new_owner()
+    stats = ReconcileStats(agent_id)
+    with state.open(agent_id) as db:
+        if not start_run(db, owner, uuid.uuid4().hex, lease_ms):
+            stats.started = False
+            return stats
+        attempts: dict[int, int] = {}
+        try:
+            while not (stop and stop.is_set()):
+                claims = claim_sessions(db, owner, lease_ms, 500, batch_events)
+                claims = [c for c in claims if attempts.get(c.session_pk, 0) < MAX_ATTEMPTS]
+                if not claims:
+                    break
+                for claim in claims:
+                    attempts[claim.session_pk] = attempts.get(claim.session_pk, 0) + 1
+                small = [c for c in claims if c.seen_seq <= batch_events]
+                large = [c for c in claims if c.seen_seq > batch_events]
+                try:
+                    if small:
+                        _rebuild_small(db, small, owner, stats)
+                    for claim in large:
+                        _rebuild_large(db, claim, owner, lease_ms, batch_events, stats)
+                except BaseException:
+                    release(db, claims, owner)
+                    raise
+                current = claims[-1].key
+                if not renew_run(db, owner, lease_ms, stats.sessions, stats.messages, current):
+                    break  # our lease expired and another reconciler took over
+                if on_progress is not None:
+                    on_progress(read_progress(db))
+        finally:
+            _release_skipped(db, owner)
+            finish_run(db, owner)
+            if on_progress is not None:
+                on_progress(read_progress(db))
+    return stats
+
+
+def _rebuild_small(db: AgentDB, claims: list[Claim], owner: str, stats: ReconcileStats) -> None:
+    """Read, rebuild and publish a batch of sessions in one transaction."""
+    with db.transaction() as conn:
+        items: list[tuple[Claim, list[IndexRow] | None, str | None, str]] = []
+        for claim in claims:
+            if not still_mine(conn, claim, owner):
+                continue
+            rows, branch = expected_rows(db.events(claim.session_pk), claim.created_at)
+            items.append((claim, rows, branch.leaf, "; ".join(branch.problems)))
+        published = publish(db, items, owner, conn=conn)
+    _count(stats, items, published)
+
+
+def _rebuild_large(db: AgentDB, claim: Claim, owner: str, lease_ms: int, batch: int,
+                   stats: ReconcileStats) -> None:
+    """Rebuild a big session in batch transactions; publish if nothing changed meanwhile."""
+    rows, branch = expected_rows(db.events(claim.session_pk), claim.created_at)
+    for start in range(0, max(len(rows), 1), batch):
+        if not write_rows(db, claim, owner, rows[start : start + batch], start == 0, lease_ms):
+            stats.abandoned += 1
+            return
+    item = (claim, None, branch.leaf, "; ".join(branch.problems))
+    with db.transaction() as conn:
+        published = publish(db, [item], owner, conn=conn)
+    _count(stats, [(claim, rows, branch.leaf, item[3])], published)
+
+
+def _count(stats: ReconcileStats, items: list, published: list[Claim]) -> None:
+    done = {c.session_pk for c in published}
+    for claim, rows, _leaf, problems in items:
+        if claim.session_pk in done:
+            stats.sessions += 1
+            stats.messages += len(rows or [])
+            if problems:
+                stats.problems.append(f"{claim.key}: {problems}")
+        else:
+            stats.abandoned += 1
+
+
+def _release_skipped(db: AgentDB, owner: str) -> None:
+    """Claims we still hold (sessions given up after MAX_ATTEMPTS) go back as dirty."""
+    with db.transaction() as conn:
+        conn.execute(
+            "UPDATE index_state SET state = 'dirty', claim_owner = NULL, claim_expires = NULL "
+            "WHERE state = 'claimed' AND claim_owner = ?",
+            (owner,),
+        )
+
+
+def reconcile_all(state: StateDir, on_progress: Callable[[str, Progress], None] | None = None,
+                  stop: threading.Event | None = None) -> list[ReconcileStats]:
+    results = []
+    for agent_id in state.agents():
+        callback = (lambda p, a=agent_id: on_progress(a, p)) if on_progress else None
+        results.append(reconcile_agent(state, agent_id, on_progress=callback, stop=stop))
+    return results
+
+
+# ----------------------------------------------------------------- starting in the background
+
+_threads: dict[tuple[str, str], threading.Thread] = {}
+_threads_lock = threading.Lock()
+
+
+def start_background(state: StateDir, agent_id: str, mode: str = "thread") -> bool:
+    """Start reconciling ``agent_id`` without waiting; False if one is already running.
+
+    ``thread`` suits long-lived processes (the browser, an embedding runtime); ``process``
+    suits short ones (a CLI search) and detaches a ``python -m backscroll.core.reconcile``.
+    Either way the database lease makes a second reconciler give up at once.
+    """
+    with state.open(agent_id) as db:
+        if read_progress(db).running:
+            return False
+    if mode == "process":
+        subprocess.Popen(
+            [sys.executable, "-m", "backscroll.core.reconcile", str(state.path), agent_id],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        return True
+    slot = (str(state.path), agent_id)
+    with _threads_lock:
+        running = _threads.get(slot)
+        if running is not None and running.is_alive():
+            return False
+        thread = threading.Thread(
+            target=_quiet_reconcile, args=(state, agent_id), name=f"reconcile-{agent_id}",
+            daemon=True,
+        )
+        _threads[slot] = thread
+        thread.start()
+    return True
+
+
+def _quiet_reconcile(state: StateDir, agent_id: str) -> None:
+    try:
+        reconcile_agent(state, agent_id)
+    except BackscrollError:
+        pass  # the next search reports indexing again and retries
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m backscroll.core.reconcile")
+    parser.add_argument("state_dir", type=Path)
+    parser.add_argument("agent")
+    args = parser.parse_args(argv)
+    try:
+        reconcile_agent(StateDir(args.state_dir), args.agent)
+    except BackscrollError as err:
+        print(f"backscroll reconcile: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,185 @@
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from backscroll.core.errors import StoreError, ValidationError
+from backscroll.core.importers.openclaw import import_openclaw
+from backscroll.core.indexer import ROWID_SHIFT
+from backscroll.core.store import SessionMeta, StateDir
+from backscroll.core.verify import verify_state
+
+from .events import header, leaf, lines, msg
+
+MAIN = SessionMeta("agent:main:main")
+
+
+def fts_hits(state: StateDir, agent: str, word: str) -> list[str]:
+    """Entry ids whose index text matches a word (read straight from the database)."""
+    conn = sqlite3.connect(state.db_path(agent))
+    rows = conn.execute(
+        "SELECT m.entry_id FROM message_fts f JOIN message_index m ON m.rowid = f.rowid "
+        "WHERE message_fts MATCH ? ORDER BY f.rowid",
+        (f'"{word}"',),
+    ).fetchall()
+    conn.close()
+    return [r[0] for r in rows]
+
+
+def test_append_indexes_in_the_same_transaction(state: StateDir) -> None:
+    db = state.open("main", create=True)
+    outcomes = [db.append(MAIN, line).outcome for line in lines(
+        header(),
+        msg("u1", None, "user", "the deploy failed"),
+        msg("a1", "u1", "assistant", [{"type": "text", "text": "rolling back the deploy"},
+                                      {"type": "thinking", "thinking": "hmm zebra"}]),
+        msg("t1", "a1", "toolResult", [{"type": "text", "text": "deploy log giraffe"}]),
+    )]
+    assert outcomes == ["stored", "indexed", "indexed", "stored"]
+    assert fts_hits(state, "main", "deploy") == ["u1", "a1"]
+    assert fts_hits(state, "main", "zebra") == []  # thinking excluded
+    assert fts_hits(state, "main", "giraffe") == []  # tool result excluded
+    assert verify_state(state).ok
+
+
+def test_rowids_follow_message_time(state: StateDir) -> None:
+    db = state.open("main", create=True)
+    for line in lines(msg("b", None, "user", "later", ms=5000), msg("c", "b", "user", "same ms", ms=5000)):
+        db.append(MAIN, line)
+    rows = db.index_rows(db.session("agent:main:main").pk)
+    stamps = [(rowid >> ROWID_SHIFT, row.ts) for rowid, row in rows]
+    assert all(a == b for a, b in stamps) and len({r for r, _ in rows}) == 2
+
+
+def test_leaf_control_and_branch_switch_mark_dirty(state: StateDir) -> None:
+    db = state.open("main", create=True)
+    for line in lines(msg("r", None, "user", "root"), msg("a", "r", "assistant", "alpha")):
+        assert db.append(MAIN, line).outcome == "indexed"
+    assert db.append(MAIN, json.dumps(msg("b", "r", "assistant", "beta"))).outcome == "dirty"
+    session = db.session("agent:main:main")
+    assert session.state == "dirty" and not session.searchable
+
+    other = SessionMeta("agent:main:other")
+    db.append(other, json.dumps(msg("x", None, "user", "x")))
+    assert db.append(other, json.dumps(leaf("l", None))).outcome == "dirty"
+
+
+def test_side_entries_keep_the_session_clean(state: StateDir) -> None:
+    db = state.open("main", create=True)
+    db.append(MAIN, json.dumps(msg("r", None, "user", "root")))
+    out = db.append(MAIN, json.dumps(msg("s", "r", "assistant", "mirror copy", appendMode="side")))
+    assert out.outcome == "stored"
+    assert db.append(MAIN, json.dumps(msg("n", "r", "assistant", "next"))).outcome == "indexed"
+    assert db.session("agent:main:main").searchable
+    assert fts_hits(state, "main", "mirror") == []
+    assert verify_state(state).ok
+
+
+def test_parentless_entries_extend_the_leaf(state: StateDir) -> None:
+    db = state.open("main", create=True)
+    flat = [{"type": "message", "id": str(i), "message": {"role": "user", "content": f"flat {i}"}}
+            for i in range(3)]
+    assert [db.append(MAIN, json.dumps(e)).outcome for e in flat] == ["indexed"] * 3
+    assert verify_state(state).ok
+
+
+def test_delete_leaves_no_index_row(state: StateDir) -> None:
+    db = state.open("main", create=True)
+    keep = SessionMeta("agent:main:keep")
+    db.append(MAIN, json.dumps(msg("a", None, "user", "walrus one")))
+    db.append(keep, json.dumps(msg("k", None, "user", "walrus two")))
+    assert db.delete_session("agent:main:main")
+    assert fts_hits(state, "main", "walrus") == ["k"]
+    counts = [
+        db.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        for table in ("sessions", "events", "index_state", "message_index", "message_fts")
+    ]
+    assert counts == [1, 1, 1, 1, 1]
+    assert db.delete_session("agent:main:main") is False
+    assert verify_state(state).ok
+
+
+def test_bad_keys_and_events_are_refused_and_nothing_is_stored(state: StateDir) -> None:
+    db = state.open("main", create=True)
+    with pytest.raises(ValidationError, match="not a session key"):
+        db.append(SessionMeta("main"), json.dumps(msg("a", None, "user", "x")))
+    with pytest.raises(ValidationError, match="not valid JSON"):
+        db.append(MAIN, '{"type": "message", ')
+    assert db.sessions() == []
+
+
+def test_newer_schema_is_refused_in_one_sentence(state: StateDir) -> None:
+    state.open("main", create=True).close()
+    conn = sqlite3.connect(state.db_path("main"))
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    with pytest.raises(StoreError, match="newer backscroll"):
+        state.open("main")
+
+
+def test_not_a_database_is_one_sentence(state: StateDir) -> None:
+    path = state.db_path("main")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="not a usable backscroll database"):
+        state.open("main")
+
+
+def test_state_dir_that_is_a_file_is_one_sentence(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(StoreError, match="cannot create .*writable --state-dir"):
+        StateDir(blocker / "state").open("main", create=True)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_state_dir(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    with pytest.raises(StoreError, match="cannot create"):
+        StateDir(locked / "state").open("main", create=True)
+
+
+def test_state_dir_is_private(state: StateDir) -> None:
+    state.open("main", create=True).close()
+    assert state.path.stat().st_mode & 0o777 == 0o700
+
+
+def test_import_openclaw_keeps_keys_and_spawned_subagents(state: StateDir, data_dir: Path) -> None:
+    report = import_openclaw(state, data_dir / "openclaw")
+    assert report.skipped == []
+    with state.open("chairong") as db:
+        sessions = {s.key: s for s in db.sessions()}
+        subagents = [s for s in sessions.values() if ":subagent:" in s.key]
+        assert len(subagents) == 2
+        assert {s.spawned_by for s in subagents} == {"agent:chairong:main"}
+        assert "agent:chairong:main" in sessions  # store entry without a transcript kept
+        group = sessions["agent:chairong:feishu:group:oc_cb25f688202b98fbb8a1d0682cf1246d"]
+        assert group.last_seq == 8 and group.state == "dirty" and group.indexer_version == 0
+        assert db.counts()["indexed"] == 0  # imported, not indexed
+    again = import_openclaw(state, data_dir / "openclaw")
+    assert again.events == 0
+    with state.open("chairong") as db:
+        assert len(db.sessions()) == len(sessions)
+
+
+def test_import_reports_malformed_lines_and_keeps_the_rest(state: StateDir, tmp_path: Path) -> None:
+    folder = tmp_path / "agents" / "ops" / "sessions"
+    folder.mkdir(parents=True)
+    good = lines(header("s-1"), msg("a", None, "user", "hello"), msg("b", "a", "assistant", "there"))
+    (folder / "s-1.jsonl").write_text("\n".join([good[0], good[1], "{broken", "", good[2]]) + "\n")
+    (folder / "sessions.json").write_text(json.dumps({"agent:ops:main": {"sessionId": "s-1"}}))
+    report = import_openclaw(state, tmp_path)
+    assert report.skipped == [f"{folder / 's-1.jsonl'}:3: not valid JSON (Expecting property name enclosed in double quotes)"]
+    with state.open("ops") as db:
+        session = db.session("agent:ops:main")
+        assert session.last_seq == 3
+
+
+def test_import_of_missing_path_is_a_validation_error(state: StateDir, tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match="does not exist"):
+        import_openclaw(state, tmp_path / "nope")
