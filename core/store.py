@@ -505,8 +505,8 @@ class AgentDB:
     def import_session(self, meta: SessionMeta, lines: list[str]) -> tuple[str, int]:
         """Store already-validated event lines without indexing; return (key, events added).
 
-        Importing the same transcript again adds nothing: entries are deduplicated on their
-        id (and id-less rows on their exact text). New events make the session dirty, so
+        Importing the same transcript again adds nothing: entries already stored are
+        recognised by their id (id-less rows by their exact text). New events make the session dirty, so
         reconciliation picks it up.
         """
         key = normalize_key(meta.key)
@@ -544,12 +544,10 @@ class AgentDB:
                 kind = event.get("type")
                 stored_id = None if kind in ("session", "leaf") else node_id(event, seq)
                 real_id = stored_id if stored_id and not stored_id.startswith("#") else None
+                # Skip what an earlier import stored; repeats inside this file are data (the
+                # tree rules report and ignore duplicate ids), so they are kept.
                 if (real_id and real_id in seen_ids) or (not real_id and line in seen_bodies):
                     continue
-                if real_id:
-                    seen_ids.add(real_id)
-                else:
-                    seen_bodies.add(line)
                 added.append((pk, seq, real_id, kind, line))
             if added:
                 conn.executemany(

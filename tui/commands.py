@@ -7,11 +7,18 @@ import json
 import sys
 from typing import Any
 
+from backscroll.core.config import load_config, make_caller
 from backscroll.core.errors import ValidationError
+from backscroll.core.history import HistoryRequest, sessions_history
 from backscroll.core.importers import ImportReport
 from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.keys import agent_of, normalize_key
+from backscroll.core.reconcile import reconcile_all, start_background
+from backscroll.core.search import SearchRequest, sessions_search, validate_limit
+from backscroll.core.status import state_status
 from backscroll.core.store import SessionMeta, StateDir
+from backscroll.core.timeparse import parse_time
+from backscroll.core.visibility import Caller
 from backscroll.core.verify import verify_state
 
 from . import render
@@ -85,14 +92,11 @@ def cmd_import(state: StateDir, args: argparse.Namespace) -> int:
 
 def cmd_status(state: StateDir, args: argparse.Namespace) -> int:
     state.require()
-    agents = []
-    for agent_id in state.agents():
-        with state.open(agent_id) as db:
-            agents.append({"agent": agent_id, **db.counts()})
+    status = state_status(state)
     if args.json:
-        emit_json({"stateDir": str(state.path), "agents": agents})
+        emit_json(status.as_json())
     else:
-        render.status(state.path, agents)
+        render.status(status)
     return 0
 
 
@@ -110,16 +114,71 @@ def _not_yet(name: str) -> int:
     raise ValidationError(f"`backscroll {name}` is not built yet")
 
 
+def caller_from_args(state: StateDir, args: argparse.Namespace) -> Caller:
+    return make_caller(load_config(state.path), args.as_key, args.visibility, args.sandboxed)
+
+
 def cmd_search(state: StateDir, args: argparse.Namespace) -> int:
-    return _not_yet("search")
+    request = SearchRequest(
+        query=args.query,
+        limit=validate_limit(args.limit),
+        match="prefix" if args.prefix else "exact",
+        order="recent" if args.recent else "best",
+        agent=args.agent,
+        session_key=args.session,
+        role=args.role,
+        since_ms=parse_time(args.since),
+        until_ms=parse_time(args.until),
+    )
+    caller = caller_from_args(state, args)
+    response = sessions_search(
+        state, request, caller, on_pending=lambda agent: start_background(state, agent, "process")
+    )
+    if args.json:
+        emit_json(response.as_json())
+    else:
+        render.search(request, response, caller)
+    return 0
 
 
 def cmd_history(state: StateDir, args: argparse.Namespace) -> int:
-    return _not_yet("history")
+    request = HistoryRequest(
+        session_key=args.key,
+        message_id=args.message_id,
+        limit=args.limit,
+        include_tools=args.include_tools,
+    )
+    response = sessions_history(state, request, caller_from_args(state, args))
+    if args.json:
+        emit_json(response.as_json())
+    else:
+        render.history(response, anchor=args.message_id)
+    return 0
 
 
 def cmd_reindex(state: StateDir, args: argparse.Namespace) -> int:
-    return _not_yet("reindex")
+    """Reconcile every agent in the foreground: a progress bar, or JSON lines."""
+    state.require()
+    if args.json:
+        results = reconcile_all(
+            state, on_progress=lambda agent, p: emit_json({"agent": agent, **p.as_json()})
+        )
+    else:
+        results = render.reindex_with_progress(state, reconcile_all)
+    for stats in results:
+        for problem in stats.problems:
+            print(f"backscroll: {problem}", file=sys.stderr)
+    summary = {
+        "sessions": sum(r.sessions for r in results),
+        "messages": sum(r.messages for r in results),
+        "abandoned": sum(r.abandoned for r in results),
+        "busy": [r.agent for r in results if not r.started],
+    }
+    if args.json:
+        emit_json({"done": True, **summary})
+    else:
+        render.reindex_summary(summary)
+    return 0
 
 
 def cmd_demo(state: StateDir, args: argparse.Namespace) -> int:

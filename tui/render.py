@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from backscroll.core.importers import ImportReport
+from backscroll.core.status import StateStatus
 from backscroll.core.verify import VerifyReport
 
 console = Console(highlight=False)
@@ -41,24 +42,34 @@ def import_summary(kind: str, path: Path, report: ImportReport) -> None:
         console.print(f"  [yellow]{len(report.skipped)} lines skipped[/] (listed on stderr)")
 
 
-def status(path: Path, agents: list[dict[str, Any]]) -> None:
-    if not agents:
+def status(status: StateStatus) -> None:
+    if not status.agents:
         console.print(
-            f"{escape(str(path))} has no agents yet: import some with "
+            f"{escape(status.path)} has no agents yet: import some with "
             "[bold]backscroll import openclaw PATH[/] or try [bold]backscroll demo[/]"
         )
         return
-    table = Table(title=f"backscroll state in {escape(str(path))}", title_justify="left")
-    for column in ("agent", "sessions", "messages", "indexed rows", "dirty"):
-        table.add_column(column, justify="left" if column == "agent" else "right")
-    for agent in agents:
-        dirty = agent["dirty"]
+    table = Table(title=f"backscroll state in {escape(status.path)}", title_justify="left")
+    for column in ("agent", "sessions", "messages", "indexed rows", "to reindex", "reconcile"):
+        table.add_column(column, justify="left" if column in ("agent", "reconcile") else "right")
+    for agent in status.agents:
+        progress = agent.progress
+        if agent.error:
+            reconcile = f"[red]{escape(agent.error)}[/]"
+        elif progress.running:
+            reconcile = (
+                f"[yellow]running[/] {progress.sessions_done}/{progress.sessions_total} sessions, "
+                f"{progress.messages_done:,} messages, {progress.rate:,.0f}/s"
+            )
+        else:
+            reconcile = "idle"
         table.add_row(
-            escape(agent["agent"]),
-            f"{agent['sessions']:,}",
-            f"{agent['messages']:,}",
-            f"{agent['indexed']:,}",
-            f"[yellow]{dirty:,}[/]" if dirty else "0",
+            escape(agent.agent),
+            f"{agent.sessions:,}",
+            f"{agent.messages:,}",
+            f"{agent.indexed:,}",
+            f"[yellow]{agent.dirty:,}[/]" if agent.dirty else "0",
+            reconcile,
         )
     console.print(table)
 
@@ -76,3 +87,131 @@ def verify(report: VerifyReport) -> None:
         console.print(f"  {escape(problem)}")
     if len(report.problems) > 50:
         console.print(f"  ... and {len(report.problems) - 50} more")
+
+
+def ago(ms: int) -> str:
+    import time as _time
+
+    import humanize
+
+    return humanize.naturaltime(_time.time() - ms / 1000)
+
+
+def highlighted(text: str, spans: tuple[tuple[int, int], ...], style: str = "bold reverse"):
+    """Rich Text of transcript text with matched words styled; markup in it stays literal."""
+    from rich.text import Text
+
+    out = Text(_printable(text))
+    for start, end in spans:
+        out.stylize(style, start, end)
+    return out
+
+
+def _printable(text: str) -> str:
+    """Control characters (ANSI escapes included) shown as visible symbols, never executed."""
+    return "".join(
+        ch if ch == "\n" or ch == "\t" or (ord(ch) >= 32 and ord(ch) != 127) else f"\\x{ord(ch):02x}"
+        for ch in text
+    )
+
+
+def search(request: Any, response: Any, caller: Any) -> None:
+    from rich.text import Text
+
+    if not response.results:
+        console.print(
+            f"no results for [bold]{escape(request.query)}[/] as {escape(caller.describe())}"
+        )
+    for result in response.results:
+        head = Text()
+        head.append(_printable(result.session_key), style="bold cyan")
+        head.append(f"  {ago(result.timestamp)}  ", style="dim")
+        head.append(result.role, style="green" if result.role == "user" else "magenta")
+        head.append(f"  {result.message_id}", style="dim")
+        console.print(head)
+        console.print(highlighted(result.excerpt, result.highlights), "\n")
+    tail = f"{len(response.results)} results as {caller.describe()}"
+    if response.truncated:
+        tail += " (more matched: raise --limit or narrow the query)"
+    console.print(Text(tail, style="dim"))
+    if response.indexing:
+        errors.print("[yellow]indexing in progress: results may be incomplete; retry soon[/]")
+
+
+def history(response: Any, anchor: str | None = None) -> None:
+    from rich.text import Text
+
+    console.print(Text(f"{response.session_key}  ({response.session_id})", style="bold cyan"))
+    if response.has_more:
+        console.print(Text("… older messages not shown", style="dim"))
+    for message in response.messages:
+        mark = "▶ " if anchor and message["id"] == anchor else "  "
+        head = Text(mark)
+        head.append(message["role"], style="green" if message["role"] == "user" else "magenta")
+        head.append(f"  {ago(message['timestamp'])}  {message['id']}", style="dim")
+        console.print(head)
+        for block in message["content"]:
+            console.print(Text(_printable(_block_text(block)), style=_block_style(block)))
+        console.print()
+    if response.has_newer:
+        console.print(Text("… newer messages not shown", style="dim"))
+
+
+def _block_text(block: dict[str, Any]) -> str:
+    kind = block.get("type")
+    if kind == "text":
+        return block["text"]
+    if kind == "thinking":
+        return f"(thinking) {block['thinking']}"
+    if kind == "image":
+        return block["placeholder"]
+    if kind == "toolCall":
+        return f"→ {block['name']}({block['arguments']})"
+    if kind == "toolResult":
+        inner = " ".join(_block_text(b) for b in block.get("content", []))
+        return f"← {block.get('name') or 'tool'}: {inner}"
+    return ""
+
+
+def _block_style(block: dict[str, Any]) -> str:
+    return {"thinking": "italic dim", "toolCall": "yellow", "toolResult": "yellow dim"}.get(
+        block.get("type", ""), ""
+    )
+
+
+def reindex_with_progress(state: Any, reconcile_all: Any) -> list[Any]:
+    """Run ``reconcile_all`` under a Rich progress bar fed by its progress callback."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (
+        TextColumn("[bold]{task.fields[agent]}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("sessions  {task.fields[messages]:,} messages  {task.fields[rate]:,.0f}/s"),
+        TimeElapsedColumn(),
+    )
+    tasks: dict[str, int] = {}
+    with Progress(*columns, console=console, transient=False) as bar:
+
+        def update(agent: str, progress: Any) -> None:
+            if agent not in tasks:
+                tasks[agent] = bar.add_task("", agent=agent, messages=0, rate=0.0,
+                                            total=max(progress.sessions_total, 1))
+            bar.update(
+                tasks[agent],
+                completed=progress.sessions_done,
+                total=max(progress.sessions_total, progress.sessions_done, 1),
+                messages=progress.messages_done,
+                rate=progress.rate,
+            )
+
+        return reconcile_all(state, on_progress=update)
+
+
+def reindex_summary(summary: dict[str, Any]) -> None:
+    line = f"reindexed {summary['sessions']:,} sessions ({summary['messages']:,} messages)"
+    if summary["abandoned"]:
+        line += f"; {summary['abandoned']} rebuilds abandoned after concurrent writes (retried later)"
+    if summary["busy"]:
+        line += f"; another reconciler is already running for {', '.join(summary['busy'])}"
+    console.print(escape(line))

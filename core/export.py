@@ -1,0 +1,60 @@
+"""Export a whole conversation (active branch, tools included), redacted, as Markdown or JSON."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+from .errors import ValidationError
+from .history import HistoryRequest, sessions_history
+from .store import StateDir
+from .visibility import Caller
+
+EXPORT_MAX_BYTES = 256 * 1024 * 1024
+EXPORT_FIELD_CHARS = 1_000_000
+FORMATS = ("markdown", "json")
+
+
+def export_conversation(state: StateDir, key: str, caller: Caller, fmt: str = "markdown") -> str:
+    """The conversation as the caller may see it; every text field is redacted."""
+    if fmt not in FORMATS:
+        raise ValidationError(f"export format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    history = sessions_history(
+        state,
+        HistoryRequest(
+            session_key=key,
+            include_tools=True,
+            max_bytes=EXPORT_MAX_BYTES,
+            field_max_chars=EXPORT_FIELD_CHARS,
+        ),
+        caller,
+    )
+    if fmt == "json":
+        return json.dumps(history.as_json(), ensure_ascii=False, indent=2) + "\n"
+    lines = [f"# {history.session_key}", "", f"Session id: `{history.session_id}`", ""]
+    for message in history.messages:
+        when = datetime.fromtimestamp(message["timestamp"] / 1000, tz=timezone.utc)
+        lines.append(f"## {message['role']} · {when:%Y-%m-%d %H:%M:%S} UTC · `{message['id']}`")
+        lines.append("")
+        for block in message["content"]:
+            lines.extend(_markdown_block(block))
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _markdown_block(block: dict[str, Any]) -> list[str]:
+    kind = block.get("type")
+    if kind == "text":
+        return [block["text"]]
+    if kind == "thinking":
+        return ["> *thinking:* " + block["thinking"].replace("\n", "\n> ")]
+    if kind == "image":
+        return [f"*{block['placeholder']}*"]
+    if kind == "toolCall":
+        return [f"**tool call** `{block['name']}`", "```json", block["arguments"], "```"]
+    if kind == "toolResult":
+        inner = "\n".join(b.get("text", b.get("placeholder", "")) for b in block["content"])
+        status = " (error)" if block.get("isError") else ""
+        return [f"**tool result** `{block.get('name') or 'tool'}`{status}", "```", inner, "```"]
+    return []

@@ -1,0 +1,215 @@
+"""``sessions_history``: what was said around it? (SPEC 7)
+
+The active branch, oldest first, redacted, each text field cut at 4000 characters, images as
+placeholders, tool traffic only on request; the answer stays under 80 KiB. Visibility is the
+rule search uses (``search.visible_sessions`` -> ``visibility.visible_keys``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import Forbidden, ValidationError
+from .keys import agent_of, normalize_key
+from .redact import redact
+from .search import resolve_caller, validate_limit
+from .store import StateDir
+from .transcript import INDEXED_ROLES, TEXT_BLOCK_TYPES, active_branch, timestamp_ms
+from .visibility import Caller, SessionLink, may_see_agent, visible_keys
+
+FIELD_MAX_CHARS = 4000
+ANSWER_MAX_BYTES = 80 * 1024
+HISTORY_LIMIT_MAX = 1000
+TOOL_ROLES = ("toolResult", "tool", "bashExecution")
+TOOL_BLOCKS = ("toolCall", "tool_use", "tool_result", "function_call")
+FORBIDDEN = "session not found or not visible to this caller"
+
+
+@dataclass(frozen=True)
+class HistoryRequest:
+    session_key: str
+    message_id: str | None = None
+    limit: int | None = None
+    include_tools: bool = False
+    max_bytes: int = ANSWER_MAX_BYTES  # exports raise these caps; the tool answer keeps them
+    field_max_chars: int = FIELD_MAX_CHARS
+
+
+@dataclass
+class HistoryResponse:
+    session_key: str
+    session_id: str
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    truncated: bool = False  # messages left out (cap or limit)
+    content_truncated: bool = False  # some text field was cut at FIELD_MAX_CHARS
+    content_redacted: bool = False
+    bytes: int = 0
+    has_more: bool = False  # older messages exist before the window
+    has_newer: bool = False  # newer messages exist after the window (anchored windows)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "sessionKey": self.session_key,
+            "sessionId": self.session_id,
+            "messages": self.messages,
+            "truncated": self.truncated,
+            "contentTruncated": self.content_truncated,
+            "contentRedacted": self.content_redacted,
+            "bytes": self.bytes,
+            "hasMore": self.has_more,
+        }
+
+
+class _Cleaner:
+    """Redacts and cuts text fields, remembering whether it did either."""
+
+    def __init__(self, max_chars: int = FIELD_MAX_CHARS) -> None:
+        self.max_chars = max_chars
+        self.redacted = False
+        self.cut = False
+
+    def text(self, value: str) -> str:
+        clean = redact(value)
+        self.redacted = self.redacted or clean != value
+        if len(clean) > self.max_chars:
+            self.cut = True
+            clean = clean[: self.max_chars] + "…"
+        return clean
+
+    def block(self, block: Any, include_tools: bool) -> dict[str, Any] | None:
+        if isinstance(block, str):
+            return {"type": "text", "text": self.text(block)}
+        if not isinstance(block, dict):
+            return None
+        kind = block.get("type")
+        if kind in TEXT_BLOCK_TYPES and isinstance(block.get("text"), str):
+            return {"type": "text", "text": self.text(block["text"])}
+        if kind in ("thinking", "reasoning"):
+            thought = block.get("thinking") or block.get("text") or ""
+            return {"type": "thinking", "thinking": self.text(str(thought))} if thought else None
+        if kind == "image":
+            return {"type": "image", "placeholder": _image_placeholder(block)}
+        if kind in TOOL_BLOCKS:
+            if not include_tools:
+                return None
+            arguments = block.get("arguments", block.get("input"))
+            return {
+                "type": "toolCall",
+                "name": str(block.get("name") or "tool"),
+                "arguments": self.text(json.dumps(arguments, ensure_ascii=False)),
+            }
+        return None
+
+
+def _image_placeholder(block: dict[str, Any]) -> str:
+    data = block.get("data")
+    size = len(data) * 3 // 4 if isinstance(data, str) else 0
+    mime = block.get("mimeType") or block.get("mime_type") or "image"
+    return f"[image {mime}{f', {size // 1024} KB' if size else ''}]"
+
+
+def render_message(event: dict[str, Any], cleaner: _Cleaner, include_tools: bool, default_ts: int
+                   ) -> dict[str, Any] | None:
+    message = event.get("message") or {}
+    role = message.get("role")
+    if role not in INDEXED_ROLES and not (include_tools and role in TOOL_ROLES):
+        return None
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else [content] if content else []
+    rendered = [b for b in (cleaner.block(b, include_tools) for b in blocks) if b]
+    if role in TOOL_ROLES:
+        name = message.get("toolName")
+        rendered = [{"type": "toolResult", "name": name, "isError": bool(message.get("isError")),
+                     "content": rendered}]
+    elif not rendered:
+        return None  # e.g. an assistant turn that only called tools, shown without tools
+    return {
+        "id": event.get("id"),
+        "role": role,
+        "timestamp": timestamp_ms(event, default_ts),
+        "content": rendered,
+    }
+
+
+def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -> HistoryResponse:
+    key = normalize_key(request.session_key)
+    limit = (
+        validate_limit(request.limit, HISTORY_LIMIT_MAX) if request.limit is not None else None
+    )
+    state.require()
+    resolve_caller(state, caller)
+    agent = agent_of(key)
+    if agent not in state.agents() or not may_see_agent(caller, agent):
+        raise Forbidden(FORBIDDEN)
+    with state.open(agent) as db:
+        sessions = db.sessions()
+        allowed = visible_keys(
+            caller, agent, [SessionLink(s.key, s.spawned_by, s.parent_key) for s in sessions]
+        )
+        session = next((s for s in sessions if s.key == key), None)
+        if session is None or key not in allowed:
+            raise Forbidden(FORBIDDEN)
+        branch = active_branch(db.events(session.pk))
+    cleaner = _Cleaner(request.field_max_chars)
+    messages = [
+        m
+        for _seq, event in branch.path
+        if event.get("type") == "message"
+        and (m := render_message(event, cleaner, request.include_tools, session.created_at))
+    ]
+    anchor = None
+    if request.message_id is not None:
+        anchor = next((i for i, m in enumerate(messages) if m["id"] == request.message_id), None)
+        if anchor is None:
+            raise ValidationError(
+                f"message {request.message_id!r} is not on the active branch of {key} "
+                "(it may be on an abandoned branch, a tool message, or unknown)"
+            )
+    response = HistoryResponse(session_key=key, session_id=session.session_id)
+    response.content_redacted = cleaner.redacted
+    response.content_truncated = cleaner.cut
+    lo, hi = _window(messages, anchor, limit, response, request.max_bytes)
+    response.messages = messages[lo:hi]
+    response.truncated = (hi - lo) < len(messages)
+    response.has_more = lo > 0
+    response.has_newer = hi < len(messages)
+    response.bytes = len(json.dumps(response.as_json(), ensure_ascii=False).encode("utf-8"))
+    return response
+
+
+def _window(
+    messages: list[dict[str, Any]],
+    anchor: int | None,
+    limit: int | None,
+    response: HistoryResponse,
+    max_bytes: int,
+) -> tuple[int, int]:
+    """The widest [lo, hi) that fits the byte cap and the limit: newest messages without an
+    anchor; with one, grown around it one older, one newer, ..."""
+    sizes = [len(json.dumps(m, ensure_ascii=False).encode("utf-8")) + 1 for m in messages]
+    budget = max_bytes - len(json.dumps(response.as_json()).encode("utf-8")) - 64
+    count_max = limit if limit is not None else len(messages)
+    if anchor is None:
+        lo = hi = len(messages)
+        while lo > 0 and hi - lo < count_max and sizes[lo - 1] <= budget:
+            lo -= 1
+            budget -= sizes[lo]
+        return lo, hi
+    lo, hi = anchor, anchor + 1
+    budget -= sizes[anchor]
+    take_older = True
+    while hi - lo < count_max:
+        older_ok = lo > 0 and sizes[lo - 1] <= budget
+        newer_ok = hi < len(messages) and sizes[hi] <= budget
+        if not older_ok and not newer_ok:
+            break
+        if (take_older and older_ok) or not newer_ok:
+            lo -= 1
+            budget -= sizes[lo]
+        else:
+            budget -= sizes[hi]
+            hi += 1
+        take_older = not take_older
+    return lo, hi

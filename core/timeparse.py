@@ -1,0 +1,36 @@
+"""Times people type: ISO dates/times, epoch milliseconds, or "3h" / "2d" / "1w" ago."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import datetime, timezone
+
+from .errors import ValidationError
+
+_AGO_RE = re.compile(r"^(\d+)\s*(m|min|h|d|w)$")
+_UNIT_MS = {"m": 60_000, "min": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
+
+
+def parse_time(text: str | None, now_ms: int | None = None) -> int | None:
+    """Epoch milliseconds for a time given on the command line, or None when not given."""
+    if text is None or not str(text).strip():
+        return None
+    value = str(text).strip().lower()
+    if value.isdigit():
+        number = int(value)
+        return number * 1000 if number < 100_000_000_000 else number  # seconds or ms
+    match = _AGO_RE.match(value)
+    if match:
+        now = now_ms if now_ms is not None else int(time.time() * 1000)
+        return now - int(match.group(1)) * _UNIT_MS[match.group(2)]
+    try:
+        moment = datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+    except ValueError:
+        raise ValidationError(
+            f"{text!r} is not a time: use an ISO date (2026-11-30 or 2026-11-30T12:00), "
+            "epoch milliseconds, or an age like 3h, 2d, 1w"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1000)

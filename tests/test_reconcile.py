@@ -1,0 +1,172 @@
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from backscroll.core.claims import read_progress
+from backscroll.core.importers.openclaw import import_openclaw
+from backscroll.core.indexer import expected_rows
+from backscroll.core.reconcile import reconcile_agent, start_background
+from backscroll.core.search import SearchRequest, sessions_search
+from backscroll.core.store import SessionMeta, StateDir
+from backscroll.core.verify import verify_state
+from backscroll.core.visibility import OPERATOR
+
+from .events import header, leaf, lines, msg
+
+
+def search_ids(state: StateDir, query: str) -> tuple[list[str], bool]:
+    response = sessions_search(state, SearchRequest(query=query, limit=25), OPERATOR)
+    return [r.message_id for r in response.results], response.indexing
+
+
+def test_imported_sessions_are_found_only_after_reconciliation(
+    state: StateDir, data_dir: Path
+) -> None:
+    import_openclaw(state, data_dir / "openclaw")
+    pending: list[str] = []
+    response = sessions_search(
+        state, SearchRequest(query="subagent"), OPERATOR, on_pending=pending.append
+    )
+    assert response.results == [] and response.indexing
+    assert "retry" in response.as_json()["warning"].lower()
+    assert sorted(pending) == ["chairong", "reinforcementsleeping_main"]
+
+    for agent in state.agents():
+        stats = reconcile_agent(state, agent)
+        assert stats.started and stats.sessions > 0
+    report = verify_state(state)
+    assert report.ok and report.sessions_skipped == 0
+    # every message of every active branch is now found by a word of its own text
+    for agent in state.agents():
+        with state.open(agent) as db:
+            for session in db.sessions():
+                rows, _ = expected_rows(db.events(session.pk), session.created_at)
+                assert len(db.index_rows(session.pk)) == len(rows)
+    response = sessions_search(state, SearchRequest(query="subagent"), OPERATOR)
+    assert not response.indexing
+
+
+def test_rewind_hides_the_abandoned_branch_at_once_and_reindexes_the_active_one(
+    state: StateDir,
+) -> None:
+    key = SessionMeta("agent:main:main")
+    db = state.open("main", create=True)
+    for line in lines(
+        header(),
+        msg("q", None, "user", "which database should we pick"),
+        msg("a1", "q", "assistant", "use postgres with pgbouncer"),
+        msg("u2", "a1", "user", "what about pgbouncer pooling modes"),
+    ):
+        db.append(key, line)
+    assert search_ids(state, "pgbouncer")[0] == ["u2", "a1"] or set(
+        search_ids(state, "pgbouncer")[0]
+    ) == {"u2", "a1"}
+    assert db.append(key, json.dumps(leaf("l1", "q"))).outcome == "dirty"
+    ids, indexing = search_ids(state, "pgbouncer")
+    assert ids == [] and indexing  # the rewound branch is hidden immediately
+    db.append(key, json.dumps(msg("a2", "q", "assistant", "use sqlite, it is enough")))
+    reconcile_agent(state, "main")
+    assert search_ids(state, "pgbouncer") == ([], False)
+    assert search_ids(state, "sqlite")[0] == ["a2"]
+    assert sorted(r.entry_id for _rowid, r in db.index_rows(db.session(key.key).pk)) == ["a2", "q"]
+    assert verify_state(state).ok
+
+
+def test_indexer_version_change_rebuilds_everything(state: StateDir) -> None:
+    db = state.open("main", create=True)
+    for n in range(3):
+        meta = SessionMeta(f"agent:main:s{n}")
+        db.append(meta, json.dumps(msg(f"m{n}", None, "user", f"kiwi number {n}")))
+    db.close()
+    conn = sqlite3.connect(state.db_path("main"))
+    conn.execute("UPDATE index_state SET indexer_version = 1")  # as if indexed by an older build
+    conn.commit()
+    conn.close()
+    ids, indexing = search_ids(state, "kiwi")
+    assert ids == [] and indexing
+    stats = reconcile_agent(state, "main")
+    assert stats.sessions == 3
+    assert sorted(search_ids(state, "kiwi")[0]) == ["m0", "m1", "m2"]
+
+
+def test_broken_trees_are_indexed_as_far_as_sound_and_reported_once(state: StateDir) -> None:
+    db = state.open("main", create=True)
+    events = lines(
+        header(),
+        msg("a", None, "user", "alpha lemur"),
+        msg("b", "a", "assistant", "beta lemur"),
+        msg("b", "a", "assistant", "duplicate lemur"),
+        msg("x", "y", "user", "cycle lemur x"),
+        msg("y", "x", "assistant", "cycle lemur y"),
+    )
+    db.import_session(SessionMeta("agent:main:broken", session_id="broken-1"), events)
+    stats = reconcile_agent(state, "main")
+    assert stats.sessions == 1 and len(stats.problems) == 1
+    assert "duplicate" in stats.problems[0] and "cycle" in stats.problems[0]
+    assert sorted(search_ids(state, "lemur")[0]) == ["x", "y"]
+    again = reconcile_agent(state, "main")
+    assert again.sessions == 0 and again.problems == []  # nothing pending, nothing re-reported
+    assert verify_state(state).ok
+
+
+def test_a_second_reconciler_gives_way_while_the_first_holds_the_lease(state: StateDir) -> None:
+    db = state.open("main", create=True)
+    db.import_session(SessionMeta("agent:main:x", session_id="x"), lines(msg("a", None, "user", "hi")))
+    from backscroll.core.claims import start_run
+
+    assert start_run(db, "someone-else", "run-1", lease_ms=60_000)
+    stats = reconcile_agent(state, "main")
+    assert not stats.started and stats.sessions == 0
+    assert read_progress(db).running
+    assert start_background(state, "main") is False
+
+
+def test_progress_is_stored_for_other_processes(state: StateDir) -> None:
+    db = state.open("main", create=True)
+    for n in range(5):
+        db.import_session(
+            SessionMeta(f"agent:main:s{n}", session_id=f"s{n}"),
+            lines(msg(f"m{n}", None, "user", f"message {n}")),
+        )
+    seen = []
+    reconcile_agent(state, "main", on_progress=seen.append, batch_events=2)
+    running = [p for p in seen if p.state == "running"]
+    assert [p.sessions_done for p in running] == sorted(p.sessions_done for p in running)
+    assert running[-1].sessions_done == 5 and running[-1].sessions_total == 5
+    assert running[-1].messages_done == 5
+    assert read_progress(db).state == "idle"
+
+
+def test_large_sessions_are_rebuilt_in_batches_and_abandoned_on_concurrent_write(
+    state: StateDir,
+) -> None:
+    db = state.open("main", create=True)
+    events = [header()] + [msg(f"m{i}", f"m{i-1}" if i else None, "user", f"word{i} otter")
+                           for i in range(50)]
+    db.import_session(SessionMeta("agent:main:big", session_id="big"), lines(*events))
+
+    from backscroll.core import claims
+
+    original = claims.write_rows
+    calls = []
+
+    def write_then_interfere(*args, **kwargs):
+        ok = original(*args, **kwargs)
+        calls.append(ok)
+        if len(calls) == 2:  # a live write lands between two batches
+            db.append(SessionMeta("agent:main:big"), json.dumps(msg("late", "m49", "user", "late otter")))
+        return ok
+
+    import backscroll.core.reconcile as reconcile
+
+    reconcile.write_rows = write_then_interfere
+    try:
+        stats = reconcile_agent(state, "main", batch_events=10)
+    finally:
+        reconcile.write_rows = original
+    assert stats.abandoned >= 1 and stats.sessions == 1  # abandoned once, then rebuilt whole
+    assert len(search_ids(state, "otter")[0]) == 25  # limit; 51 match
+    assert verify_state(state).ok
+    assert len(db.index_rows(db.session("agent:main:big").pk)) == 51
