@@ -1,0 +1,145 @@
+"""The search query language, compiled to a safe FTS5 MATCH expression.
+
+People type words, not FTS5 syntax. The whole grammar (docs/query-language.md)::
+
+    query  := part*            parts are ANDed
+    part   := word | phrase
+    word   := run of non-whitespace characters without '"'
+    phrase := '"' any characters but '"' ( '"' | end of query )
+
+Nothing else is syntax: AND/OR/NOT/NEAR, ``*``, ``^``, ``:``, ``-``, ``+``, parentheses and
+column names are ordinary text. Every part reaches FTS5 as a quoted string, so FTS5 only ever
+sees ``"..." AND "..."`` (plus a trailing ``*`` in prefix mode) and tokenizes each string with
+the index's own tokenizer. A part with no letter or digit would be an empty phrase (which makes
+an AND match nothing), so it is dropped; a query left with no part is refused.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Iterator
+
+from .errors import ValidationError
+from .textseg import BLOCK_CLASS, JOIN_CLASS, MARK_CLASS, SEG_CLASS, segment
+
+MAX_QUERY_CHARS = 4096
+MATCH_MODES = ("exact", "prefix")
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    fts: str  # the FTS5 MATCH expression
+    terms: tuple[str, ...]  # distinct folded tokens, in query order (for highlighting)
+    prefix: bool  # the last token of the last phrase also matches as a prefix
+    phrases: tuple[tuple[str, ...], ...]  # folded tokens of each ANDed part, in order
+
+
+# --- folding: what unicode61 remove_diacritics 2 does to a token ---------------------------
+# Measured on SQLite 3.40 (every code point run through the tokenizer): it lower-cases, strips
+# diacritics from precomposed *Latin* letters only (Greek ά, Cyrillic й keep theirs; đ ø ł are
+# letters of their own), drops these combining marks wherever they are (they count as token
+# characters), and folds a few Greek/Latin variant letters.
+_SQLITE_DIACRITICS = (
+    0x300, 0x301, 0x302, 0x303, 0x304, 0x306, 0x307, 0x308, 0x309, 0x30A, 0x30B, 0x30C, 0x30F,
+    0x311, 0x31B, 0x323, 0x324, 0x325, 0x326, 0x327, 0x328, 0x32D, 0x32E, 0x330, 0x331,
+)  # fmt: skip
+_FOLD_TABLE: dict[int, str | None] = {cp: None for cp in _SQLITE_DIACRITICS}
+_FOLD_TABLE.update({ord(a): b for a, b in zip("ſµςϐϵϑϰϖϱϕ", "sμσβεθκπρφ")})
+_LATIN_PRECOMPOSED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]+")
+
+
+def fold(text: str) -> str:
+    """Case-fold and strip diacritics like unicode61 ``remove_diacritics 2`` (close enough to
+    compare words for highlighting: ``fold("Café") == "cafe"``, ``fold("một") == "mot"``)."""
+    text = text.lower()
+    if text.isascii():
+        return text
+    text = _LATIN_PRECOMPOSED.sub(lambda m: unicodedata.normalize("NFD", m.group()), text)
+    return text.translate(_FOLD_TABLE)
+
+
+# --- tokens: unicode61's token characters, with segmentable clusters on their own ----------
+# unicode61 token characters: letters, digits (\w minus "_"), private use, the diacritics
+# above, and the emoji skin-tone modifiers (its Unicode tables predate them). Characters of
+# scripts written without spaces are one token per cluster, as the index sees them after
+# textseg.segment.
+_DIACRITIC_CLASS = "".join(f"\\U{cp:08x}" for cp in _SQLITE_DIACRITICS)
+_PRIVATE_USE = "\\U0000e000-\\U0000f8ff\\U000f0000-\\U000ffffd\\U00100000-\\U0010fffd"
+_SKIN_TONES = "\\U0001f3fb-\\U0001f3ff"
+_TOKEN = re.compile(
+    f"(?P<cluster>[{SEG_CLASS}][{JOIN_CLASS}]+)|[{SEG_CLASS}]"
+    f"|(?:[^\\W_{BLOCK_CLASS}]|[{_DIACRITIC_CLASS}{_PRIVATE_USE}{_SKIN_TONES}])+"
+)
+# unicode61 splits at a Thai vowel sign or a variation selector (they are separators), so the
+# token of a cluster is its base (plus Hangul jamo tails): the marks go.
+_MARK = re.compile(f"[{MARK_CLASS}]")
+
+
+def tokens(text: str) -> Iterator[tuple[int, int, str]]:
+    """``(start, end, folded)`` for each token of ``text`` (unsegmented), as FTS5 sees them."""
+    for m in _TOKEN.finditer(text):
+        word = m.group()
+        if word.isascii():
+            folded = word.lower()
+        elif m.lastgroup == "cluster":
+            folded = fold(_MARK.sub("", word))
+        else:
+            folded = fold(word)
+        if folded:  # a lone diacritic folds to nothing: not a token
+            yield m.start(), m.end(), folded
+
+
+# --- parsing ---------------------------------------------------------------------------------
+# FTS5 reads the expression as a C string (an embedded NUL ends it mid-quote), and a lone
+# surrogate cannot be encoded for SQLite. Neither is a token character, so inside the quoted
+# string a space is the same thing to the tokenizer.
+_UNSENDABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _parts(text: str) -> list[str]:
+    """Words and phrases: even chunks between quotes are outside them, odd ones inside."""
+    parts: list[str] = []
+    for i, chunk in enumerate(text.split('"')):
+        if i % 2:
+            parts.append(chunk)  # a phrase; an unbalanced quote runs to the end
+        else:
+            parts.extend(chunk.split())
+    return parts
+
+
+def parse_query(text: str, match: str = "exact") -> ParsedQuery:
+    """Compile what a person typed; raise ValidationError if there is nothing to search for."""
+    if match not in MATCH_MODES:
+        raise ValidationError(f"The match mode must be 'exact' or 'prefix', not {match!r}.")
+    if not isinstance(text, str):
+        raise ValidationError("The query must be text.")
+    if len(text) > MAX_QUERY_CHARS:
+        raise ValidationError(
+            f"The query is {len(text)} characters long; the limit is {MAX_QUERY_CHARS}."
+        )
+    if not text.strip():
+        raise ValidationError("The query is empty: type at least one word to search for.")
+
+    phrases: list[tuple[str, ...]] = []
+    exprs: list[str] = []
+    for part in _parts(text):
+        folded = tuple(tok for _, _, tok in tokens(part))
+        if not folded:
+            continue  # only punctuation/symbols: unicode61 indexes none of it
+        phrases.append(folded)
+        # Segmented like the index, so "自由" is the phrase 自 由; quoted, so nothing in it is
+        # syntax. (A part never holds '"', but doubling keeps the quoting right regardless.)
+        quoted = _UNSENDABLE.sub(" ", segment(part)).replace('"', '""')
+        exprs.append(f'"{quoted}"')
+    if not exprs:
+        raise ValidationError(
+            "The query has nothing to search for: it needs a letter or digit "
+            "(punctuation and symbols are not indexed)."
+        )
+    prefix = match == "prefix"
+    if prefix:
+        exprs[-1] += " *"  # FTS5: the phrase's last token matches as a prefix
+    terms = tuple(dict.fromkeys(tok for phrase in phrases for tok in phrase))
+    return ParsedQuery(" AND ".join(exprs), terms, prefix, tuple(phrases))
