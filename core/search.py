@@ -14,7 +14,7 @@ from .errors import Forbidden, ValidationError
 from .excerpt import make_excerpt
 from .keys import agent_of, normalize_key
 from .query import ParsedQuery, parse_query
-from .store import AgentDB, MatchRow, StateDir
+from .store import AgentDB, MatchRow, SessionFilter, StateDir
 from .textseg import desegment
 from .visibility import Caller, SessionLink, may_see_agent, visible_keys
 
@@ -22,6 +22,9 @@ LIMIT_DEFAULT = 10
 LIMIT_MAX = 25
 EXCERPT_CHARS = 300
 RESULTS_MAX_BYTES = 32 * 1024
+# A term matching more than this many visible messages is ranked by bm25 over its newest
+# RANK_WINDOW matches only (the answer says so with "rankedNewest"); see docs/architecture.md.
+RANK_WINDOW = 5000
 INDEXING_WARNING = (
     "Some sessions are still being indexed; results may be incomplete. Retry once indexing "
     "finishes."
@@ -71,6 +74,7 @@ class SearchResponse:
     indexing: bool = False
     truncated: bool = False
     pending_agents: list[str] = field(default_factory=list)  # agents with sessions to reindex
+    ranked_window: bool = False  # bm25 ranked only the newest RANK_WINDOW matches
 
     def as_json(self, with_highlights: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {"results": [r.as_json() for r in self.results]}
@@ -82,6 +86,8 @@ class SearchResponse:
             out["warning"] = INDEXING_WARNING
         if self.truncated:
             out["truncated"] = True
+        if self.ranked_window:
+            out["rankedNewest"] = RANK_WINDOW
         return out
 
 
@@ -122,8 +128,9 @@ def resolve_caller(state: StateDir, caller: Caller) -> None:
     raise Forbidden(f"session {caller.key} does not exist or may not search")
 
 
-def visible_sessions(db: AgentDB, caller: Caller) -> tuple[dict[int, Any], bool]:
-    """(pk -> session for the visible, searchable sessions; whether visible ones are pending)."""
+def visible_sessions(db: AgentDB, caller: Caller) -> tuple[dict[int, Any], bool, set[int]]:
+    """(pk -> session for the visible, searchable sessions; whether visible ones are pending;
+    every session pk of the database)."""
     sessions = db.sessions()
     links = [SessionLink(s.key, s.spawned_by, s.parent_key) for s in sessions]
     allowed = visible_keys(caller, db.agent_id, links)
@@ -134,7 +141,15 @@ def visible_sessions(db: AgentDB, caller: Caller) -> tuple[dict[int, Any], bool]
                 searchable[session.pk] = session
             elif session.last_seq or session.state != "clean":
                 pending = True
-    return searchable, pending
+    return searchable, pending, {s.pk for s in sessions}
+
+
+def _session_filter(searchable: dict[int, Any], all_pks: set[int]) -> SessionFilter:
+    """Name the smaller side: the operator's filter is "all but the few dirty ones"."""
+    hidden = all_pks - searchable.keys()
+    if len(hidden) < len(searchable):
+        return SessionFilter(sorted(hidden), exclude=True)
+    return SessionFilter(sorted(searchable))
 
 
 def sessions_search(
@@ -153,7 +168,7 @@ def sessions_search(
     more_matched = False
     for agent_id in agents:
         with state.open(agent_id) as db:
-            searchable, pending = visible_sessions(db, caller)
+            searchable, pending, all_pks = visible_sessions(db, caller)
             if request.session_key:
                 key = normalize_key(request.session_key)
                 searchable = {pk: s for pk, s in searchable.items() if s.key == key}
@@ -164,15 +179,17 @@ def sessions_search(
             response.indexing = response.indexing or pending
             if not searchable:
                 continue
-            rows = db.match(
+            rows, windowed = db.match(
                 parsed.fts,
-                list(searchable),
+                _session_filter(searchable, all_pks),
                 limit=request.limit + 1,
                 order=request.order,
                 role=request.role,
                 since_ms=request.since_ms,
                 until_ms=request.until_ms,
+                rank_window=RANK_WINDOW,
             )
+            response.ranked_window = response.ranked_window or windowed
             more_matched = more_matched or len(rows) > request.limit
             candidates.extend((row, searchable[row.session_pk], agent_id) for row in rows)
     candidates.sort(key=lambda c: _rank_key(c[0], request.order))

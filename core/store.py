@@ -81,6 +81,14 @@ class MatchRow:
 
 
 @dataclass(frozen=True)
+class SessionFilter:
+    """Which sessions a match may return: ``pks`` themselves, or all but them."""
+
+    pks: list[int]
+    exclude: bool = False
+
+
+@dataclass(frozen=True)
 class SessionMeta:
     """What a caller knows of a session before its events: used by append and import."""
 
@@ -265,37 +273,69 @@ class AgentDB:
     def match(
         self,
         fts_query: str,
-        session_pks: list[int],
+        sessions: SessionFilter,
         limit: int,
         order: str = "best",
         role: str | None = None,
         since_ms: int | None = None,
         until_ms: int | None = None,
-    ) -> list[MatchRow]:
-        """Top matches among the given sessions: the filter runs inside the query, before
-        the limit, so sessions a caller may not see never take a slot."""
-        where = ["message_fts MATCH ?", "m.session_pk IN (SELECT value FROM json_each(?))"]
-        params: list[Any] = [fts_query, json.dumps(session_pks)]
-        if role:
-            where.append("m.role = ?")
-            params.append(role)
-        if since_ms is not None:
-            where.append("m.ts >= ?")
-            params.append(since_ms)
-        if until_ms is not None:
-            where.append("m.ts <= ?")
-            params.append(until_ms)
-        order_by = "f.rowid DESC" if order == "recent" else "score, f.rowid DESC"
-        sql = (
-            "SELECT f.rowid, m.session_pk, m.entry_id, m.role, m.ts, f.body, "
-            "bm25(message_fts) AS score FROM message_fts f "
-            "JOIN message_index m ON m.rowid = f.rowid "
-            f"WHERE {' AND '.join(where)} ORDER BY {order_by} LIMIT ?"
+        rank_window: int | None = None,
+    ) -> tuple[list[MatchRow], bool]:
+        """Top matches among the given sessions, and whether ranking was windowed.
+
+        The session filter runs inside the query, before the limit, so sessions a caller
+        may not see never take a slot. With ``rank_window``, a term matching more rows than
+        that is ranked by bm25 over its newest ``rank_window`` matches only (rowids follow
+        time, so "newest" is a rowid bound the FTS index applies for free).
+        """
+        where = ["message_fts MATCH ?"]
+        params: list[Any] = [fts_query]
+        pks = json.dumps(sessions.pks)
+        where.append(
+            "m.session_pk NOT IN (SELECT value FROM json_each(?))"
+            if sessions.exclude
+            else "m.session_pk IN (SELECT value FROM json_each(?))"
         )
-        params.append(limit)
+        params.append(pks)
+        for clause, value in (("m.role = ?", role), ("m.ts >= ?", since_ms),
+                              ("m.ts <= ?", until_ms)):
+            if value is not None:
+                where.append(clause)
+                params.append(value)
+        base = (
+            "FROM message_fts f JOIN message_index m ON m.rowid = f.rowid "
+            f"WHERE {' AND '.join(where)}"
+        )
+        windowed = False
         with sqlite_errors(self.path):
-            rows = self.conn.execute(sql, params).fetchall()
-        return [MatchRow(*row) for row in rows]
+            if order == "best" and rank_window:
+                cutoff = self.conn.execute(
+                    f"SELECT f.rowid {base} ORDER BY f.rowid DESC LIMIT 1 OFFSET ?",
+                    (*params, rank_window - 1),
+                ).fetchone()
+                if cutoff is not None:
+                    base += " AND f.rowid >= ?"
+                    params.append(cutoff[0])
+                    windowed = True
+            order_by = "f.rowid DESC" if order == "recent" else "score, f.rowid DESC"
+            top = self.conn.execute(
+                "SELECT f.rowid, m.session_pk, m.entry_id, m.role, m.ts, bm25(message_fts) "
+                f"AS score {base} ORDER BY {order_by} LIMIT ?",
+                (*params, limit),
+            ).fetchall()
+            # Bodies only for the rows kept: reading every match's text would dominate.
+            bodies = dict(
+                self.conn.execute(
+                    "SELECT rowid, body FROM message_fts WHERE rowid IN "
+                    "(SELECT value FROM json_each(?))",
+                    (json.dumps([row[0] for row in top]),),
+                ).fetchall()
+            )
+        rows = [
+            MatchRow(rowid, pk, entry, role_, ts, bodies.get(rowid, ""), score)
+            for rowid, pk, entry, role_, ts, score in top
+        ]
+        return rows, windowed
 
     def has_pending_sessions(self) -> bool:
         """Any session (visible or not) whose index is not current: reconciliation work."""

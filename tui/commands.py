@@ -110,10 +110,6 @@ def cmd_verify(state: StateDir, args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
-def _not_yet(name: str) -> int:
-    raise ValidationError(f"`backscroll {name}` is not built yet")
-
-
 def caller_from_args(state: StateDir, args: argparse.Namespace) -> Caller:
     return make_caller(load_config(state.path), args.as_key, args.visibility, args.sandboxed)
 
@@ -182,8 +178,25 @@ def cmd_reindex(state: StateDir, args: argparse.Namespace) -> int:
 
 
 def cmd_demo(state: StateDir, args: argparse.Namespace) -> int:
-    return _not_yet("demo")
+    """Build the demo once (into the cache, or --state-dir) and open the browser on it."""
+    from backscroll.core.demo import ensure_demo
+
+    explicit = getattr(args, "state_dir", None)
+    if args.messages < 10:
+        raise ValidationError("--messages must be at least 10")
+    render.info("preparing the demo (built once, then reused)…")
+    demo = ensure_demo(explicit, messages=args.messages, rebuild=args.rebuild)
+    if args.no_browser:
+        render.info(f"demo state dir: {demo.path}")
+        return 0
+    return _browse(demo)
 
 
 def cmd_browse(state: StateDir, args: argparse.Namespace) -> int:
-    return _not_yet("(browser)")
+    return _browse(state)
+
+
+def _browse(state: StateDir) -> int:
+    from .app import run_browser
+
+    return run_browser(state)

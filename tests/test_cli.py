@@ -1,0 +1,173 @@
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from backscroll.tui.cli import main
+
+from .events import header, leaf, lines, msg
+
+
+def run(capsys, *argv: str, stdin: str | None = None, monkeypatch=None) -> tuple[int, str, str]:
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def filled(state, capsys, monkeypatch):
+    events = "\n".join(lines(
+        header(),
+        msg("u1", None, "user", "the nightly backup failed with disk full"),
+        msg("a1", "u1", "assistant", "I pruned old snapshots; the backup passed"),
+    ))
+    code, out, err = run(capsys, "--state-dir", str(state.path), "append", "agent:main:main",
+                         stdin=events, monkeypatch=monkeypatch)
+    assert code == 0, err
+    return state
+
+
+def test_append_then_search_json(filled, capsys) -> None:
+    code, out, err = run(capsys, "search", "backup", "--state-dir", str(filled.path), "--json")
+    assert code == 0
+    answer = json.loads(out)
+    assert sorted(r["messageId"] for r in answer["results"]) == ["a1", "u1"]
+    assert set(answer["results"][0]) == {"sessionKey", "sessionId", "messageId", "timestamp",
+                                         "role", "excerpt", "score"}
+    assert "indexing" not in answer and "truncated" not in answer
+
+
+def test_search_for_people_shows_key_role_and_excerpt(filled, capsys) -> None:
+    code, out, _ = run(capsys, "search", "snapshots", "--state-dir", str(filled.path))
+    assert code == 0
+    assert "agent:main:main" in out and "assistant" in out and "pruned old snapshots" in out
+    assert "ago" in out
+
+
+def test_history_json_and_text(filled, capsys) -> None:
+    code, out, _ = run(capsys, "history", "agent:main:main", "--state-dir", str(filled.path), "--json")
+    answer = json.loads(out)
+    assert code == 0 and [m["id"] for m in answer["messages"]] == ["u1", "a1"]
+    assert {"truncated", "contentTruncated", "contentRedacted", "bytes", "hasMore"} <= set(answer)
+    code, out, _ = run(capsys, "history", "agent:main:main", "--state-dir", str(filled.path))
+    assert code == 0 and "disk full" in out
+
+
+def test_append_refuses_a_malformed_line_naming_it(state, capsys, monkeypatch) -> None:
+    stdin = "\n".join([json.dumps(msg("a", None, "user", "first")), "{oops",
+                       json.dumps(msg("b", "a", "assistant", "second"))])
+    code, out, err = run(capsys, "--state-dir", str(state.path), "append", "agent:main:main",
+                         "--json", stdin=stdin, monkeypatch=monkeypatch)
+    assert code == 2
+    assert json.loads(out) == {"stored": 2, "indexed": 2, "dirty": 0,
+                               "refused": ["stdin:2: not valid JSON (Expecting property name enclosed in double quotes)"]}
+    assert err.count("\n") == 1 and "stdin:2" in err
+
+
+def test_bad_key_is_refused(state, capsys, monkeypatch) -> None:
+    code, _out, err = run(capsys, "--state-dir", str(state.path), "append", "main",
+                          stdin="{}", monkeypatch=monkeypatch)
+    assert code == 2 and "not a session key" in err and err.count("\n") == 1
+
+
+def test_status_and_verify(filled, capsys, monkeypatch) -> None:
+    code, out, _ = run(capsys, "status", "--state-dir", str(filled.path), "--json")
+    agent = json.loads(out)["agents"][0]
+    assert code == 0 and (agent["agent"], agent["sessions"], agent["messages"], agent["indexed"],
+                          agent["dirty"]) == ("main", 1, 2, 2, 0)
+    code, out, _ = run(capsys, "verify", "--state-dir", str(filled.path), "--json")
+    assert code == 0 and json.loads(out)["ok"] is True
+    # a rewind makes the session dirty: status shows it, verify skips it
+    run(capsys, "--state-dir", str(filled.path), "append", "agent:main:main",
+        stdin=json.dumps(leaf("l", "u1")), monkeypatch=monkeypatch)
+    code, out, _ = run(capsys, "status", "--state-dir", str(filled.path), "--json")
+    assert json.loads(out)["agents"][0]["dirty"] == 1
+
+
+def test_verify_fails_with_a_diff_summary_when_the_index_is_wrong(filled, capsys) -> None:
+    import sqlite3
+
+    conn = sqlite3.connect(filled.db_path("main"))
+    conn.execute("DELETE FROM message_fts WHERE rowid = (SELECT min(rowid) FROM message_index)")
+    conn.execute("DELETE FROM message_index WHERE rowid = (SELECT min(rowid) FROM message_index)")
+    conn.commit()
+    conn.close()
+    code, out, _ = run(capsys, "verify", "--state-dir", str(filled.path))
+    assert code == 1 and "1 rows missing" in out and "u1" in out
+
+
+def test_delete(filled, capsys) -> None:
+    code, _out, _ = run(capsys, "delete", "agent:main:main", "--state-dir", str(filled.path))
+    assert code == 0
+    code, out, _ = run(capsys, "search", "backup", "--state-dir", str(filled.path), "--json")
+    assert json.loads(out)["results"] == []
+    code, _out, err = run(capsys, "delete", "agent:main:main", "--state-dir", str(filled.path))
+    assert code == 2 and "no session" in err
+
+
+@pytest.mark.parametrize("limit", ["0", "26", "ten", "2.5"])
+def test_bad_limit_names_the_range(filled, capsys, limit) -> None:
+    code, _out, err = run(capsys, "search", "x", "--limit", limit, "--state-dir", str(filled.path))
+    assert code == 2 and "1 to 25" in err and err.count("\n") == 1
+
+
+def test_unknown_as_key_is_forbidden(filled, capsys) -> None:
+    code, out, err = run(capsys, "search", "backup", "--as", "agent:main:ghost", "--json",
+                         "--state-dir", str(filled.path))
+    assert code == 3 and json.loads(out)["status"] == "forbidden"
+
+
+def test_missing_state_dir_is_one_sentence(tmp_path, capsys) -> None:
+    code, _out, err = run(capsys, "search", "x", "--state-dir", str(tmp_path / "nowhere"))
+    assert code == 1 and "no backscroll state dir at" in err and "backscroll demo" in err
+    assert err.count("\n") == 1
+
+
+def test_import_then_search_reports_indexing_then_reindex(state, capsys, data_dir) -> None:
+    code, out, err = run(capsys, "import", "openclaw", str(data_dir / "openclaw"),
+                         "--state-dir", str(state.path))
+    assert code == 0 and "imported" in out
+    code, out, _ = run(capsys, "search", "the", "--json", "--state-dir", str(state.path))
+    answer = json.loads(out)
+    assert code == 0 and answer.get("indexing") is True and "warning" in answer
+    code, out, _ = run(capsys, "reindex", "--json", "--state-dir", str(state.path))
+    assert code == 0 and json.loads(out.splitlines()[-1])["done"] is True
+    code, out, _ = run(capsys, "verify", "--json", "--state-dir", str(state.path))
+    assert json.loads(out)["ok"] is True and json.loads(out)["sessionsSkipped"] == 0
+
+
+FTS_NOISE = st.lists(
+    st.sampled_from(list('"*^:()-+{}[] \t\n\x00\x01\x1b') + ["AND", "OR", "NOT", "NEAR",
+                    "NEAR(", "body:", "数据", "😀", "e\u0301", "x", "backup"]),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=FTS_NOISE, prefix=st.booleans())
+def test_any_query_is_json_or_a_validation_error(filled, capsys, query, prefix) -> None:
+    flags = ["--json", "--state-dir", str(filled.path)] + (["--prefix"] if prefix else [])
+    code, out, err = run(capsys, "search", *flags, "--", query)
+    assert code in (0, 2), err
+    answer = json.loads(out)
+    assert ("results" in answer) if code == 0 else (answer["status"] == "error")
+    assert "Traceback" not in err
+
+
+def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
+    state = tmp_path / "s"
+    proc = subprocess.run(
+        [sys.executable, "-m", "backscroll.tui.cli", "search", '"unbalanced', "--state-dir", str(state)],
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.count("\n") == 1
