@@ -84,10 +84,14 @@ def reconcile_agent(
         attempts: dict[int, int] = {}
         try:
             while not (stop and stop.is_set()):
-                claims = claim_sessions(db, owner, lease_ms, 500, batch_events)
-                claims = [c for c in claims if attempts.get(c.session_pk, 0) < MAX_ATTEMPTS]
-                if not claims:
+                claimed = claim_sessions(db, owner, lease_ms, 500, batch_events)
+                if not claimed:
                     break
+                # Sessions abandoned MAX_ATTEMPTS times stay claimed (so not offered again)
+                # and go back as dirty at the end of the pass.
+                claims = [c for c in claimed if attempts.get(c.session_pk, 0) < MAX_ATTEMPTS]
+                if not claims:
+                    continue
                 for claim in claims:
                     attempts[claim.session_pk] = attempts.get(claim.session_pk, 0) + 1
                 small = [c for c in claims if c.seen_seq <= batch_events]
