@@ -514,9 +514,42 @@ class AgentDB:
     def insert_rows(
         self, conn: sqlite3.Connection, pk: int, session_id: str, rows: list[IndexRow]
     ) -> None:
-        """Insert index rows inside the caller's transaction (used by rebuilds)."""
-        for row in rows:
-            self._insert_row(conn, pk, session_id, row)
+        """Insert many index rows inside the caller's transaction (rebuilds, backfills).
+
+        Rowids are placed in Python against the rows already stored near them, then written
+        with two ``executemany`` calls: the bulk path that makes backfills fast.
+        """
+        if not rows:
+            return
+        wanted = [first_rowid(session_id, row) for row in rows]
+        taken = self._taken_rowids(conn, wanted)
+        placed: list[int] = []
+        for rowid in wanted:
+            while rowid in taken:
+                rowid = next_rowid(rowid)
+                if rowid not in taken and self._taken_rowids(conn, [rowid]):
+                    taken.add(rowid)
+            taken.add(rowid)
+            placed.append(rowid)
+        conn.executemany(
+            "INSERT INTO message_index (rowid, session_pk, entry_id, role, ts) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [(rowid, pk, r.entry_id, r.role, r.ts) for rowid, r in zip(placed, rows)],
+        )
+        conn.executemany(
+            "INSERT INTO message_fts (rowid, body) VALUES (?, ?)",
+            [(rowid, r.body) for rowid, r in zip(placed, rows)],
+        )
+
+    @staticmethod
+    def _taken_rowids(conn: sqlite3.Connection, rowids: list[int]) -> set[int]:
+        return {
+            r[0]
+            for r in conn.execute(
+                "SELECT rowid FROM message_index WHERE rowid IN (SELECT value FROM json_each(?))",
+                (json.dumps(rowids),),
+            )
+        }
 
     @staticmethod
     def delete_rows(conn: sqlite3.Connection, pk: int) -> None:
@@ -542,8 +575,11 @@ class AgentDB:
             conn.execute("DELETE FROM sessions WHERE pk = ?", (pk,))
         return True
 
-    def import_session(self, meta: SessionMeta, lines: list[str]) -> tuple[str, int]:
+    def import_session(
+        self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
+    ) -> tuple[str, int]:
         """Store already-validated event lines without indexing; return (key, events added).
+        ``parsed`` may carry the lines' parsed events, to spare parsing them twice.
 
         Importing the same transcript again adds nothing: entries already stored are
         recognised by their id (id-less rows by their exact text). New events make the session dirty, so
@@ -578,8 +614,8 @@ class AgentDB:
                     )
                 }
             added = []
-            for line in lines:
-                event = json.loads(line)
+            for n, line in enumerate(lines):
+                event = parsed[n] if parsed is not None else json.loads(line)
                 seq = last_seq + len(added) + 1
                 kind = event.get("type")
                 stored_id = None if kind in ("session", "leaf") else node_id(event, seq)

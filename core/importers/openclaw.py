@@ -79,7 +79,7 @@ def _import_folder(state: StateDir, folder: Path, agent: str | None, report: Imp
                 continue
             if not (name.endswith(".jsonl") or archive):
                 continue
-            lines, header = _read_transcript(file, report)
+            lines, events, header = _read_transcript(file, report)
             session_id = (header or {}).get("id") or (
                 archive.group("sid") if archive else file.name[: -len(".jsonl")]
             )
@@ -95,7 +95,7 @@ def _import_folder(state: StateDir, folder: Path, agent: str | None, report: Imp
                 )
                 key = key or f"agent:{agent_id}:import:{session_id}"
             meta = _meta(key, session_id, entry, label, header, lines)
-            stored_key, added = db.import_session(meta, lines)
+            stored_key, added = db.import_session(meta, lines, events)
             report.add(stored_key, added)
         for key, entry in store.items():
             if entry.get("sessionId") in seen_ids:
@@ -135,8 +135,11 @@ def _agent_id(folder: Path, store: dict[str, Any]) -> str:
     return re.sub(r"[^a-z0-9_.-]", "-", name.lower()).strip("-.") or "main"
 
 
-def _read_transcript(file: Path, report: ImportReport) -> tuple[list[str], dict[str, Any] | None]:
+def _read_transcript(
+    file: Path, report: ImportReport
+) -> tuple[list[str], list[dict[str, Any]], dict[str, Any] | None]:
     lines: list[str] = []
+    events: list[dict[str, Any]] = []
     header = None
     for lineno, line in read_jsonl(file, report):
         try:
@@ -147,7 +150,8 @@ def _read_transcript(file: Path, report: ImportReport) -> tuple[list[str], dict[
         if event["type"] == "session" and header is None:
             header = event
         lines.append(line)
-    return lines, header
+        events.append(event)
+    return lines, events, header
 
 
 def _meta(
