@@ -89,6 +89,29 @@ MIGRATIONS: dict[int, str] = {
     );
     INSERT INTO reconcile_progress (id) VALUES (1);
     """,
+    2: """
+    -- visibility_rev changes whenever what a search may use changes: a session appears or
+    -- goes, its links change, or its index state does. Searches cache the visible-session
+    -- set per caller and rebuild it only when this counter moves.
+    INSERT OR IGNORE INTO meta (key, value) VALUES ('visibility_rev', '0');
+    CREATE TRIGGER sessions_added AFTER INSERT ON sessions BEGIN
+        UPDATE meta SET value = value + 1 WHERE key = 'visibility_rev';
+    END;
+    CREATE TRIGGER sessions_removed AFTER DELETE ON sessions BEGIN
+        UPDATE meta SET value = value + 1 WHERE key = 'visibility_rev';
+    END;
+    CREATE TRIGGER sessions_relinked AFTER UPDATE OF key, spawned_by, parent_key ON sessions
+    BEGIN
+        UPDATE meta SET value = value + 1 WHERE key = 'visibility_rev';
+    END;
+    CREATE TRIGGER index_state_changed AFTER UPDATE OF state, indexer_version ON index_state
+    BEGIN
+        UPDATE meta SET value = value + 1 WHERE key = 'visibility_rev';
+    END;
+    CREATE TRIGGER index_state_added AFTER INSERT ON index_state BEGIN
+        UPDATE meta SET value = value + 1 WHERE key = 'visibility_rev';
+    END;
+    """,
 }
 
 SCHEMA_VERSION = max(MIGRATIONS)

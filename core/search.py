@@ -128,9 +128,28 @@ def resolve_caller(state: StateDir, caller: Caller) -> None:
     raise Forbidden(f"session {caller.key} does not exist or may not search")
 
 
-def visible_sessions(db: AgentDB, caller: Caller) -> tuple[dict[int, Any], bool, set[int]]:
-    """(pk -> session for the visible, searchable sessions; whether visible ones are pending;
-    every session pk of the database)."""
+@dataclass(frozen=True)
+class VisibleSessions:
+    searchable: dict[int, Any]  # pk -> SessionRow: visible, clean, current indexer version
+    pending: bool  # a visible session awaits reconciliation
+    all_pks: frozenset[int]  # every session of the database
+
+
+_visible_cache: dict[tuple[str, Caller], tuple[int, VisibleSessions]] = {}
+_VISIBLE_CACHE_MAX = 64
+
+
+def visible_sessions(db: AgentDB, caller: Caller) -> VisibleSessions:
+    """The sessions of one database a caller may search, cached until they change.
+
+    The cache is keyed by the database's ``visibility_rev``, which triggers move in the
+    same transaction as any change of sessions, links or index states.
+    """
+    rev = db.visibility_rev()
+    slot = (str(db.path), caller)
+    cached = _visible_cache.get(slot)
+    if cached is not None and cached[0] == rev:
+        return cached[1]
     sessions = db.sessions()
     links = [SessionLink(s.key, s.spawned_by, s.parent_key) for s in sessions]
     allowed = visible_keys(caller, db.agent_id, links)
@@ -141,10 +160,14 @@ def visible_sessions(db: AgentDB, caller: Caller) -> tuple[dict[int, Any], bool,
                 searchable[session.pk] = session
             elif session.last_seq or session.state != "clean":
                 pending = True
-    return searchable, pending, {s.pk for s in sessions}
+    answer = VisibleSessions(searchable, pending, frozenset(s.pk for s in sessions))
+    if len(_visible_cache) >= _VISIBLE_CACHE_MAX:
+        _visible_cache.clear()
+    _visible_cache[slot] = (rev, answer)
+    return answer
 
 
-def _session_filter(searchable: dict[int, Any], all_pks: set[int]) -> SessionFilter:
+def _session_filter(searchable: dict[int, Any], all_pks: frozenset[int]) -> SessionFilter:
     """Name the smaller side: the operator's filter is "all but the few dirty ones"."""
     hidden = all_pks - searchable.keys()
     if len(hidden) < len(searchable):
@@ -168,7 +191,8 @@ def sessions_search(
     more_matched = False
     for agent_id in agents:
         with state.open(agent_id) as db:
-            searchable, pending, all_pks = visible_sessions(db, caller)
+            visible = visible_sessions(db, caller)
+            searchable, pending, all_pks = visible.searchable, visible.pending, visible.all_pks
             if request.session_key:
                 key = normalize_key(request.session_key)
                 searchable = {pk: s for pk, s in searchable.items() if s.key == key}

@@ -237,6 +237,15 @@ class AgentDB:
             ).fetchall()
         return [SessionRow(*row) for row in rows]
 
+    def visibility_rev(self) -> int:
+        """A counter the schema's triggers move whenever sessions or their index state
+        change (see schema migration 2): equal values mean an unchanged session table."""
+        with sqlite_errors(self.path):
+            row = self.conn.execute(
+                "SELECT value FROM meta WHERE key = 'visibility_rev'"
+            ).fetchone()
+        return int(row[0]) if row else 0
+
     def session(self, key: str) -> SessionRow | None:
         with sqlite_errors(self.path):
             row = self.conn.execute(
@@ -290,22 +299,21 @@ class AgentDB:
         """
         where = ["message_fts MATCH ?"]
         params: list[Any] = [fts_query]
-        pks = json.dumps(sessions.pks)
-        where.append(
-            "m.session_pk NOT IN (SELECT value FROM json_each(?))"
-            if sessions.exclude
-            else "m.session_pk IN (SELECT value FROM json_each(?))"
-        )
-        params.append(pks)
+        if sessions.pks or not sessions.exclude:
+            where.append(
+                f"m.session_pk {'NOT IN' if sessions.exclude else 'IN'} "
+                "(SELECT value FROM json_each(?))"
+            )
+            params.append(json.dumps(sessions.pks))
         for clause, value in (("m.role = ?", role), ("m.ts >= ?", since_ms),
                               ("m.ts <= ?", until_ms)):
             if value is not None:
                 where.append(clause)
                 params.append(value)
-        base = (
-            "FROM message_fts f JOIN message_index m ON m.rowid = f.rowid "
-            f"WHERE {' AND '.join(where)}"
-        )
+        # With nothing to filter (the operator on a clean index) the join is skipped: the
+        # FTS index alone orders and ranks, and only the kept rows are looked up.
+        join = "JOIN message_index m ON m.rowid = f.rowid " if len(where) > 1 else ""
+        base = f"FROM message_fts f {join}WHERE {' AND '.join(where)}"
         windowed = False
         with sqlite_errors(self.path):
             if order == "best" and rank_window:
@@ -319,21 +327,19 @@ class AgentDB:
                     windowed = True
             order_by = "f.rowid DESC" if order == "recent" else "score, f.rowid DESC"
             top = self.conn.execute(
-                "SELECT f.rowid, m.session_pk, m.entry_id, m.role, m.ts, bm25(message_fts) "
-                f"AS score {base} ORDER BY {order_by} LIMIT ?",
+                f"SELECT f.rowid, bm25(message_fts) AS score {base} ORDER BY {order_by} LIMIT ?",
                 (*params, limit),
             ).fetchall()
-            # Bodies only for the rows kept: reading every match's text would dominate.
-            bodies = dict(
-                self.conn.execute(
-                    "SELECT rowid, body FROM message_fts WHERE rowid IN "
-                    "(SELECT value FROM json_each(?))",
-                    (json.dumps([row[0] for row in top]),),
-                ).fetchall()
-            )
+            # Metadata and text only for the rows kept: reading every match would dominate.
+            kept = self.conn.execute(
+                "SELECT m.rowid, m.session_pk, m.entry_id, m.role, m.ts, f.body "
+                "FROM message_index m JOIN message_fts f ON f.rowid = m.rowid "
+                "WHERE m.rowid IN (SELECT value FROM json_each(?))",
+                (json.dumps([row[0] for row in top]),),
+            ).fetchall()
+        details = {row[0]: row[1:] for row in kept}
         rows = [
-            MatchRow(rowid, pk, entry, role_, ts, bodies.get(rowid, ""), score)
-            for rowid, pk, entry, role_, ts, score in top
+            MatchRow(rowid, *details[rowid], score) for rowid, score in top if rowid in details
         ]
         return rows, windowed
 
