@@ -202,7 +202,7 @@ def test_config_defaults_and_full_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("text, message", [
-    ("[tools.sessions\n", "config.toml cannot be read"),
+    ("[tools.sessions\n", r"config.toml (is not valid|cannot be read)"),
     ('[tools.sessions]\nvisibility = "everyone"\n', "visibility must be one of self, tree, agent, all"),
     ('[tools.agentToAgent]\nallow = "main"\n', "allow must be a list"),
     ('[agents.defaults.sandbox]\nsessionToolsVisibility = "some"\n', "sessionToolsVisibility"),
