@@ -11,6 +11,8 @@ from backscroll.core.config import load_config, make_caller
 from backscroll.core.errors import ValidationError
 from backscroll.core.history import HistoryRequest, sessions_history
 from backscroll.core.importers import ImportReport
+from backscroll.core.importers.claude_code import import_claude_code
+from backscroll.core.importers.codex import import_codex
 from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.keys import agent_of, normalize_key
 from backscroll.core.reconcile import reconcile_all, start_background
@@ -76,11 +78,12 @@ def cmd_delete(state: StateDir, args: argparse.Namespace) -> int:
 
 
 def cmd_import(state: StateDir, args: argparse.Namespace) -> int:
-    importers = {"openclaw": import_openclaw}
-    importer = importers.get(args.kind)
-    if importer is None:
-        raise ValidationError(f"importing {args.kind} transcripts is not supported yet")
-    report: ImportReport = importer(state, args.path, agent=args.agent)
+    importers = {
+        "openclaw": import_openclaw,
+        "claude-code": import_claude_code,
+        "codex": import_codex,
+    }
+    report: ImportReport = importers[args.kind](state, args.path, agent=args.agent)
     for line in report.skipped:
         print(f"backscroll: skipped {line}", file=sys.stderr)
     if args.json:
