@@ -1,0 +1,140 @@
+"""Write the README's SVG screenshots of the browser, from the built-in demo only.
+
+Builds the demo in a temporary directory (deterministic: fixed seed), drives the real app
+headless with Pilot and saves one SVG per state next to this script:
+
+    empty-search.svg        the browser as it opens, before typing
+    results-history.svg     search results with the conversation around the hit
+    conversation.svg        the whole conversation, scrolled to the hit
+    view-as.svg             the "view as" picker
+    indexing.svg            imported sessions being reconciled (results may be incomplete)
+    help.svg                the keys
+
+    .venv/bin/python screenshots/make_screenshots.py [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Input
+
+from backscroll.core.catalog import list_sessions
+from backscroll.core.claims import Progress
+from backscroll.core.demo import build_demo
+from backscroll.core.reconcile import reconcile_all
+from backscroll.core.status import StateStatus, state_status
+from backscroll.core.store import StateDir
+from backscroll.tui.app import BackscrollApp, make_app
+
+SIZE = (130, 36)
+HERE = Path(__file__).resolve().parent
+
+
+async def until(pilot: Any, condition: Callable[[], bool], timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise SystemExit("the app did not reach the state to screenshot")
+        await pilot.pause(0.02)
+    await pilot.pause(0.15)
+
+
+async def typed(pilot: Any, app: BackscrollApp, query: str) -> None:
+    for char in query:
+        await pilot.press("space" if char == " " else char)
+    await until(pilot, lambda: app.results.painted_for == query and app.history.shown is not None)
+
+
+def app_on(state: StateDir, clock: Callable[[], float], **options: Any) -> BackscrollApp:
+    options.setdefault("auto_reconcile", False)
+    options.setdefault("reconcile", lambda agent: None)
+    return make_app(state, now=clock, **options)
+
+
+async def shoot(state: StateDir, out: Path, clock: Callable[[], float]) -> list[Path]:
+    written: list[Path] = []
+
+    def save(app: BackscrollApp, name: str) -> None:
+        path = out / name
+        path.write_text(app.export_screenshot(title=f"backscroll · {name[:-4]}"), "utf-8")
+        written.append(path)
+
+    def reconciling(s: StateDir) -> StateStatus:
+        """The real counts, with the imported sessions' reconciliation shown part way."""
+        real = state_status(s)
+        pending = sum(a.dirty for a in real.agents)
+        agents = []
+        for agent in real.agents:
+            if agent.dirty:
+                done = agent.dirty // 2
+                progress = Progress("running", "demo", 1, 2001, done, agent.dirty, 640,
+                                    None, "screenshot", 4_102_444_800_000)
+                agent = replace(agent, progress=progress)
+            agents.append(agent)
+        assert pending, "the demo should leave imported sessions to reconcile"
+        return replace(real, agents=agents)
+
+    app = app_on(state, clock, status=reconciling)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.status is not None)
+        app.query_one("#search", Input).cursor_blink = False  # on in every shot, not by chance
+        await typed(pilot, app, "deploy")
+        await until(pilot, lambda: app.search_indexing)
+        save(app, "indexing.svg")
+
+    reconcile_all(state)  # the other screenshots show the settled index
+
+    app = app_on(state, clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.status is not None)
+        app.query_one("#search", Input).cursor_blink = False  # on in every shot, not by chance
+        save(app, "empty-search.svg")
+        await typed(pilot, app, "connection pool")
+        await pilot.press("down")
+        await until(pilot, lambda: app.history.shown is not None
+                    and app.history.shown[1] == app.results.current.message_id)
+        save(app, "results-history.svg")
+        await pilot.press("enter")
+        await until(pilot, lambda: type(app.screen).__name__ == "ConversationScreen")
+        save(app, "conversation.svg")
+        await pilot.press("escape")
+        await until(pilot, lambda: len(app.screen_stack) == 1)
+        await pilot.press("tab", "v")
+        await until(pilot, lambda: type(app.screen).__name__ == "ViewAsScreen")
+        save(app, "view-as.svg")
+        await pilot.press("escape")
+        await until(pilot, lambda: len(app.screen_stack) == 1)
+        await pilot.press("question_mark")
+        await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen")
+        save(app, "help.svg")
+
+    return written
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=HERE)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="backscroll-screens-") as tmp:
+        state = StateDir(Path(tmp) / "demo")
+        build_demo(state)  # imported sessions stay pending: the indexing screenshot shows them
+        newest = max(s.updated_at for s in list_sessions(state))
+        frozen = newest / 1000 + 2 * 3600  # "2 hours ago" stays true whenever this runs
+
+        def clock() -> float:
+            return frozen
+
+        for path in asyncio.run(shoot(state, args.out, clock)):
+            print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
