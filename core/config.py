@@ -1,20 +1,21 @@
-"""``<state>/config.toml``: the caller policy, with the agent runtime's names.
+"""``<state>/config.toml``: the caller policy, under the agent runtime's own names.
 
 ```toml
 [tools.sessions]
-visibility = "tree"            # self | tree | agent | all
+visibility = "tree"                  # self | tree | agent | all
 
 [tools.agentToAgent]
 enabled = false
-allow = ["main", "research-*"] # agent-id globs; empty = any
+allow = ["main", "research-*"]       # agent-id globs (* only); empty = any
 
 [agents.defaults.sandbox]
-mode = "off"                   # "off" (default) or "all": callers are sandboxed
+mode = "off"                         # off | non-main | all: which callers are sandboxed
 sessionToolsVisibility = "spawned"   # spawned | all
 ```
-A caller is sandboxed when ``--sandboxed`` says so, or when the file sets the sandbox
-``mode`` to anything but ``"off"``. Per-call overrides (``--visibility``, ``--sandboxed``)
-win over the file.
+A caller is sandboxed when ``--sandboxed`` says so, or else by the sandbox ``mode``, as in
+the runtime: ``"all"`` sandboxes every session, ``"non-main"`` every session but the
+agent's main one, ``"off"`` (the default) none. Per-call overrides win over the file; other
+keys of the runtime's config are ignored.
 """
 
 from __future__ import annotations
@@ -25,72 +26,77 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ValidationError
-from .keys import normalize_key
+from .keys import is_main_key, normalize_key
 from .visibility import OPERATOR, SANDBOX_MODES, VISIBILITY_MODES, Caller, Policy
+
+SANDBOX_SESSION_MODES = ("off", "non-main", "all")  # agents.defaults.sandbox.mode
 
 
 @dataclass(frozen=True)
 class Config:
+    # ``policy.sandboxed`` is what mode "all" gives; "non-main" is decided per caller key.
     policy: Policy = Policy()
+    sandbox_mode: str = "off"
 
 
 def load_config(state_dir: Path) -> Config:
+    """The file's policy; a missing file gives the defaults."""
     path = Path(state_dir) / "config.toml"
     if not path.is_file():
         return Config()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as err:
+    except tomllib.TOMLDecodeError as err:
+        raise ValidationError(f"{path} cannot be read as TOML: {err}") from None
+    except (OSError, UnicodeDecodeError) as err:
         raise ValidationError(f"{path} cannot be read: {err}") from None
     try:
-        return Config(policy=_policy(data))
-    except ValidationError as err:
+        return _config(data)
+    except ValidationError as err:  # one sentence that names the file and the problem
         raise ValidationError(f"{path}: {err}") from None
 
 
-def _section(data: dict[str, Any], *names: str) -> dict[str, Any]:
-    for name in names:
+def _table(data: dict[str, Any], *names: str) -> dict[str, Any]:
+    for depth, name in enumerate(names, 1):
         data = data.get(name, {})
         if not isinstance(data, dict):
-            raise ValidationError(f"[{'.'.join(names)}] must be a table")
+            raise ValidationError(f"{'.'.join(names[:depth])} must be a table")
     return data
 
 
-def _policy(data: dict[str, Any]) -> Policy:
-    sessions = _section(data, "tools", "sessions")
-    a2a = _section(data, "tools", "agentToAgent")
-    sandbox = _section(data, "agents", "defaults", "sandbox")
-    visibility = check_visibility(sessions.get("visibility", "tree"))
+def _one_of(value: Any, allowed: tuple[str, ...], name: str) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise ValidationError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
+    return value
+
+
+def _config(data: dict[str, Any]) -> Config:
+    sessions = _table(data, "tools", "sessions")
+    a2a = _table(data, "tools", "agentToAgent")
+    sandbox = _table(data, "agents", "defaults", "sandbox")
     enabled = a2a.get("enabled", False)
-    allow = a2a.get("allow", [])
     if not isinstance(enabled, bool):
         raise ValidationError("tools.agentToAgent.enabled must be true or false")
-    if not isinstance(allow, list) or not all(isinstance(a, str) for a in allow):
+    allow = a2a.get("allow", [])
+    if not isinstance(allow, list) or not all(isinstance(g, str) for g in allow):
         raise ValidationError("tools.agentToAgent.allow must be a list of agent-id globs")
-    tools_visibility = sandbox.get("sessionToolsVisibility", "spawned")
-    if tools_visibility not in SANDBOX_MODES:
-        raise ValidationError(
-            f"agents.defaults.sandbox.sessionToolsVisibility must be one of "
-            f"{', '.join(SANDBOX_MODES)}, not {tools_visibility!r}"
-        )
-    mode = sandbox.get("mode", "off")
-    if not isinstance(mode, str):
-        raise ValidationError("agents.defaults.sandbox.mode must be a string")
-    return Policy(
-        visibility=visibility,
+    mode = _one_of(sandbox.get("mode", "off"), SANDBOX_SESSION_MODES,
+                   "agents.defaults.sandbox.mode")
+    policy = Policy(
+        visibility=_one_of(sessions.get("visibility", "tree"), VISIBILITY_MODES,
+                           "tools.sessions.visibility"),
         a2a_enabled=enabled,
         a2a_allow=tuple(allow),
-        sandboxed=mode != "off",
-        sandbox_visibility=tools_visibility,
+        sandboxed=mode == "all",
+        sandbox_visibility=_one_of(sandbox.get("sessionToolsVisibility", "spawned"),
+                                   SANDBOX_MODES, "agents.defaults.sandbox.sessionToolsVisibility"),
     )
+    return Config(policy=policy, sandbox_mode=mode)
 
 
 def check_visibility(value: Any) -> str:
-    if value not in VISIBILITY_MODES:
-        raise ValidationError(
-            f"visibility must be one of {', '.join(VISIBILITY_MODES)}, not {value!r}"
-        )
-    return value
+    """A ``--visibility`` value, or a ValidationError listing the allowed ones."""
+    return _one_of(value, VISIBILITY_MODES, "visibility")
 
 
 def make_caller(
@@ -99,12 +105,20 @@ def make_caller(
     visibility: str | None = None,
     sandboxed: bool | None = None,
 ) -> Caller:
-    """The operator (no key), or a session caller with the file's policy and overrides."""
+    """The operator (no key), or a session caller with the file's policy and overrides.
+
+    A bad ``visibility`` is refused even for the operator (it is bad input either way),
+    though the operator's view does not depend on it."""
+    if visibility is not None:
+        check_visibility(visibility)
     if as_key is None:
         return OPERATOR
+    key = normalize_key(as_key)
     policy = config.policy
     if visibility is not None:
-        policy = replace(policy, visibility=check_visibility(visibility))
-    if sandboxed is not None:
-        policy = replace(policy, sandboxed=sandboxed)
-    return Caller(normalize_key(as_key), policy)
+        policy = replace(policy, visibility=visibility)
+    if sandboxed is None:  # the file decides: "non-main" spares only the main session
+        sandboxed = config.sandbox_mode == "all" or (
+            config.sandbox_mode == "non-main" and not is_main_key(key)
+        )
+    return Caller(key, replace(policy, sandboxed=sandboxed))

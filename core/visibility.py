@@ -1,5 +1,5 @@
 """Which sessions a caller may see (SPEC 4). ``visible_keys`` is the one function that
-decides; search and history both call it.
+decides; search, history, export and the browser's "view as" all call it.
 
 - The operator (a person at the terminal) sees every session of every agent.
 - A session caller sees, by ``visibility``: ``self`` its own session; ``tree`` its session
@@ -10,8 +10,11 @@ decides; search and history both call it.
 - Sandboxed with ``sessionToolsVisibility = "spawned"`` (the default), a caller sees itself
   and what it spawned, transitively, without the main-session widening, whatever
   ``visibility`` says.
-- Incognito sessions are never visible, to anyone.
+- Incognito sessions are never visible, to anyone, the operator included.
 - ``tree`` never crosses agents: cross-agent access needs ``visibility = "all"``.
+
+Keys are compared lower-cased. Whether the caller's own session exists is the search
+layer's question; here a missing caller simply sees what the links give it.
 """
 
 from __future__ import annotations
@@ -21,14 +24,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable
 
-from .keys import is_incognito, is_main_key
+from .errors import ValidationError
+from .keys import is_incognito, is_main_key, normalize_key
 
 VISIBILITY_MODES = ("self", "tree", "agent", "all")
-SANDBOX_MODES = ("spawned", "all")
+SANDBOX_MODES = ("spawned", "all")  # sandbox.sessionToolsVisibility
 
 
 @dataclass(frozen=True)
 class SessionLink:
+    """One session of an agent database and the links to the session that spawned it."""
+
     key: str
     spawned_by: str | None = None
     parent_key: str | None = None
@@ -38,13 +44,27 @@ class SessionLink:
 class Policy:
     visibility: str = "tree"
     a2a_enabled: bool = False
-    a2a_allow: tuple[str, ...] = ()
+    a2a_allow: tuple[str, ...] = ()  # agent-id globs (``*`` only); empty = any agent
     sandboxed: bool = False
     sandbox_visibility: str = "spawned"
 
+    def __post_init__(self) -> None:
+        # An unknown mode must never fall through to "see everything": refuse it up front.
+        if self.visibility not in VISIBILITY_MODES:
+            raise ValidationError(
+                f"visibility must be one of {', '.join(VISIBILITY_MODES)}, not {self.visibility!r}"
+            )
+        if self.sandbox_visibility not in SANDBOX_MODES:
+            raise ValidationError(
+                f"sessionToolsVisibility must be one of {', '.join(SANDBOX_MODES)}, "
+                f"not {self.sandbox_visibility!r}"
+            )
+        # A list would make the frozen dataclass unhashable; keep equality by value.
+        object.__setattr__(self, "a2a_allow", tuple(self.a2a_allow))
+
     @property
     def clamped(self) -> bool:
-        """The sandbox clamp applies: only the caller's own spawned tree."""
+        """The sandbox clamp applies: only the caller's own spawned tree, nothing else."""
         return self.sandboxed and self.sandbox_visibility == "spawned"
 
 
@@ -53,20 +73,31 @@ class Caller:
     key: str | None  # None: the operator
     policy: Policy = Policy()
 
+    def __post_init__(self) -> None:
+        if self.key is not None:  # canonical form, so every comparison below is lower-cased
+            object.__setattr__(self, "key", normalize_key(self.key))
+
     @property
     def is_operator(self) -> bool:
         return self.key is None
 
     @property
     def agent_id(self) -> str | None:
-        return None if self.key is None else self.key.split(":")[1]
+        return None if self.key is None else self.key.split(":", 2)[1]
 
     def describe(self) -> str:
+        """For status lines: ``operator``, ``agent:main:main (tree)``, ``... (sandboxed)``."""
         if self.key is None:
             return "operator"
-        mode = "sandboxed" if self.policy.clamped else self.policy.visibility
-        extra = ", agent-to-agent" if self.policy.a2a_enabled and mode == "all" else ""
-        return f"{self.key} ({mode}{extra})"
+        p = self.policy
+        if p.clamped:  # visibility does not matter then, so do not suggest it does
+            return f"{self.key} (sandboxed)"
+        parts = [p.visibility]
+        if p.visibility == "all" and p.a2a_enabled:
+            parts.append("agent-to-agent")
+        if p.sandboxed:
+            parts.append("sandboxed, sessionToolsVisibility=all")
+        return f"{self.key} ({', '.join(parts)})"
 
 
 OPERATOR = Caller(None)
@@ -74,35 +105,39 @@ OPERATOR = Caller(None)
 
 @lru_cache(maxsize=256)
 def _glob(pattern: str) -> re.Pattern[str]:
-    return re.compile("^" + ".*".join(re.escape(p) for p in pattern.lower().split("*")) + "$")
+    # Only ``*`` is special (unlike fnmatch, ``?`` and ``[`` are literal, as in the runtime).
+    return re.compile(".*".join(re.escape(p) for p in pattern.lower().split("*")))
 
 
 def _allowed(policy: Policy, agent_id: str) -> bool:
-    return not policy.a2a_allow or any(_glob(p).match(agent_id.lower()) for p in policy.a2a_allow)
+    agent_id = agent_id.lower()
+    return not policy.a2a_allow or any(_glob(g).fullmatch(agent_id) for g in policy.a2a_allow)
 
 
 def may_see_agent(caller: Caller, agent_id: str) -> bool:
     """Whether any session of ``agent_id`` can be visible: lets search skip databases."""
-    if caller.is_operator or agent_id.lower() == caller.agent_id:
+    agent_id = agent_id.lower()
+    if caller.is_operator or agent_id == caller.agent_id:
         return True
-    policy = caller.policy
+    p = caller.policy
     return (
-        not policy.clamped
-        and policy.visibility == "all"
-        and policy.a2a_enabled
-        and _allowed(policy, caller.agent_id or "")
-        and _allowed(policy, agent_id)
+        not p.clamped  # the sandboxed tree never crosses agents either
+        and p.visibility == "all"
+        and p.a2a_enabled
+        and _allowed(p, caller.agent_id or "")
+        and _allowed(p, agent_id)
     )
 
 
 def spawned_closure(root: str, sessions: Iterable[SessionLink]) -> set[str]:
-    """``root`` and every session spawned from it, transitively (cycles and dangling links
-    are harmless: each key is visited once)."""
-    children: dict[str, list[str]] = {}
+    """``root`` and every session spawned from it, transitively. Each key is visited once,
+    so cycles terminate; links to sessions that are not given are simply never followed."""
+    children: dict[str, set[str]] = {}
     for s in sessions:
-        for parent in {s.spawned_by, s.parent_key}:
+        for parent in (s.spawned_by, s.parent_key):
             if parent:
-                children.setdefault(parent.lower(), []).append(s.key.lower())
+                children.setdefault(parent.lower(), set()).add(s.key.lower())
+    root = root.lower()
     seen = {root}
     stack = [root]
     while stack:
@@ -114,16 +149,19 @@ def spawned_closure(root: str, sessions: Iterable[SessionLink]) -> set[str]:
 
 
 def visible_keys(caller: Caller, agent_id: str, sessions: Iterable[SessionLink]) -> set[str]:
-    """The keys of ``sessions`` (all sessions of one agent database) the caller may see."""
-    sessions = list(sessions)
+    """The lower-cased keys of ``sessions`` (all sessions of ``agent_id``'s database) that
+    ``caller`` may see."""
     agent_id = agent_id.lower()
+    prefix = f"agent:{agent_id}:"
+    # A key of another agent filed here is ignored: it must not leak across agents.
+    sessions = [s for s in sessions if s.key.lower().startswith(prefix)]
     every = {s.key.lower() for s in sessions}
     if caller.is_operator:
         seen = every
     elif agent_id != caller.agent_id:
         seen = every if may_see_agent(caller, agent_id) else set()
     else:
-        own = caller.key.lower()
+        own = caller.key or ""
         mode = caller.policy.visibility
         if caller.policy.clamped:
             seen = spawned_closure(own, sessions)
@@ -131,7 +169,9 @@ def visible_keys(caller: Caller, agent_id: str, sessions: Iterable[SessionLink])
             seen = {own}
         elif mode == "tree":
             seen = every if is_main_key(own) else spawned_closure(own, sessions)
-        else:  # agent, all
+        elif mode in ("agent", "all"):
             seen = every
-        seen &= every
+        else:  # unreachable (Policy validates), but fail closed rather than open
+            seen = set()
+        seen &= every  # the caller's own key may not be among the sessions given
     return {key for key in seen if not is_incognito(key)}
