@@ -26,6 +26,7 @@ from .textseg import BLOCK_CLASS, JOIN_CLASS, MARK_CLASS, SEG_CLASS, segment
 
 MAX_QUERY_CHARS = 4096
 MATCH_MODES = ("exact", "prefix")
+MIN_PREFIX_CHARS = 2
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,9 @@ def parse_query(text: str, match: str = "exact") -> ParsedQuery:
             "The query has nothing to search for: it needs a letter or digit "
             "(punctuation and symbols are not indexed)."
         )
-    prefix = match == "prefix"
+    # A one-character last token stays a whole word: as a prefix it would match most of the
+    # vocabulary (slow, and useless while typing); the next keystroke makes it a prefix.
+    prefix = match == "prefix" and len(phrases[-1][-1]) >= MIN_PREFIX_CHARS
     if prefix:
         exprs[-1] += " *"  # FTS5: the phrase's last token matches as a prefix
     terms = tuple(dict.fromkeys(tok for phrase in phrases for tok in phrase))

@@ -15,7 +15,14 @@ from hypothesis import strategies as st
 
 from backscroll.core.errors import ValidationError
 from backscroll.core.excerpt import ELLIPSIS, Excerpt, make_excerpt
-from backscroll.core.query import MAX_QUERY_CHARS, ParsedQuery, fold, parse_query, tokens
+from backscroll.core.query import (
+    MAX_QUERY_CHARS,
+    MIN_PREFIX_CHARS,
+    ParsedQuery,
+    fold,
+    parse_query,
+    tokens,
+)
 from backscroll.core.textseg import ZWSP, desegment, has_segmentable, segment
 
 SCHEMA = (
@@ -91,7 +98,8 @@ def check_query(conn: sqlite3.Connection, text: str, match: str) -> None:
         assert str(err).endswith(".") and len(str(err)) > 10
         return
     assert FTS_SHAPE.fullmatch(parsed.fts), parsed.fts
-    assert parsed.prefix == (match == "prefix") and parsed.phrases and parsed.terms
+    long_enough = len(parsed.phrases[-1][-1]) >= MIN_PREFIX_CHARS if parsed.phrases else False
+    assert parsed.prefix == (match == "prefix" and long_enough) and parsed.phrases and parsed.terms
     assert all(term == fold(term) and term for term in parsed.terms)
     conn.execute(SEARCH, (parsed.fts,)).fetchall()  # must not raise
 
@@ -142,13 +150,16 @@ def test_bad_match_mode_is_refused() -> None:
 
 
 def test_parsed_query_shape() -> None:
-    q = parse_query('Deploy "the Café" 自由', "prefix")
+    q = parse_query('Deploy 自由 "the Café"', "prefix")
     assert q == ParsedQuery(
-        fts='"Deploy" AND "the Café" AND "自\u200b由" *',
-        terms=("deploy", "the", "cafe", "自", "由"),
+        fts='"Deploy" AND "自\u200b由" AND "the Café" *',
+        terms=("deploy", "自", "由", "the", "cafe"),
         prefix=True,
-        phrases=(("deploy",), ("the", "cafe"), ("自", "由")),
+        phrases=(("deploy",), ("自", "由"), ("the", "cafe")),
     )
+    # a one-character last token stays a whole word (CJK characters are single tokens)
+    assert parse_query("deploy c", "prefix").fts == '"deploy" AND "c"'
+    assert not parse_query("自由", "prefix").prefix
     with pytest.raises(dataclasses.FrozenInstanceError):
         q.fts = "x"  # type: ignore[misc]
     # A word made only of symbols is dropped; prefix goes to the last real word.
