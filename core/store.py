@@ -305,8 +305,11 @@ class AgentDB:
                 "(SELECT value FROM json_each(?))"
             )
             params.append(json.dumps(sessions.pks))
-        for clause, value in (("m.role = ?", role), ("m.ts >= ?", since_ms),
-                              ("m.ts <= ?", until_ms)):
+        for clause, value in (
+            ("m.role = ?", role),
+            ("m.ts >= ?", since_ms),
+            ("m.ts <= ?", until_ms),
+        ):
             if value is not None:
                 where.append(clause)
                 params.append(value)
@@ -338,19 +341,20 @@ class AgentDB:
                 (json.dumps([row[0] for row in top]),),
             ).fetchall()
         details = {row[0]: row[1:] for row in kept}
-        rows = [
-            MatchRow(rowid, *details[rowid], score) for rowid, score in top if rowid in details
-        ]
+        rows = [MatchRow(rowid, *details[rowid], score) for rowid, score in top if rowid in details]
         return rows, windowed
 
     def has_pending_sessions(self) -> bool:
         """Any session (visible or not) whose index is not current: reconciliation work."""
         with sqlite_errors(self.path):
-            return self.conn.execute(
-                "SELECT 1 FROM index_state WHERE state != 'clean' OR indexer_version != ? "
-                "LIMIT 1",
-                (INDEXER_VERSION,),
-            ).fetchone() is not None
+            return (
+                self.conn.execute(
+                    "SELECT 1 FROM index_state WHERE state != 'clean' OR indexer_version != ? "
+                    "LIMIT 1",
+                    (INDEXER_VERSION,),
+                ).fetchone()
+                is not None
+            )
 
     def orphan_index_rows(self) -> tuple[int, int]:
         """(index rows of no session, text rows with no index row): both must be 0."""
@@ -459,8 +463,9 @@ class AgentDB:
                 else:
                     message = indexable(event, created_at)
                     if message and state == "clean" and version == INDEXER_VERSION:
-                        row = row_for(message.entry_id, message.role, message.timestamp_ms,
-                                      message.text)
+                        row = row_for(
+                            message.entry_id, message.role, message.timestamp_ms, message.text
+                        )
                         self._insert_row(conn, pk, session_id, row)
                         outcome = "indexed"
             conn.execute(
@@ -480,8 +485,7 @@ class AgentDB:
                 outcome = "dirty" if outcome != "indexed" else outcome
             elif state == "clean" and version == INDEXER_VERSION:
                 conn.execute(
-                    "UPDATE index_state SET indexed_seq = ?, indexed_leaf = ? "
-                    "WHERE session_pk = ?",
+                    "UPDATE index_state SET indexed_seq = ?, indexed_leaf = ? WHERE session_pk = ?",
                     (seq, new_leaf, pk),
                 )
         return AppendResult(seq, outcome)
@@ -490,9 +494,12 @@ class AgentDB:
     def _has_entry(conn: sqlite3.Connection, pk: int, entry_id: str | None) -> bool:
         if entry_id is None:
             return False
-        return conn.execute(
-            "SELECT 1 FROM events WHERE session_pk = ? AND entry_id = ?", (pk, entry_id)
-        ).fetchone() is not None
+        return (
+            conn.execute(
+                "SELECT 1 FROM events WHERE session_pk = ? AND entry_id = ?", (pk, entry_id)
+            ).fetchone()
+            is not None
+        )
 
     def _leaf_target(
         self, conn: sqlite3.Connection, pk: int, event: dict[str, Any], leaf: str | None
@@ -593,11 +600,16 @@ class AgentDB:
         """
         key = normalize_key(meta.key)
         with self.transaction() as conn:
-            found = conn.execute(
-                "SELECT pk, key, last_seq FROM sessions WHERE session_id = ?", (meta.session_id,)
-            ).fetchone() if meta.session_id else conn.execute(
-                "SELECT pk, key, last_seq FROM sessions WHERE key = ?", (key,)
-            ).fetchone()
+            found = (
+                conn.execute(
+                    "SELECT pk, key, last_seq FROM sessions WHERE session_id = ?",
+                    (meta.session_id,),
+                ).fetchone()
+                if meta.session_id
+                else conn.execute(
+                    "SELECT pk, key, last_seq FROM sessions WHERE key = ?", (key,)
+                ).fetchone()
+            )
             if found is None:
                 if conn.execute("SELECT 1 FROM sessions WHERE key = ?", (key,)).fetchone():
                     # The key now names another transcript (a reset): keep both.
@@ -665,5 +677,3 @@ def _with_key(meta: SessionMeta, key: str) -> SessionMeta:
         updated_at=meta.updated_at,
         source=meta.source,
     )
-
-

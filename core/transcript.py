@@ -64,7 +64,11 @@ def parse_event(line: str | bytes | dict[str, Any]) -> dict[str, Any]:
     if not isinstance(kind, str) or not kind:
         raise ValidationError('an event needs a string "type"')
     entry_id = event.get("id")
-    if kind != "session" and entry_id is not None and (not isinstance(entry_id, str) or not entry_id):
+    if (
+        kind != "session"
+        and entry_id is not None
+        and (not isinstance(entry_id, str) or not entry_id)
+    ):
         raise ValidationError('"id" must be a non-empty string')
     parent = event.get("parentId")
     if parent is not None and not isinstance(parent, str):

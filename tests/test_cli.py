@@ -25,13 +25,22 @@ def run(capsys, *argv: str, stdin: str | None = None, monkeypatch=None) -> tuple
 
 @pytest.fixture
 def filled(state, capsys, monkeypatch):
-    events = "\n".join(lines(
-        header(),
-        msg("u1", None, "user", "the nightly backup failed with disk full"),
-        msg("a1", "u1", "assistant", "I pruned old snapshots; the backup passed"),
-    ))
-    code, out, err = run(capsys, "--state-dir", str(state.path), "append", "agent:main:main",
-                         stdin=events, monkeypatch=monkeypatch)
+    events = "\n".join(
+        lines(
+            header(),
+            msg("u1", None, "user", "the nightly backup failed with disk full"),
+            msg("a1", "u1", "assistant", "I pruned old snapshots; the backup passed"),
+        )
+    )
+    code, out, err = run(
+        capsys,
+        "--state-dir",
+        str(state.path),
+        "append",
+        "agent:main:main",
+        stdin=events,
+        monkeypatch=monkeypatch,
+    )
     assert code == 0, err
     return state
 
@@ -41,8 +50,15 @@ def test_append_then_search_json(filled, capsys) -> None:
     assert code == 0
     answer = json.loads(out)
     assert sorted(r["messageId"] for r in answer["results"]) == ["a1", "u1"]
-    assert set(answer["results"][0]) == {"sessionKey", "sessionId", "messageId", "timestamp",
-                                         "role", "excerpt", "score"}
+    assert set(answer["results"][0]) == {
+        "sessionKey",
+        "sessionId",
+        "messageId",
+        "timestamp",
+        "role",
+        "excerpt",
+        "score",
+    }
     assert "indexing" not in answer and "truncated" not in answer
 
 
@@ -54,7 +70,9 @@ def test_search_for_people_shows_key_role_and_excerpt(filled, capsys) -> None:
 
 
 def test_history_json_and_text(filled, capsys) -> None:
-    code, out, _ = run(capsys, "history", "agent:main:main", "--state-dir", str(filled.path), "--json")
+    code, out, _ = run(
+        capsys, "history", "agent:main:main", "--state-dir", str(filled.path), "--json"
+    )
     answer = json.loads(out)
     assert code == 0 and [m["id"] for m in answer["messages"]] == ["u1", "a1"]
     assert {"truncated", "contentTruncated", "contentRedacted", "bytes", "hasMore"} <= set(answer)
@@ -63,32 +81,68 @@ def test_history_json_and_text(filled, capsys) -> None:
 
 
 def test_append_refuses_a_malformed_line_naming_it(state, capsys, monkeypatch) -> None:
-    stdin = "\n".join([json.dumps(msg("a", None, "user", "first")), "{oops",
-                       json.dumps(msg("b", "a", "assistant", "second"))])
-    code, out, err = run(capsys, "--state-dir", str(state.path), "append", "agent:main:main",
-                         "--json", stdin=stdin, monkeypatch=monkeypatch)
+    stdin = "\n".join(
+        [
+            json.dumps(msg("a", None, "user", "first")),
+            "{oops",
+            json.dumps(msg("b", "a", "assistant", "second")),
+        ]
+    )
+    code, out, err = run(
+        capsys,
+        "--state-dir",
+        str(state.path),
+        "append",
+        "agent:main:main",
+        "--json",
+        stdin=stdin,
+        monkeypatch=monkeypatch,
+    )
     assert code == 2
-    assert json.loads(out) == {"stored": 2, "indexed": 2, "dirty": 0,
-                               "refused": ["stdin:2: not valid JSON (Expecting property name enclosed in double quotes)"]}
+    assert json.loads(out) == {
+        "stored": 2,
+        "indexed": 2,
+        "dirty": 0,
+        "refused": ["stdin:2: not valid JSON (Expecting property name enclosed in double quotes)"],
+    }
     assert err.count("\n") == 1 and "stdin:2" in err
 
 
 def test_bad_key_is_refused(state, capsys, monkeypatch) -> None:
-    code, _out, err = run(capsys, "--state-dir", str(state.path), "append", "main",
-                          stdin="{}", monkeypatch=monkeypatch)
+    code, _out, err = run(
+        capsys,
+        "--state-dir",
+        str(state.path),
+        "append",
+        "main",
+        stdin="{}",
+        monkeypatch=monkeypatch,
+    )
     assert code == 2 and "not a session key" in err and err.count("\n") == 1
 
 
 def test_status_and_verify(filled, capsys, monkeypatch) -> None:
     code, out, _ = run(capsys, "status", "--state-dir", str(filled.path), "--json")
     agent = json.loads(out)["agents"][0]
-    assert code == 0 and (agent["agent"], agent["sessions"], agent["messages"], agent["indexed"],
-                          agent["dirty"]) == ("main", 1, 2, 2, 0)
+    assert code == 0 and (
+        agent["agent"],
+        agent["sessions"],
+        agent["messages"],
+        agent["indexed"],
+        agent["dirty"],
+    ) == ("main", 1, 2, 2, 0)
     code, out, _ = run(capsys, "verify", "--state-dir", str(filled.path), "--json")
     assert code == 0 and json.loads(out)["ok"] is True
     # a rewind makes the session dirty: status shows it, verify skips it
-    run(capsys, "--state-dir", str(filled.path), "append", "agent:main:main",
-        stdin=json.dumps(leaf("l", "u1")), monkeypatch=monkeypatch)
+    run(
+        capsys,
+        "--state-dir",
+        str(filled.path),
+        "append",
+        "agent:main:main",
+        stdin=json.dumps(leaf("l", "u1")),
+        monkeypatch=monkeypatch,
+    )
     code, out, _ = run(capsys, "status", "--state-dir", str(filled.path), "--json")
     assert json.loads(out)["agents"][0]["dirty"] == 1
 
@@ -121,8 +175,16 @@ def test_bad_limit_names_the_range(filled, capsys, limit) -> None:
 
 
 def test_unknown_as_key_is_forbidden(filled, capsys) -> None:
-    code, out, err = run(capsys, "search", "backup", "--as", "agent:main:ghost", "--json",
-                         "--state-dir", str(filled.path))
+    code, out, err = run(
+        capsys,
+        "search",
+        "backup",
+        "--as",
+        "agent:main:ghost",
+        "--json",
+        "--state-dir",
+        str(filled.path),
+    )
     assert code == 3 and json.loads(out)["status"] == "forbidden"
 
 
@@ -133,8 +195,9 @@ def test_missing_state_dir_is_one_sentence(tmp_path, capsys) -> None:
 
 
 def test_import_then_search_reports_indexing_then_reindex(state, capsys, data_dir) -> None:
-    code, out, err = run(capsys, "import", "openclaw", str(data_dir / "openclaw"),
-                         "--state-dir", str(state.path))
+    code, out, err = run(
+        capsys, "import", "openclaw", str(data_dir / "openclaw"), "--state-dir", str(state.path)
+    )
     assert code == 0 and "imported" in out
     code, out, _ = run(capsys, "search", "the", "--json", "--state-dir", str(state.path))
     answer = json.loads(out)
@@ -146,13 +209,17 @@ def test_import_then_search_reports_indexing_then_reindex(state, capsys, data_di
 
 
 FTS_NOISE = st.lists(
-    st.sampled_from(list('"*^:()-+{}[] \t\n\x00\x01\x1b') + ["AND", "OR", "NOT", "NEAR",
-                    "NEAR(", "body:", "数据", "😀", "e\u0301", "x", "backup"]),
+    st.sampled_from(
+        list('"*^:()-+{}[] \t\n\x00\x01\x1b')
+        + ["AND", "OR", "NOT", "NEAR", "NEAR(", "body:", "数据", "😀", "e\u0301", "x", "backup"]
+    ),
     max_size=12,
 ).map("".join)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(query=FTS_NOISE, prefix=st.booleans())
 def test_any_query_is_json_or_a_validation_error(filled, capsys, query, prefix) -> None:
     flags = ["--json", "--state-dir", str(filled.path)] + (["--prefix"] if prefix else [])
@@ -166,8 +233,17 @@ def test_any_query_is_json_or_a_validation_error(filled, capsys, query, prefix) 
 def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
     state = tmp_path / "s"
     proc = subprocess.run(
-        [sys.executable, "-m", "backscroll.tui.cli", "search", '"unbalanced', "--state-dir", str(state)],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "backscroll.tui.cli",
+            "search",
+            '"unbalanced',
+            "--state-dir",
+            str(state),
+        ],
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.count("\n") == 1

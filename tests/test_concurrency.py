@@ -87,11 +87,18 @@ def test_writers_searchers_and_a_killed_reconciler(tmp_path: Path) -> None:
     with state.open("main", create=True) as db:
         for s in range(SESSIONS):
             events = [header(f"sid-{s}")] + [
-                msg(f"m{i}", f"m{i-1}" if i else None, "user" if i % 2 else "assistant",
-                    f"message {i} of session {s} otter", ms=s * 100_000 + i)
+                msg(
+                    f"m{i}",
+                    f"m{i - 1}" if i else None,
+                    "user" if i % 2 else "assistant",
+                    f"message {i} of session {s} otter",
+                    ms=s * 100_000 + i,
+                )
                 for i in range(MESSAGES)
             ]
-            db.import_session(SessionMeta(f"agent:main:s{s}", session_id=f"sid-{s}"), lines(*events))
+            db.import_session(
+                SessionMeta(f"agent:main:s{s}", session_id=f"sid-{s}"), lines(*events)
+            )
 
     writers = [_run(WRITER, state.path, w, 2, 4.0) for w in range(2)]
     searcher = _run(SEARCHER, state.path, 4.0)

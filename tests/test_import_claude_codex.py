@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from backscroll.core.errors import ValidationError
 from backscroll.core.importers.claude_code import import_claude_code
 from backscroll.core.importers.codex import import_codex

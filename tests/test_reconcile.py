@@ -113,7 +113,9 @@ def test_broken_trees_are_indexed_as_far_as_sound_and_reported_once(state: State
 
 def test_a_second_reconciler_gives_way_while_the_first_holds_the_lease(state: StateDir) -> None:
     db = state.open("main", create=True)
-    db.import_session(SessionMeta("agent:main:x", session_id="x"), lines(msg("a", None, "user", "hi")))
+    db.import_session(
+        SessionMeta("agent:main:x", session_id="x"), lines(msg("a", None, "user", "hi"))
+    )
     from backscroll.core.claims import start_run
 
     assert start_run(db, "someone-else", "run-1", lease_ms=60_000)
@@ -143,8 +145,9 @@ def test_large_sessions_are_rebuilt_in_batches_and_abandoned_on_concurrent_write
     state: StateDir,
 ) -> None:
     db = state.open("main", create=True)
-    events = [header()] + [msg(f"m{i}", f"m{i-1}" if i else None, "user", f"word{i} otter")
-                           for i in range(50)]
+    events = [header()] + [
+        msg(f"m{i}", f"m{i - 1}" if i else None, "user", f"word{i} otter") for i in range(50)
+    ]
     db.import_session(SessionMeta("agent:main:big", session_id="big"), lines(*events))
 
     from backscroll.core import claims
@@ -156,7 +159,9 @@ def test_large_sessions_are_rebuilt_in_batches_and_abandoned_on_concurrent_write
         ok = original(*args, **kwargs)
         calls.append(ok)
         if len(calls) == 2:  # a live write lands between two batches
-            db.append(SessionMeta("agent:main:big"), json.dumps(msg("late", "m49", "user", "late otter")))
+            db.append(
+                SessionMeta("agent:main:big"), json.dumps(msg("late", "m49", "user", "late otter"))
+            )
         return ok
 
     import backscroll.core.reconcile as reconcile

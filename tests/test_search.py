@@ -18,8 +18,16 @@ from backscroll.core.visibility import OPERATOR, Caller, Policy, SessionLink, vi
 from .events import msg
 
 
-def add(state: StateDir, key: str, entry_id: str, text: str, ms: int, parent: str | None = None,
-        spawned_by: str | None = None, role: str = "user") -> None:
+def add(
+    state: StateDir,
+    key: str,
+    entry_id: str,
+    text: str,
+    ms: int,
+    parent: str | None = None,
+    spawned_by: str | None = None,
+    role: str = "user",
+) -> None:
     with state.open(key.split(":")[1], create=True) as db:
         meta = SessionMeta(key, spawned_by=spawned_by, parent_key=spawned_by)
         session = db.session(key)
@@ -32,6 +40,7 @@ def ids(response) -> list[str]:
 
 
 # ------------------------------------------------------------------ the property: filter first
+
 
 @st.composite
 def forests(draw):
@@ -52,11 +61,7 @@ def forests(draw):
         parents = [k for k, _ in sessions]
         spawned_by = draw(st.sampled_from(parents)) if parents and draw(st.booleans()) else None
         sessions.append((key, spawned_by))
-    messages = [
-        (key, n)
-        for key, _ in sessions
-        for n in range(draw(st.integers(0, 3)))
-    ]
+    messages = [(key, n) for key, _ in sessions for n in range(draw(st.integers(0, 3)))]
     return sessions, messages
 
 
@@ -70,18 +75,27 @@ policies = st.builds(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(forest=forests(), policy=policies, limit=st.integers(1, 5), pick=st.integers(0, 100),
-       order=st.sampled_from(["best", "recent"]))
-def test_results_are_exactly_the_top_k_of_visible_matches(tmp_path_factory, forest, policy, limit,
-                                                          pick, order) -> None:
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    forest=forests(),
+    policy=policies,
+    limit=st.integers(1, 5),
+    pick=st.integers(0, 100),
+    order=st.sampled_from(["best", "recent"]),
+)
+def test_results_are_exactly_the_top_k_of_visible_matches(
+    tmp_path_factory, forest, policy, limit, pick, order
+) -> None:
     sessions, messages = forest
     state = StateDir(tmp_path_factory.mktemp("state"))
     clock = 0
     for key, spawned_by in sessions:  # every session exists, even without messages
         with state.open(key.split(":")[1], create=True) as db:
-            db.import_session(SessionMeta(key, session_id=key, spawned_by=spawned_by,
-                                          parent_key=spawned_by), [])
+            db.import_session(
+                SessionMeta(key, session_id=key, spawned_by=spawned_by, parent_key=spawned_by), []
+            )
     expected_pool = []
     for key, n in messages:
         clock += 1
@@ -105,21 +119,29 @@ def test_results_are_exactly_the_top_k_of_visible_matches(tmp_path_factory, fore
 
     response = sessions_search(state, SearchRequest("needle", limit=limit, order=order), caller)
     assert ids(response) == expected
-    assert all(not is_incognito(r.session_key) and r.session_key in allowed
-               for r in response.results)
+    assert all(
+        not is_incognito(r.session_key) and r.session_key in allowed for r in response.results
+    )
     visible_total = sum(1 for _c, _e, k in expected_pool if k in allowed)
     assert response.truncated == (visible_total > limit)
 
 
 # ------------------------------------------------------------------ modes, through search
 
+
 @pytest.fixture
 def tree(state: StateDir) -> StateDir:
     """main spawns s1, s1 spawns s2 (two levels); a group chat; another agent; incognito."""
     add(state, "agent:main:main", "m1", "kestrel in main", 1)
     add(state, "agent:main:subagent:s1", "s1", "kestrel in s1", 2, spawned_by="agent:main:main")
-    add(state, "agent:main:subagent:s2", "s2", "kestrel in s2", 3,
-        spawned_by="agent:main:subagent:s1")
+    add(
+        state,
+        "agent:main:subagent:s2",
+        "s2",
+        "kestrel in s2",
+        3,
+        spawned_by="agent:main:subagent:s1",
+    )
     add(state, "agent:main:telegram:group:9", "g1", "kestrel in group", 4)
     add(state, "agent:ops:main", "o1", "kestrel in ops", 5)
     add(state, "agent:main:dashboard:incognito-x", "i1", "kestrel incognito", 6)
@@ -139,18 +161,28 @@ def found(state: StateDir, caller: Caller, query: str = "kestrel") -> list[str]:
         ("agent:main:telegram:group:9", Policy("agent"), ["g1", "m1", "s1", "s2"]),
         ("agent:main:subagent:s2", Policy("all"), ["g1", "m1", "s1", "s2"]),  # no a2a: own agent
         ("agent:main:subagent:s2", Policy("all", a2a_enabled=True), ["g1", "m1", "o1", "s1", "s2"]),
-        ("agent:main:subagent:s2", Policy("all", a2a_enabled=True, a2a_allow=("main",)),
-         ["g1", "m1", "s1", "s2"]),
-        ("agent:main:subagent:s2", Policy("all", a2a_enabled=True, a2a_allow=("MAIN", "op*")),
-         ["g1", "m1", "o1", "s1", "s2"]),
+        (
+            "agent:main:subagent:s2",
+            Policy("all", a2a_enabled=True, a2a_allow=("main",)),
+            ["g1", "m1", "s1", "s2"],
+        ),
+        (
+            "agent:main:subagent:s2",
+            Policy("all", a2a_enabled=True, a2a_allow=("MAIN", "op*")),
+            ["g1", "m1", "o1", "s1", "s2"],
+        ),
         ("agent:main:main", Policy("agent", a2a_enabled=True), ["g1", "m1", "s1", "s2"]),
         ("agent:main:main", Policy("all", sandboxed=True), ["m1", "s1", "s2"]),  # sandbox clamp
-        ("agent:main:main", Policy("all", sandboxed=True, sandbox_visibility="all"),
-         ["g1", "m1", "s1", "s2"]),
+        (
+            "agent:main:main",
+            Policy("all", sandboxed=True, sandbox_visibility="all"),
+            ["g1", "m1", "s1", "s2"],
+        ),
     ],
 )
-def test_visibility_modes_through_search(tree: StateDir, key: str, policy: Policy,
-                                         expected: list[str]) -> None:
+def test_visibility_modes_through_search(
+    tree: StateDir, key: str, policy: Policy, expected: list[str]
+) -> None:
     assert found(tree, Caller(key, policy)) == expected
 
 
@@ -159,15 +191,27 @@ def test_operator_sees_everything_but_incognito(tree: StateDir) -> None:
 
 
 def test_history_answers_exactly_as_search_does(tree: StateDir) -> None:
-    keys = ["agent:main:main", "agent:main:subagent:s1", "agent:main:subagent:s2",
-            "agent:main:telegram:group:9", "agent:ops:main", "agent:main:dashboard:incognito-x",
-            "agent:main:nonexistent"]
+    keys = [
+        "agent:main:main",
+        "agent:main:subagent:s1",
+        "agent:main:subagent:s2",
+        "agent:main:telegram:group:9",
+        "agent:ops:main",
+        "agent:main:dashboard:incognito-x",
+        "agent:main:nonexistent",
+    ]
     for caller_key in keys[:5]:
-        for policy in (Policy("self"), Policy("tree"), Policy("all", a2a_enabled=True),
-                       Policy("tree", sandboxed=True)):
+        for policy in (
+            Policy("self"),
+            Policy("tree"),
+            Policy("all", a2a_enabled=True),
+            Policy("tree", sandboxed=True),
+        ):
             caller = Caller(caller_key, policy)
-            seen = {r.session_key for r in
-                    sessions_search(tree, SearchRequest("kestrel", limit=25), caller).results}
+            seen = {
+                r.session_key
+                for r in sessions_search(tree, SearchRequest("kestrel", limit=25), caller).results
+            }
             for key in keys:
                 try:
                     sessions_history(tree, HistoryRequest(key), caller)
@@ -187,9 +231,12 @@ def test_unknown_caller_is_forbidden(tree: StateDir) -> None:
 
 # ------------------------------------------------------------------ filters and order
 
+
 def test_filters_role_session_agent_and_time(tree: StateDir) -> None:
     add(tree, "agent:main:main", "m2", "kestrel answer", 10, role="assistant")
-    run = lambda **kw: sorted(ids(sessions_search(tree, SearchRequest("kestrel", limit=25, **kw), OPERATOR)))  # noqa: E731
+    run = lambda **kw: sorted(
+        ids(sessions_search(tree, SearchRequest("kestrel", limit=25, **kw), OPERATOR))
+    )  # noqa: E731
     assert run(role="assistant") == ["m2"]
     assert run(session_key="agent:main:subagent:s1") == ["s1"]
     assert run(agent="ops") == ["o1"]
@@ -201,27 +248,43 @@ def test_filters_role_session_agent_and_time(tree: StateDir) -> None:
 
 
 def test_ranking_prefers_better_matches_then_newer(state: StateDir) -> None:
-    add(state, "agent:main:main", "weak", "a long message that mentions jaguar once among many other words here", 1)
+    add(
+        state,
+        "agent:main:main",
+        "weak",
+        "a long message that mentions jaguar once among many other words here",
+        1,
+    )
     add(state, "agent:main:main", "strong", "jaguar jaguar", 2)
     add(state, "agent:main:main", "strong-old", "jaguar jaguar", 0)
-    assert ids(sessions_search(state, SearchRequest("jaguar"), OPERATOR)) == ["strong", "strong-old", "weak"]
+    assert ids(sessions_search(state, SearchRequest("jaguar"), OPERATOR)) == [
+        "strong",
+        "strong-old",
+        "weak",
+    ]
 
 
 def test_phrases_and_prefix(state: StateDir) -> None:
     add(state, "agent:main:main", "p1", "the connection pool exhausted again", 1)
     add(state, "agent:main:main", "p2", "pool connection was fine", 2)
     assert ids(sessions_search(state, SearchRequest('"connection pool"'), OPERATOR)) == ["p1"]
-    assert sorted(ids(sessions_search(state, SearchRequest("connection pool"), OPERATOR))) == ["p1", "p2"]
+    assert sorted(ids(sessions_search(state, SearchRequest("connection pool"), OPERATOR))) == [
+        "p1",
+        "p2",
+    ]
     assert ids(sessions_search(state, SearchRequest("exhau"), OPERATOR)) == []
     assert ids(sessions_search(state, SearchRequest("exhau", match="prefix"), OPERATOR)) == ["p1"]
 
 
 # ------------------------------------------------------------------ caps and redaction
 
+
 def test_huge_messages_keep_excerpts_and_answer_within_caps(state: StateDir) -> None:
     rng = random.Random(5)
     for n in range(25):
-        words = " ".join(rng.choice(["alpha", "beta", "gamma", "délta", "数据库"]) for _ in range(20000))
+        words = " ".join(
+            rng.choice(["alpha", "beta", "gamma", "délta", "数据库"]) for _ in range(20000)
+        )
         add(state, "agent:main:main", f"h{n}", words + " marmot " + words, n)
     response = sessions_search(state, SearchRequest("marmot", limit=25), OPERATOR)
     assert response.results and all(len(r.excerpt) <= 301 for r in response.results)
@@ -245,8 +308,12 @@ SECRET = "sk-proj-Zq8vRt2LmW9xKp4NcJ7hYb3FdS6gTa1EuQ0iOw5r"
 
 
 @pytest.mark.parametrize("offset", [0, 1, 150, 290, 299, 300, 305, 450, 1000])
-def test_a_secret_in_a_long_message_never_shows_whatever_the_cut(state: StateDir, offset: int) -> None:
-    text = "filler " * (offset // 7) + f"export OPENAI_API_KEY={SECRET} then ocelot " + "tail " * 200
+def test_a_secret_in_a_long_message_never_shows_whatever_the_cut(
+    state: StateDir, offset: int
+) -> None:
+    text = (
+        "filler " * (offset // 7) + f"export OPENAI_API_KEY={SECRET} then ocelot " + "tail " * 200
+    )
     add(state, "agent:main:main", "s", text, 1)
     for query in ("ocelot", "then", "export"):
         middle = SECRET[6:-4]
@@ -261,6 +328,7 @@ def test_a_secret_in_a_long_message_never_shows_whatever_the_cut(state: StateDir
 
 # ------------------------------------------------------------------ folding and languages
 
+
 def test_case_and_diacritics_fold(state: StateDir) -> None:
     add(state, "agent:main:main", "f1", "Rendez-vous au Café pour le résumé", 1)
     add(state, "agent:main:main", "v1", "Tôi đã gửi một tin nhắn", 2)
@@ -270,8 +338,11 @@ def test_case_and_diacritics_fold(state: StateDir) -> None:
 
 
 def test_multilingual_rows_are_found_by_their_query(state: StateDir, data_dir: Path) -> None:
-    rows = [line.split("\t") for line in
-            (data_dir / "multilingual.tsv").read_text(encoding="utf-8").splitlines()[1:] if line]
+    rows = [
+        line.split("\t")
+        for line in (data_dir / "multilingual.tsv").read_text(encoding="utf-8").splitlines()[1:]
+        if line
+    ]
     for n, (_lang, sentence, _query) in enumerate(rows):
         add(state, f"agent:main:lang{n}", f"l{n}", sentence, n)
     missing = []
@@ -285,12 +356,19 @@ def test_multilingual_rows_are_found_by_their_query(state: StateDir, data_dir: P
 def test_cjk_substrings_of_any_length(state: StateDir) -> None:
     add(state, "agent:main:main", "zh", "我们明天部署数据库迁移", 1)
     add(state, "agent:main:main", "ja", "データベースの移行は明日です", 2)
-    for query, expected in [("数", ["zh"]), ("数据库", ["zh"]), ("部署数据", ["zh"]),
-                            ("移行", ["ja"]), ("明", ["ja", "zh"]), ("库数", [])]:
+    for query, expected in [
+        ("数", ["zh"]),
+        ("数据库", ["zh"]),
+        ("部署数据", ["zh"]),
+        ("移行", ["ja"]),
+        ("明", ["ja", "zh"]),
+        ("库数", []),
+    ]:
         assert sorted(ids(sessions_search(state, SearchRequest(query), OPERATOR))) == expected
 
 
 # ------------------------------------------------------------------ bad input
+
 
 @pytest.mark.parametrize("query", ["", "   ", "x" * 4097])
 def test_bad_queries_are_validation_errors(state: StateDir, query: str) -> None:

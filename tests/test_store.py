@@ -32,13 +32,23 @@ def fts_hits(state: StateDir, agent: str, word: str) -> list[str]:
 
 def test_append_indexes_in_the_same_transaction(state: StateDir) -> None:
     db = state.open("main", create=True)
-    outcomes = [db.append(MAIN, line).outcome for line in lines(
-        header(),
-        msg("u1", None, "user", "the deploy failed"),
-        msg("a1", "u1", "assistant", [{"type": "text", "text": "rolling back the deploy"},
-                                      {"type": "thinking", "thinking": "hmm zebra"}]),
-        msg("t1", "a1", "toolResult", [{"type": "text", "text": "deploy log giraffe"}]),
-    )]
+    outcomes = [
+        db.append(MAIN, line).outcome
+        for line in lines(
+            header(),
+            msg("u1", None, "user", "the deploy failed"),
+            msg(
+                "a1",
+                "u1",
+                "assistant",
+                [
+                    {"type": "text", "text": "rolling back the deploy"},
+                    {"type": "thinking", "thinking": "hmm zebra"},
+                ],
+            ),
+            msg("t1", "a1", "toolResult", [{"type": "text", "text": "deploy log giraffe"}]),
+        )
+    ]
     assert outcomes == ["stored", "indexed", "indexed", "stored"]
     assert fts_hits(state, "main", "deploy") == ["u1", "a1"]
     assert fts_hits(state, "main", "zebra") == []  # thinking excluded
@@ -48,7 +58,9 @@ def test_append_indexes_in_the_same_transaction(state: StateDir) -> None:
 
 def test_rowids_follow_message_time(state: StateDir) -> None:
     db = state.open("main", create=True)
-    for line in lines(msg("b", None, "user", "later", ms=5000), msg("c", "b", "user", "same ms", ms=5000)):
+    for line in lines(
+        msg("b", None, "user", "later", ms=5000), msg("c", "b", "user", "same ms", ms=5000)
+    ):
         db.append(MAIN, line)
     rows = db.index_rows(db.session("agent:main:main").pk)
     stamps = [(rowid >> ROWID_SHIFT, row.ts) for rowid, row in rows]
@@ -81,8 +93,10 @@ def test_side_entries_keep_the_session_clean(state: StateDir) -> None:
 
 def test_parentless_entries_extend_the_leaf(state: StateDir) -> None:
     db = state.open("main", create=True)
-    flat = [{"type": "message", "id": str(i), "message": {"role": "user", "content": f"flat {i}"}}
-            for i in range(3)]
+    flat = [
+        {"type": "message", "id": str(i), "message": {"role": "user", "content": f"flat {i}"}}
+        for i in range(3)
+    ]
     assert [db.append(MAIN, json.dumps(e)).outcome for e in flat] == ["indexed"] * 3
     assert verify_state(state).ok
 
@@ -170,11 +184,15 @@ def test_import_openclaw_keeps_keys_and_spawned_subagents(state: StateDir, data_
 def test_import_reports_malformed_lines_and_keeps_the_rest(state: StateDir, tmp_path: Path) -> None:
     folder = tmp_path / "agents" / "ops" / "sessions"
     folder.mkdir(parents=True)
-    good = lines(header("s-1"), msg("a", None, "user", "hello"), msg("b", "a", "assistant", "there"))
+    good = lines(
+        header("s-1"), msg("a", None, "user", "hello"), msg("b", "a", "assistant", "there")
+    )
     (folder / "s-1.jsonl").write_text("\n".join([good[0], good[1], "{broken", "", good[2]]) + "\n")
     (folder / "sessions.json").write_text(json.dumps({"agent:ops:main": {"sessionId": "s-1"}}))
     report = import_openclaw(state, tmp_path)
-    assert report.skipped == [f"{folder / 's-1.jsonl'}:3: not valid JSON (Expecting property name enclosed in double quotes)"]
+    assert report.skipped == [
+        f"{folder / 's-1.jsonl'}:3: not valid JSON (Expecting property name enclosed in double quotes)"
+    ]
     with state.open("ops") as db:
         session = db.session("agent:ops:main")
         assert session.last_seq == 3

@@ -20,8 +20,11 @@ def test_linear_tree_is_whole_path() -> None:
 
 def test_last_entry_wins_without_leaf_controls() -> None:
     # b and c are siblings; c was written last so the active branch is a -> c
-    events = [msg("a", None, "user", "q"), msg("b", "a", "assistant", "x"),
-              msg("c", "a", "assistant", "y")]
+    events = [
+        msg("a", None, "user", "q"),
+        msg("b", "a", "assistant", "x"),
+        msg("c", "a", "assistant", "y"),
+    ]
     assert ids(events) == ["a", "c"]
 
 
@@ -37,8 +40,11 @@ def test_leaf_control_rewinds_to_earlier_branch() -> None:
 
 def test_appends_after_rewind_continue_from_target() -> None:
     events = [
-        msg("r", None, "user", "r"), msg("a", "r", "assistant", "a"),
-        msg("b", "a", "user", "b"), leaf("l", "a"), msg("c", "a", "user", "c"),
+        msg("r", None, "user", "r"),
+        msg("a", "r", "assistant", "a"),
+        msg("b", "a", "user", "b"),
+        leaf("l", "a"),
+        msg("c", "a", "user", "c"),
     ]
     assert ids(events) == ["r", "a", "c"]
 
@@ -72,7 +78,11 @@ def test_flat_legacy_file_reads_as_a_list() -> None:
 
 
 def test_broken_trees_are_read_as_far_as_sound() -> None:
-    dup = [msg("a", None, "user", "a"), msg("b", "a", "assistant", "b"), msg("b", "a", "user", "dupe")]
+    dup = [
+        msg("a", None, "user", "a"),
+        msg("b", "a", "assistant", "b"),
+        msg("b", "a", "user", "dupe"),
+    ]
     branch = active_branch(list(enumerate(dup, start=1)))
     assert [e["message"]["content"] for _s, e in branch.path] == ["a", "b"]
     assert any("duplicate" in p for p in branch.problems)
@@ -90,7 +100,9 @@ def test_broken_trees_are_read_as_far_as_sound() -> None:
 
 def test_only_user_and_assistant_text_is_indexable() -> None:
     assistant = msg(
-        "a", None, "assistant",
+        "a",
+        None,
+        "assistant",
         [
             {"type": "thinking", "thinking": "private reasoning"},
             {"type": "text", "text": "visible answer"},
@@ -99,12 +111,21 @@ def test_only_user_and_assistant_text_is_indexable() -> None:
         ],
     )
     assert indexable(assistant).text == "visible answer\nsecond part"
-    user = msg("u", None, "user", [{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
-                                   {"type": "input_text", "text": "look at this"}])
+    user = msg(
+        "u",
+        None,
+        "user",
+        [
+            {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"},
+            {"type": "input_text", "text": "look at this"},
+        ],
+    )
     assert indexable(user).text == "look at this"
     tool = msg("t", None, "toolResult", [{"type": "text", "text": "tool output"}])
     assert indexable(tool) is None
-    image_only = msg("i", None, "user", [{"type": "image", "data": "AAAA", "mimeType": "image/png"}])
+    image_only = msg(
+        "i", None, "user", [{"type": "image", "data": "AAAA", "mimeType": "image/png"}]
+    )
     assert indexable(image_only) is None
     no_id = {"type": "message", "message": {"role": "user", "content": "no id"}}
     assert indexable(no_id) is None

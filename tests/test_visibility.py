@@ -59,8 +59,12 @@ OPS_DB = [
 EVERY_OPS = {"agent:ops:main", "agent:ops:subagent:o1"}
 
 
-def see(key: str | None, policy: Policy = Policy(), agent: str = "main",
-        sessions: list[SessionLink] | None = None) -> set[str]:
+def see(
+    key: str | None,
+    policy: Policy = Policy(),
+    agent: str = "main",
+    sessions: list[SessionLink] | None = None,
+) -> set[str]:
     caller = OPERATOR if key is None else Caller(key, policy)
     if sessions is None:
         sessions = MAIN_DB if agent == "main" else OPS_DB
@@ -127,21 +131,24 @@ def test_session_tools_visibility_all_lifts_the_clamp() -> None:
     assert see(SUB_A, lifted("all", a2a_enabled=True), agent="ops") == EVERY_OPS
 
 
-@pytest.mark.parametrize("policy, crosses", [
-    (Policy("all"), False),  # disabled
-    (Policy("all", a2a_enabled=True), True),  # empty allow = any agent
-    (Policy("all", a2a_enabled=True, a2a_allow=("main",)), False),  # only the caller's side
-    (Policy("all", a2a_enabled=True, a2a_allow=("ops",)), False),  # only the target's side
-    (Policy("all", a2a_enabled=True, a2a_allow=("main", "ops")), True),
-    (Policy("all", a2a_enabled=True, a2a_allow=("MAIN", "Ops")), True),  # case-insensitive
-    (Policy("all", a2a_enabled=True, a2a_allow=("M*", "*S")), True),  # globs
-    (Policy("all", a2a_enabled=True, a2a_allow=("*",)), True),
-    (Policy("all", a2a_enabled=True, a2a_allow=("ma?n", "o?s")), False),  # only * is special
-    (Policy("all", a2a_enabled=True, a2a_allow=("mai", "op")), False),  # whole-id matches
-    (Policy("agent", a2a_enabled=True), False),  # needs visibility=all
-    (Policy("tree", a2a_enabled=True), False),
-    (Policy("self", a2a_enabled=True), False),
-])
+@pytest.mark.parametrize(
+    "policy, crosses",
+    [
+        (Policy("all"), False),  # disabled
+        (Policy("all", a2a_enabled=True), True),  # empty allow = any agent
+        (Policy("all", a2a_enabled=True, a2a_allow=("main",)), False),  # only the caller's side
+        (Policy("all", a2a_enabled=True, a2a_allow=("ops",)), False),  # only the target's side
+        (Policy("all", a2a_enabled=True, a2a_allow=("main", "ops")), True),
+        (Policy("all", a2a_enabled=True, a2a_allow=("MAIN", "Ops")), True),  # case-insensitive
+        (Policy("all", a2a_enabled=True, a2a_allow=("M*", "*S")), True),  # globs
+        (Policy("all", a2a_enabled=True, a2a_allow=("*",)), True),
+        (Policy("all", a2a_enabled=True, a2a_allow=("ma?n", "o?s")), False),  # only * is special
+        (Policy("all", a2a_enabled=True, a2a_allow=("mai", "op")), False),  # whole-id matches
+        (Policy("agent", a2a_enabled=True), False),  # needs visibility=all
+        (Policy("tree", a2a_enabled=True), False),
+        (Policy("self", a2a_enabled=True), False),
+    ],
+)
 def test_agent_to_agent(policy: Policy, crosses: bool) -> None:
     caller = Caller(SUB_A, policy)
     assert may_see_agent(caller, "ops") is crosses
@@ -158,8 +165,13 @@ def test_allow_glob_with_a_hyphenated_family() -> None:
 
 
 def test_incognito_is_hidden_from_everyone_including_itself() -> None:
-    for caller in (OPERATOR, Caller(INCOG_DASH, Policy("self")), Caller(INCOG_DASH, Policy("all")),
-                   Caller(SUB_A, Policy("tree")), Caller(MAIN, Policy("all", a2a_enabled=True))):
+    for caller in (
+        OPERATOR,
+        Caller(INCOG_DASH, Policy("self")),
+        Caller(INCOG_DASH, Policy("all")),
+        Caller(SUB_A, Policy("tree")),
+        Caller(MAIN, Policy("all", a2a_enabled=True)),
+    ):
         for agent, db in (("main", MAIN_DB), ("ops", OPS_DB)):
             assert not any(is_incognito(k) for k in visible_keys(caller, agent, db))
     assert see(INCOG_DASH, Policy("self")) == set()
@@ -180,9 +192,14 @@ def test_a_foreign_key_filed_in_a_database_never_leaks() -> None:
 
 
 def test_cycles_and_dangling_links_terminate() -> None:
-    ring = [SessionLink(f"agent:x:s{i}", spawned_by=f"agent:x:s{(i + 1) % 500}") for i in range(500)]
-    ring.append(SessionLink("agent:x:self-loop", spawned_by="agent:x:self-loop",
-                            parent_key="agent:x:missing"))
+    ring = [
+        SessionLink(f"agent:x:s{i}", spawned_by=f"agent:x:s{(i + 1) % 500}") for i in range(500)
+    ]
+    ring.append(
+        SessionLink(
+            "agent:x:self-loop", spawned_by="agent:x:self-loop", parent_key="agent:x:missing"
+        )
+    )
     whole = {f"agent:x:s{i}" for i in range(500)}
     assert visible_keys(Caller("agent:x:s7"), "x", ring) == whole
     assert visible_keys(Caller("agent:x:self-loop"), "x", ring) == {"agent:x:self-loop"}
@@ -195,9 +212,11 @@ def test_caller_describe_and_properties() -> None:
     assert caller.describe() == "agent:main:subagent:a (tree)"
     assert Caller(MAIN, Policy("tree", sandboxed=True)).describe() == "agent:main:main (sandboxed)"
     assert Caller(MAIN, Policy("all", a2a_enabled=True)).describe() == (
-        "agent:main:main (all, agent-to-agent)")
+        "agent:main:main (all, agent-to-agent)"
+    )
     assert Caller(MAIN, Policy("agent", sandboxed=True, sandbox_visibility="all")).describe() == (
-        "agent:main:main (agent, sandboxed, sessionToolsVisibility=all)")
+        "agent:main:main (agent, sandboxed, sessionToolsVisibility=all)"
+    )
 
 
 def test_bad_policy_values_are_refused_not_treated_as_all() -> None:
@@ -213,8 +232,16 @@ def test_bad_policy_values_are_refused_not_treated_as_all() -> None:
 # ----------------------------------------------------------------- properties
 
 AGENTS = ["a", "b", "c"]
-KINDS = ["main", "telegram:group:g", "cron:c", "subagent:s", "subagent:s", "subagent:s",
-         "dashboard:incognito-", "subagent:incognito-"]
+KINDS = [
+    "main",
+    "telegram:group:g",
+    "cron:c",
+    "subagent:s",
+    "subagent:s",
+    "subagent:s",
+    "dashboard:incognito-",
+    "subagent:incognito-",
+]
 
 
 @st.composite
@@ -244,8 +271,9 @@ POLICIES = st.builds(
     Policy,
     visibility=st.sampled_from(["self", "tree", "agent", "all"]),
     a2a_enabled=st.booleans(),
-    a2a_allow=st.lists(st.sampled_from(["a", "B", "c", "*", "a*", "*c", "x", "b*b"]),
-                       max_size=3).map(tuple),
+    a2a_allow=st.lists(
+        st.sampled_from(["a", "B", "c", "*", "a*", "*c", "x", "b*b"]), max_size=3
+    ).map(tuple),
     sandboxed=st.booleans(),
     sandbox_visibility=st.sampled_from(["spawned", "all"]),
 )
@@ -290,8 +318,13 @@ def oracle(caller: Caller, agent: str, db: list[SessionLink]) -> set[str]:
         if caller.key is None:
             ok = True
         elif agent != caller.agent_id:
-            ok = (p.visibility == "all" and p.a2a_enabled and not clamped
-                  and allowed(caller.agent_id) and allowed(agent))
+            ok = (
+                p.visibility == "all"
+                and p.a2a_enabled
+                and not clamped
+                and allowed(caller.agent_id)
+                and allowed(agent)
+            )
         elif clamped:
             ok = descends_from(key, caller.key, db)
         elif p.visibility == "self":
@@ -335,8 +368,11 @@ def test_self_is_the_caller_or_nothing(data, policy, pick) -> None:
         return
     caller = Caller(caller.key, Policy("self", policy.a2a_enabled, policy.a2a_allow))
     for agent, db in dbs.items():
-        expected = ({caller.key} if agent == caller.agent_id and caller.key in keys
-                    and not is_incognito(caller.key) else set())
+        expected = (
+            {caller.key}
+            if agent == caller.agent_id and caller.key in keys and not is_incognito(caller.key)
+            else set()
+        )
         assert visible_keys(caller, agent, db) == expected
 
 
@@ -347,8 +383,16 @@ def test_sandboxed_spawned_is_the_tree_without_widening(data, policy, pick) -> N
     caller = pick_caller(keys, pick, policy)
     if caller.is_operator:
         return
-    boxed = Caller(caller.key, Policy(policy.visibility, policy.a2a_enabled, policy.a2a_allow,
-                                      sandboxed=True, sandbox_visibility="spawned"))
+    boxed = Caller(
+        caller.key,
+        Policy(
+            policy.visibility,
+            policy.a2a_enabled,
+            policy.a2a_allow,
+            sandboxed=True,
+            sandbox_visibility="spawned",
+        ),
+    )
     for agent, db in dbs.items():
         got = visible_keys(boxed, agent, db)
         if agent != caller.agent_id:
@@ -368,17 +412,32 @@ def test_modes_are_nested_for_the_own_agent(data, policy, pick) -> None:
     if caller.is_operator:
         return
     db = dbs.get(caller.agent_id, [])
-    seen = [visible_keys(Caller(caller.key, Policy(mode, policy.a2a_enabled, policy.a2a_allow,
-                                                   policy.sandboxed, policy.sandbox_visibility)),
-                         caller.agent_id, db)
-            for mode in ("self", "tree", "agent", "all")]
+    seen = [
+        visible_keys(
+            Caller(
+                caller.key,
+                Policy(
+                    mode,
+                    policy.a2a_enabled,
+                    policy.a2a_allow,
+                    policy.sandboxed,
+                    policy.sandbox_visibility,
+                ),
+            ),
+            caller.agent_id,
+            db,
+        )
+        for mode in ("self", "tree", "agent", "all")
+    ]
     assert seen[0] <= seen[1] <= seen[2] <= seen[3]
 
 
 @settings(max_examples=100, deadline=None)
 @given(n=st.integers(1, 60), shift=st.integers(1, 59), start=st.integers(0, 59))
 def test_any_ring_terminates_and_is_closed(n, shift, start) -> None:
-    ring = [SessionLink(f"agent:r:s{i}", spawned_by=f"agent:r:s{(i + shift) % n}") for i in range(n)]
+    ring = [
+        SessionLink(f"agent:r:s{i}", spawned_by=f"agent:r:s{(i + shift) % n}") for i in range(n)
+    ]
     caller = Caller(f"agent:r:s{start % n}", Policy("tree"))
     got = visible_keys(caller, "r", ring)
     assert got == oracle(caller, "r", ring)
@@ -454,19 +513,31 @@ def test_malformed_toml_names_the_file(tmp_path: Path) -> None:
     assert str(path) in str(err.value) and "cannot be read as TOML" in str(err.value)
 
 
-@pytest.mark.parametrize("text, problem", [
-    ('[tools.sessions]\nvisibility = "everyone"\n',
-     "tools.sessions.visibility must be one of self, tree, agent, all, not 'everyone'"),
-    ("[tools.sessions]\nvisibility = 3\n", "tools.sessions.visibility must be one of"),
-    ('[tools]\nsessions = "tree"\n', "tools.sessions must be a table"),
-    ('[tools.agentToAgent]\nenabled = "yes"\n', "tools.agentToAgent.enabled must be true or false"),
-    ('[tools.agentToAgent]\nallow = "main"\n', "tools.agentToAgent.allow must be a list"),
-    ("[tools.agentToAgent]\nallow = [1]\n", "tools.agentToAgent.allow must be a list"),
-    ('[agents.defaults.sandbox]\nmode = "sometimes"\n',
-     "agents.defaults.sandbox.mode must be one of off, non-main, all"),
-    ('[agents.defaults.sandbox]\nsessionToolsVisibility = "tree"\n',
-     "agents.defaults.sandbox.sessionToolsVisibility must be one of spawned, all"),
-])
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        (
+            '[tools.sessions]\nvisibility = "everyone"\n',
+            "tools.sessions.visibility must be one of self, tree, agent, all, not 'everyone'",
+        ),
+        ("[tools.sessions]\nvisibility = 3\n", "tools.sessions.visibility must be one of"),
+        ('[tools]\nsessions = "tree"\n', "tools.sessions must be a table"),
+        (
+            '[tools.agentToAgent]\nenabled = "yes"\n',
+            "tools.agentToAgent.enabled must be true or false",
+        ),
+        ('[tools.agentToAgent]\nallow = "main"\n', "tools.agentToAgent.allow must be a list"),
+        ("[tools.agentToAgent]\nallow = [1]\n", "tools.agentToAgent.allow must be a list"),
+        (
+            '[agents.defaults.sandbox]\nmode = "sometimes"\n',
+            "agents.defaults.sandbox.mode must be one of off, non-main, all",
+        ),
+        (
+            '[agents.defaults.sandbox]\nsessionToolsVisibility = "tree"\n',
+            "agents.defaults.sandbox.sessionToolsVisibility must be one of spawned, all",
+        ),
+    ],
+)
 def test_bad_values_name_the_file_and_the_problem(tmp_path: Path, text: str, problem: str) -> None:
     path = write(tmp_path, text)
     with pytest.raises(ValidationError) as err:

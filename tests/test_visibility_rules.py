@@ -11,25 +11,39 @@ from hypothesis import strategies as st
 from backscroll.core.config import load_config, make_caller
 from backscroll.core.errors import ValidationError
 from backscroll.core.keys import is_incognito, is_main_key
-from backscroll.core.visibility import OPERATOR, Caller, Policy, SessionLink, may_see_agent, visible_keys
+from backscroll.core.visibility import (
+    OPERATOR,
+    Caller,
+    Policy,
+    SessionLink,
+    may_see_agent,
+    visible_keys,
+)
 
 MAIN = [
     SessionLink("agent:main:main"),
     SessionLink("agent:main:subagent:a", spawned_by="agent:main:main"),
     SessionLink("agent:main:subagent:b", spawned_by="agent:main:subagent:a"),
-    SessionLink("agent:main:subagent:c", parent_key="agent:main:subagent:a"),  # parentSessionKey only
+    SessionLink(
+        "agent:main:subagent:c", parent_key="agent:main:subagent:a"
+    ),  # parentSessionKey only
     SessionLink("agent:main:telegram:group:1"),
     SessionLink("agent:main:cron:nightly"),
     SessionLink("agent:main:dashboard:incognito-1"),
     SessionLink("agent:main:subagent:incognito-2", spawned_by="agent:main:subagent:a"),
 ]
-ALL_MAIN = {"agent:main:main", "agent:main:subagent:a", "agent:main:subagent:b",
-            "agent:main:subagent:c", "agent:main:telegram:group:1", "agent:main:cron:nightly"}
+ALL_MAIN = {
+    "agent:main:main",
+    "agent:main:subagent:a",
+    "agent:main:subagent:b",
+    "agent:main:subagent:c",
+    "agent:main:telegram:group:1",
+    "agent:main:cron:nightly",
+}
 TREE_A = {"agent:main:subagent:a", "agent:main:subagent:b", "agent:main:subagent:c"}
 
 
-def see(key: str | None, policy: Policy = Policy(), agent: str = "main",
-        sessions=MAIN) -> set[str]:
+def see(key: str | None, policy: Policy = Policy(), agent: str = "main", sessions=MAIN) -> set[str]:
     caller = OPERATOR if key is None else Caller(key, policy)
     return visible_keys(caller, agent, sessions)
 
@@ -46,22 +60,31 @@ def test_modes_on_a_hand_built_tree() -> None:
 
 def test_sandbox_clamp_and_its_lifting() -> None:
     assert see("agent:main:main", Policy("tree", sandboxed=True)) == {
-        "agent:main:main", "agent:main:subagent:a", "agent:main:subagent:b",
-        "agent:main:subagent:c"}  # no widening: only what main spawned
+        "agent:main:main",
+        "agent:main:subagent:a",
+        "agent:main:subagent:b",
+        "agent:main:subagent:c",
+    }  # no widening: only what main spawned
     assert see("agent:main:subagent:a", Policy("all", sandboxed=True)) == TREE_A
-    assert see("agent:main:main", Policy("agent", sandboxed=True, sandbox_visibility="all")) == ALL_MAIN
+    assert (
+        see("agent:main:main", Policy("agent", sandboxed=True, sandbox_visibility="all"))
+        == ALL_MAIN
+    )
 
 
-@pytest.mark.parametrize("policy, other_visible", [
-    (Policy("all"), False),
-    (Policy("all", a2a_enabled=True), True),
-    (Policy("all", a2a_enabled=True, a2a_allow=("main",)), False),  # only one side allowed
-    (Policy("all", a2a_enabled=True, a2a_allow=("MAIN", "Ops")), True),  # case-insensitive
-    (Policy("all", a2a_enabled=True, a2a_allow=("ma*", "o*")), True),
-    (Policy("agent", a2a_enabled=True), False),  # cross-agent needs visibility=all
-    (Policy("tree", a2a_enabled=True), False),
-    (Policy("all", a2a_enabled=True, sandboxed=True), False),
-])
+@pytest.mark.parametrize(
+    "policy, other_visible",
+    [
+        (Policy("all"), False),
+        (Policy("all", a2a_enabled=True), True),
+        (Policy("all", a2a_enabled=True, a2a_allow=("main",)), False),  # only one side allowed
+        (Policy("all", a2a_enabled=True, a2a_allow=("MAIN", "Ops")), True),  # case-insensitive
+        (Policy("all", a2a_enabled=True, a2a_allow=("ma*", "o*")), True),
+        (Policy("agent", a2a_enabled=True), False),  # cross-agent needs visibility=all
+        (Policy("tree", a2a_enabled=True), False),
+        (Policy("all", a2a_enabled=True, sandboxed=True), False),
+    ],
+)
 def test_agent_to_agent_policy(policy: Policy, other_visible: bool) -> None:
     ops = [SessionLink("agent:ops:main"), SessionLink("agent:ops:dashboard:incognito-9")]
     caller = Caller("agent:main:subagent:a", policy)
@@ -70,14 +93,17 @@ def test_agent_to_agent_policy(policy: Policy, other_visible: bool) -> None:
 
 
 def test_cyclic_and_dangling_links_terminate() -> None:
-    loop = [SessionLink("agent:x:a", spawned_by="agent:x:b"),
-            SessionLink("agent:x:b", spawned_by="agent:x:a"),
-            SessionLink("agent:x:c", spawned_by="agent:x:ghost")]
+    loop = [
+        SessionLink("agent:x:a", spawned_by="agent:x:b"),
+        SessionLink("agent:x:b", spawned_by="agent:x:a"),
+        SessionLink("agent:x:c", spawned_by="agent:x:ghost"),
+    ]
     assert see("agent:x:a", agent="x", sessions=loop) == {"agent:x:a", "agent:x:b"}
     assert see("agent:x:ghost", agent="x", sessions=loop) == {"agent:x:c"}
 
 
 # ------------------------------------------------------------------ properties
+
 
 @st.composite
 def forest(draw):
@@ -92,28 +118,37 @@ def forest(draw):
             continue
         parent = draw(st.sampled_from(keys)) if keys and draw(st.booleans()) else None
         via_parent_key = draw(st.booleans())
-        links[agent].append(SessionLink(key, None if via_parent_key else parent,
-                                        parent if via_parent_key else None))
+        links[agent].append(
+            SessionLink(key, None if via_parent_key else parent, parent if via_parent_key else None)
+        )
         keys.append(key)
     if draw(st.booleans()) and len(keys) > 1:  # sometimes a cycle
         first = keys[0]
         agent = first.split(":")[1]
-        links[agent] = [SessionLink(l.key, l.spawned_by or keys[-1], l.parent_key)
-                        if l.key == first else l for l in links[agent]]
+        links[agent] = [
+            SessionLink(l.key, l.spawned_by or keys[-1], l.parent_key) if l.key == first else l
+            for l in links[agent]
+        ]
     return links, keys
 
 
-POLICIES = st.builds(Policy, visibility=st.sampled_from(["self", "tree", "agent", "all"]),
-                     a2a_enabled=st.booleans(),
-                     a2a_allow=st.sampled_from([(), ("a",), ("b", "c"), ("*",), ("A*",)]),
-                     sandboxed=st.booleans(), sandbox_visibility=st.sampled_from(["spawned", "all"]))
+POLICIES = st.builds(
+    Policy,
+    visibility=st.sampled_from(["self", "tree", "agent", "all"]),
+    a2a_enabled=st.booleans(),
+    a2a_allow=st.sampled_from([(), ("a",), ("b", "c"), ("*",), ("A*",)]),
+    sandboxed=st.booleans(),
+    sandbox_visibility=st.sampled_from(["spawned", "all"]),
+)
 
 
 def oracle_descends(key: str, root: str, links: list[SessionLink]) -> bool:
     """Walk upward from ``key`` through every parent link; True if ``root`` is reached."""
     parents = {}
     for link in links:
-        parents.setdefault(link.key, set()).update(p for p in (link.spawned_by, link.parent_key) if p)
+        parents.setdefault(link.key, set()).update(
+            p for p in (link.spawned_by, link.parent_key) if p
+        )
     frontier, seen = [key], set()
     while frontier:
         current = frontier.pop()
@@ -138,10 +173,19 @@ def oracle(caller: Caller, agent: str, links: list[SessionLink]) -> set[str]:
         own_agent = caller.key.split(":")[1]
         p = caller.policy
         if agent != own_agent:
-            allowed = lambda a: not p.a2a_allow or any(  # noqa: E731
-                __import__("fnmatch").fnmatchcase(a, g.lower()) for g in p.a2a_allow)
-            if (p.visibility == "all" and p.a2a_enabled and not (p.sandboxed and p.sandbox_visibility == "spawned")
-                    and allowed(own_agent) and allowed(agent)):
+            allowed = lambda a: (
+                not p.a2a_allow
+                or any(  # noqa: E731
+                    __import__("fnmatch").fnmatchcase(a, g.lower()) for g in p.a2a_allow
+                )
+            )
+            if (
+                p.visibility == "all"
+                and p.a2a_enabled
+                and not (p.sandboxed and p.sandbox_visibility == "spawned")
+                and allowed(own_agent)
+                and allowed(agent)
+            ):
                 out.add(key)
             continue
         if p.sandboxed and p.sandbox_visibility == "spawned":
@@ -168,7 +212,7 @@ def test_visible_keys_agrees_with_an_upward_walking_oracle(data, policy, pick) -
         got = visible_keys(caller, agent, agent_links)
         assert got == oracle(caller, agent, agent_links)
         assert not any(is_incognito(k) for k in got)
-        assert got <= {l.key for l in agent_links}
+        assert got <= {link.key for link in agent_links}
 
 
 @settings(max_examples=200, deadline=None)
@@ -180,13 +224,16 @@ def test_modes_are_nested(data, pick) -> None:
         return
     key = callers[pick % len(callers)]
     own = links[key.split(":")[1]]
-    seen = [visible_keys(Caller(key, Policy(mode)), key.split(":")[1], own)
-            for mode in ("self", "tree", "agent", "all")]
+    seen = [
+        visible_keys(Caller(key, Policy(mode)), key.split(":")[1], own)
+        for mode in ("self", "tree", "agent", "all")
+    ]
     assert seen[0] <= seen[1] <= seen[2] <= seen[3]
     assert seen[0] == {key}
 
 
 # ------------------------------------------------------------------ config.toml
+
 
 def test_config_defaults_and_full_file(tmp_path: Path) -> None:
     assert load_config(tmp_path).policy == Policy()
@@ -196,18 +243,30 @@ def test_config_defaults_and_full_file(tmp_path: Path) -> None:
         '[agents.defaults.sandbox]\nmode = "all"\nsessionToolsVisibility = "all"\n'
     )
     assert load_config(tmp_path).policy == Policy("all", True, ("main", "research-*"), True, "all")
-    caller = make_caller(load_config(tmp_path), "Agent:Main:Main", visibility="self", sandboxed=False)
-    assert caller == Caller("agent:main:main", Policy("self", True, ("main", "research-*"), False, "all"))
+    caller = make_caller(
+        load_config(tmp_path), "Agent:Main:Main", visibility="self", sandboxed=False
+    )
+    assert caller == Caller(
+        "agent:main:main", Policy("self", True, ("main", "research-*"), False, "all")
+    )
     assert make_caller(load_config(tmp_path), None) is OPERATOR
 
 
-@pytest.mark.parametrize("text, message", [
-    ("[tools.sessions\n", r"config.toml (is not valid|cannot be read)"),
-    ('[tools.sessions]\nvisibility = "everyone"\n', "visibility must be one of self, tree, agent, all"),
-    ('[tools.agentToAgent]\nallow = "main"\n', "allow must be a list"),
-    ('[agents.defaults.sandbox]\nsessionToolsVisibility = "some"\n', "sessionToolsVisibility"),
-])
-def test_bad_config_is_one_sentence_naming_the_file(tmp_path: Path, text: str, message: str) -> None:
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[tools.sessions\n", r"config.toml (is not valid|cannot be read)"),
+        (
+            '[tools.sessions]\nvisibility = "everyone"\n',
+            "visibility must be one of self, tree, agent, all",
+        ),
+        ('[tools.agentToAgent]\nallow = "main"\n', "allow must be a list"),
+        ('[agents.defaults.sandbox]\nsessionToolsVisibility = "some"\n', "sessionToolsVisibility"),
+    ],
+)
+def test_bad_config_is_one_sentence_naming_the_file(
+    tmp_path: Path, text: str, message: str
+) -> None:
     (tmp_path / "config.toml").write_text(text)
     with pytest.raises(ValidationError, match=message) as err:
         load_config(tmp_path)

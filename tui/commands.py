@@ -20,8 +20,8 @@ from backscroll.core.search import SearchRequest, sessions_search, validate_limi
 from backscroll.core.status import state_status
 from backscroll.core.store import SessionMeta, StateDir
 from backscroll.core.timeparse import parse_time
-from backscroll.core.visibility import Caller
 from backscroll.core.verify import verify_state
+from backscroll.core.visibility import Caller
 
 from . import render
 

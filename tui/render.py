@@ -110,7 +110,9 @@ def highlighted(text: str, spans: tuple[tuple[int, int], ...], style: str = "bol
 def _printable(text: str) -> str:
     """Control characters (ANSI escapes included) shown as visible symbols, never executed."""
     return "".join(
-        ch if ch == "\n" or ch == "\t" or (ord(ch) >= 32 and ord(ch) != 127) else f"\\x{ord(ch):02x}"
+        ch
+        if ch == "\n" or ch == "\t" or (ord(ch) >= 32 and ord(ch) != 127)
+        else f"\\x{ord(ch):02x}"
         for ch in text
     )
 
@@ -195,8 +197,9 @@ def reindex_with_progress(state: Any, reconcile_all: Any) -> list[Any]:
 
         def update(agent: str, progress: Any) -> None:
             if agent not in tasks:
-                tasks[agent] = bar.add_task("", agent=agent, messages=0, rate=0.0,
-                                            total=max(progress.sessions_total, 1))
+                tasks[agent] = bar.add_task(
+                    "", agent=agent, messages=0, rate=0.0, total=max(progress.sessions_total, 1)
+                )
             bar.update(
                 tasks[agent],
                 completed=progress.sessions_done,
@@ -211,7 +214,9 @@ def reindex_with_progress(state: Any, reconcile_all: Any) -> list[Any]:
 def reindex_summary(summary: dict[str, Any]) -> None:
     line = f"reindexed {summary['sessions']:,} sessions ({summary['messages']:,} messages)"
     if summary["abandoned"]:
-        line += f"; {summary['abandoned']} rebuilds abandoned after concurrent writes (retried later)"
+        line += (
+            f"; {summary['abandoned']} rebuilds abandoned after concurrent writes (retried later)"
+        )
     if summary["busy"]:
         line += f"; another reconciler is already running for {', '.join(summary['busy'])}"
     console.print(escape(line))

@@ -36,7 +36,9 @@ def import_openclaw(state: StateDir, path: Path, agent: str | None = None) -> Im
     if not path.exists():
         raise ValidationError(f"{path} does not exist")
     if not path.is_dir():
-        raise ValidationError(f"{path} is not a folder (give an OpenClaw sessions folder or state dir)")
+        raise ValidationError(
+            f"{path} is not a folder (give an OpenClaw sessions folder or state dir)"
+        )
     report = ImportReport()
     folders = _session_folders(path)
     for folder in folders:
@@ -90,8 +92,10 @@ def _import_folder(state: StateDir, folder: Path, agent: str | None, report: Imp
                 label = f"{archive.group('kind')} archive of {key or session_id} ({archive.group('ts')})"
                 key = f"agent:{agent_id}:{archive.group('kind')}:{session_id}"
             else:
-                label = entry.get("label") or entry.get("displayName") or (
-                    None if key else f"imported {name}"
+                label = (
+                    entry.get("label")
+                    or entry.get("displayName")
+                    or (None if key else f"imported {name}")
                 )
                 key = key or f"agent:{agent_id}:import:{session_id}"
             meta = _meta(key, session_id, entry, label, header, lines)
@@ -103,7 +107,9 @@ def _import_folder(state: StateDir, folder: Path, agent: str | None, report: Imp
             meta = _meta(key, entry.get("sessionId"), entry, entry.get("label"), None, [])
             stored_key, added = db.import_session(meta, [])
             report.add(stored_key, added)
-            report.notes.append(f"{key}: transcript {entry.get('sessionId')}.jsonl not found; kept without messages")
+            report.notes.append(
+                f"{key}: transcript {entry.get('sessionId')}.jsonl not found; kept without messages"
+            )
 
 
 def _read_store(path: Path, report: ImportReport) -> dict[str, dict[str, Any]]:
@@ -113,7 +119,9 @@ def _read_store(path: Path, report: ImportReport) -> dict[str, dict[str, Any]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
-        report.skipped.append(f"{path}: unreadable session store ({err}); transcripts imported without it")
+        report.skipped.append(
+            f"{path}: unreadable session store ({err}); transcripts imported without it"
+        )
         return {}
     if not isinstance(data, dict):
         report.skipped.append(f"{path}: not a JSON object; ignored")
