@@ -14,7 +14,7 @@ import sqlite3
 import time
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -439,7 +439,7 @@ class AgentDB:
                 (key,),
             ).fetchone()
             if found is None:
-                pk, session_id = self._create_session(conn, _with_key(meta, key), clean=True)
+                pk, session_id = self._create_session(conn, replace(meta, key=key), clean=True)
                 created_at = conn.execute(
                     "SELECT created_at FROM sessions WHERE pk = ?", (pk,)
                 ).fetchone()[0]
@@ -614,7 +614,7 @@ class AgentDB:
                 if conn.execute("SELECT 1 FROM sessions WHERE key = ?", (key,)).fetchone():
                     # The key now names another transcript (a reset): keep both.
                     key = f"{key}:import-{meta.session_id}".lower()
-                pk, _ = self._create_session(conn, _with_key(meta, key), clean=not lines)
+                pk, _ = self._create_session(conn, replace(meta, key=key), clean=not lines)
                 last_seq, seen_ids, seen_bodies = 0, set(), set()
             else:
                 pk, key, last_seq = found
@@ -664,16 +664,3 @@ class AgentDB:
 
 def _lower(value: str | None) -> str | None:
     return value.lower() if isinstance(value, str) else None
-
-
-def _with_key(meta: SessionMeta, key: str) -> SessionMeta:
-    return SessionMeta(
-        key=key,
-        session_id=meta.session_id,
-        spawned_by=meta.spawned_by,
-        parent_key=meta.parent_key,
-        label=meta.label,
-        created_at=meta.created_at,
-        updated_at=meta.updated_at,
-        source=meta.source,
-    )
