@@ -203,14 +203,3 @@ def publish(db: AgentDB, items: list[tuple[Claim, list[IndexRow] | None, str | N
         conn.execute("UPDATE sessions SET leaf_id = ? WHERE pk = ?", (leaf, claim.session_pk))
         published.append(claim)
     return published
-
-
-def release(db: AgentDB, claims: list[Claim], owner: str) -> None:
-    """Give claims back as dirty (a failed or interrupted rebuild)."""
-    with db.transaction() as conn:
-        for claim in claims:
-            conn.execute(
-                "UPDATE index_state SET state = 'dirty', claim_owner = NULL, claim_expires = NULL "
-                "WHERE session_pk = ? AND claim_owner = ?",
-                (claim.session_pk, owner),
-            )

@@ -19,12 +19,14 @@ Writers wait for at most one batch. Progress lives in the database for any proce
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import socket
 import subprocess
 import sys
 import threading
 import uuid
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -34,9 +36,9 @@ from .claims import (
     Progress,
     claim_sessions,
     finish_run,
+    pending_count,
     publish,
     read_progress,
-    release,
     renew_run,
     start_run,
     still_mine,
@@ -49,6 +51,9 @@ from .store import AgentDB, StateDir
 LEASE_MS = 30_000
 BATCH_EVENTS = 4_000  # events read + rows written per transaction
 MAX_ATTEMPTS = 3
+# A backfill this big builds rows in a helper process while this one writes: parsing,
+# redaction and segmentation use the second core (see _RowBuilder).
+PARALLEL_MIN_EVENTS = 40_000
 
 
 @dataclass
@@ -82,6 +87,7 @@ def reconcile_agent(
             stats.started = False
             return stats
         attempts: dict[int, int] = {}
+        builder = _RowBuilder.for_backfill(db)
         try:
             while not (stop and stop.is_set()):
                 claimed = claim_sessions(db, owner, lease_ms, 500, batch_events)
@@ -96,25 +102,76 @@ def reconcile_agent(
                     attempts[claim.session_pk] = attempts.get(claim.session_pk, 0) + 1
                 small = [c for c in claims if c.seen_seq <= batch_events]
                 large = [c for c in claims if c.seen_seq > batch_events]
-                try:
-                    if small:
-                        _rebuild_small(db, small, owner, stats)
-                    for claim in large:
-                        _rebuild_large(db, claim, owner, lease_ms, batch_events, stats)
-                except BaseException:
-                    release(db, claims, owner)
-                    raise
+                if small and builder is not None:
+                    builder.submit(small)  # built elsewhere; published at the next turn
+                elif small:
+                    _rebuild_small(db, small, owner, stats)
+                for claim in large:
+                    _rebuild_large(db, claim, owner, lease_ms, batch_events, stats)
+                if builder is not None:
+                    builder.publish_ready(db, owner, stats, keep=1)
                 current = claims[-1].key
                 if not renew_run(db, owner, lease_ms, stats.sessions, stats.messages, current):
                     break  # our lease expired and another reconciler took over
                 if on_progress is not None:
                     on_progress(read_progress(db))
+            if builder is not None:
+                builder.publish_ready(db, owner, stats, keep=0)
         finally:
-            _release_skipped(db, owner)
+            if builder is not None:
+                builder.close()
+            _release_skipped(db, owner)  # also claims of batches not published (errors)
             finish_run(db, owner)
             if on_progress is not None:
                 on_progress(read_progress(db))
     return stats
+
+
+def _build(db_path: str, agent_id: str, claims: list[Claim]) -> list[tuple]:
+    """Rows of claimed sessions, read through a connection of its own (a helper process)."""
+    with AgentDB(Path(db_path), agent_id) as db:
+        items = []
+        for claim in claims:
+            rows, branch = expected_rows(db.events(claim.session_pk), claim.created_at)
+            items.append((claim, rows, branch.leaf, "; ".join(branch.problems)))
+        return items
+
+
+class _RowBuilder:
+    """Builds the next batch's rows in a helper process while this one writes the last.
+
+    Sessions are claimed while their rows are built, so publishing can check, in its own
+    transaction, that nothing was written meanwhile (``claims.still_mine``); a session
+    written to is skipped and, being dirty again, claimed by a later batch.
+    """
+
+    def __init__(self, db: AgentDB) -> None:
+        context = multiprocessing.get_context("spawn")  # never fork a threaded process
+        self.pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+        self.path, self.agent_id = str(db.path), db.agent_id
+        self.inflight: list[Future] = []
+
+    @classmethod
+    def for_backfill(cls, db: AgentDB) -> "_RowBuilder | None":
+        if (os.cpu_count() or 1) < 2 or pending_count(db)[1] < PARALLEL_MIN_EVENTS:
+            return None
+        return cls(db)
+
+    def submit(self, claims: list[Claim]) -> None:
+        self.inflight.append(self.pool.submit(_build, self.path, self.agent_id, claims))
+
+    def publish_ready(self, db: AgentDB, owner: str, stats: ReconcileStats, keep: int) -> None:
+        """Publish finished batches, leaving at most ``keep`` in flight."""
+        while len(self.inflight) > keep:
+            items = self.inflight.pop(0).result()
+            with db.transaction() as conn:
+                published = publish(db, items, owner, conn=conn)
+            _count(stats, items, published)
+
+    def close(self) -> None:
+        for future in self.inflight:
+            future.cancel()
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _rebuild_small(db: AgentDB, claims: list[Claim], owner: str, stats: ReconcileStats) -> None:

@@ -175,3 +175,39 @@ def test_large_sessions_are_rebuilt_in_batches_and_abandoned_on_concurrent_write
     assert len(search_ids(state, "otter")[0]) == 25  # limit; 51 match
     assert verify_state(state).ok
     assert len(db.index_rows(db.session("agent:main:big").pk)) == 51
+
+
+def test_big_backfills_build_rows_in_a_helper_process_and_stay_exact(
+    state: StateDir, monkeypatch
+) -> None:
+    import backscroll.core.reconcile as reconcile
+
+    monkeypatch.setattr(reconcile, "PARALLEL_MIN_EVENTS", 1)
+    submitted: list[int] = []
+    original_submit = reconcile._RowBuilder.submit
+    monkeypatch.setattr(
+        reconcile._RowBuilder, "submit",
+        lambda self, claims: (submitted.append(len(claims)), original_submit(self, claims))[1],
+    )
+    db = state.open("main", create=True)
+    keys = [f"agent:main:s{n}" for n in range(12)]
+    for n, key in enumerate(keys):
+        events = [msg(f"m{i}", f"m{i - 1}" if i else None, "user", f"bison {n} {i}") for i in range(20)]
+        db.import_session(SessionMeta(key, session_id=f"sid{n}"), lines(*events))
+    written: list[str] = []
+
+    def write_while_a_batch_is_in_flight(_progress) -> None:
+        if not written:  # once: every session gets a live write, in flight or not
+            for key in keys:
+                session = db.session(key)
+                db.append(SessionMeta(key), json.dumps(msg("late", session.leaf_id, "user", "late bison")))
+                written.append(key)
+
+    stats = reconcile_agent(state, "main", on_progress=write_while_a_batch_is_in_flight, batch_events=40)
+    assert len(submitted) > 1  # the helper-process path really ran, batch after batch
+    assert stats.sessions >= len(keys) and stats.abandoned >= 1  # the in-flight batch lost
+    while reconcile_agent(state, "main").sessions:  # whatever the writes re-dirtied
+        pass
+    report = verify_state(state)
+    assert report.ok and report.sessions_checked == len(keys)
+    assert sum(len(db.index_rows(db.session(k).pk)) for k in keys) == len(keys) * 21
