@@ -203,3 +203,14 @@ def publish(db: AgentDB, items: list[tuple[Claim, list[IndexRow] | None, str | N
         conn.execute("UPDATE sessions SET leaf_id = ? WHERE pk = ?", (leaf, claim.session_pk))
         published.append(claim)
     return published
+
+
+def release_all(db: AgentDB, owner: str) -> None:
+    """Claims still held at the end of a pass (given up after repeated concurrent writes,
+    or interrupted by an error) go back as dirty, for a later pass."""
+    with db.transaction() as conn:
+        conn.execute(
+            "UPDATE index_state SET state = 'dirty', claim_owner = NULL, claim_expires = NULL "
+            "WHERE state = 'claimed' AND claim_owner = ?",
+            (owner,),
+        )

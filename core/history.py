@@ -97,7 +97,7 @@ class _Cleaner:
             arguments = block.get("arguments", block.get("input"))
             return {
                 "type": "toolCall",
-                "name": str(block.get("name") or "tool"),
+                "name": self.text(str(block.get("name") or "tool")),
                 "arguments": self.text(json.dumps(arguments, ensure_ascii=False)),
             }
         return None
@@ -120,7 +120,7 @@ def render_message(event: dict[str, Any], cleaner: _Cleaner, include_tools: bool
     blocks = content if isinstance(content, list) else [content] if content else []
     rendered = [b for b in (cleaner.block(b, include_tools) for b in blocks) if b]
     if role in TOOL_ROLES:
-        name = message.get("toolName")
+        name = cleaner.text(str(message.get("toolName") or "tool"))
         rendered = [{"type": "toolResult", "name": name, "isError": bool(message.get("isError")),
                      "content": rendered}]
     elif not rendered:
@@ -152,13 +152,16 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
         if session is None or key not in allowed:
             raise Forbidden(FORBIDDEN)
         branch = active_branch(db.events(session.pk))
-    cleaner = _Cleaner(request.field_max_chars)
-    messages = [
-        m
-        for _seq, event in branch.path
-        if event.get("type") == "message"
-        and (m := render_message(event, cleaner, request.include_tools, session.created_at))
-    ]
+    messages: list[dict[str, Any]] = []
+    flags: list[tuple[bool, bool]] = []  # (redacted, cut) per message, for the window's flags
+    for _seq, event in branch.path:
+        if event.get("type") != "message":
+            continue
+        cleaner = _Cleaner(request.field_max_chars)
+        rendered = render_message(event, cleaner, request.include_tools, session.created_at)
+        if rendered is not None:
+            messages.append(rendered)
+            flags.append((cleaner.redacted, cleaner.cut))
     anchor = None
     if request.message_id is not None:
         anchor = next((i for i, m in enumerate(messages) if m["id"] == request.message_id), None)
@@ -168,10 +171,15 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
                 "(it may be on an abandoned branch, a tool message, or unknown)"
             )
     response = HistoryResponse(session_key=key, session_id=session.session_id)
-    response.content_redacted = cleaner.redacted
-    response.content_truncated = cleaner.cut
     lo, hi = _window(messages, anchor, limit, response, request.max_bytes)
     response.messages = messages[lo:hi]
+    response.content_redacted = any(redacted for redacted, _cut in flags[lo:hi])
+    response.content_truncated = any(cut for _redacted, cut in flags[lo:hi])
+    excess = _size(response.as_json()) + 64 - request.max_bytes
+    if anchor is not None and excess > 0:
+        # Only the anchor can overflow (every other message was admitted within the budget).
+        if _shrink_to_fit(messages[anchor], _size(messages[anchor]) - excess):
+            response.content_truncated = True
     response.truncated = (hi - lo) < len(messages)
     response.has_more = lo > 0
     response.has_newer = hi < len(messages)
@@ -188,8 +196,8 @@ def _window(
 ) -> tuple[int, int]:
     """The widest [lo, hi) that fits the byte cap and the limit: newest messages without an
     anchor; with one, grown around it one older, one newer, ..."""
-    sizes = [len(json.dumps(m, ensure_ascii=False).encode("utf-8")) + 1 for m in messages]
-    budget = max_bytes - len(json.dumps(response.as_json()).encode("utf-8")) - 64
+    sizes = [_size(m) + 1 for m in messages]
+    budget = _budget(response, max_bytes)
     count_max = limit if limit is not None else len(messages)
     if anchor is None:
         lo = hi = len(messages)
@@ -198,7 +206,7 @@ def _window(
             budget -= sizes[lo]
         return lo, hi
     lo, hi = anchor, anchor + 1
-    budget -= sizes[anchor]
+    budget -= min(sizes[anchor], budget)  # an oversized anchor is cut to fit afterwards
     take_older = True
     while hi - lo < count_max:
         older_ok = lo > 0 and sizes[lo - 1] <= budget
@@ -213,3 +221,37 @@ def _window(
             hi += 1
         take_older = not take_older
     return lo, hi
+
+
+def _size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
+
+
+def _budget(response: HistoryResponse, max_bytes: int) -> int:
+    """Bytes left for messages once the envelope (and its flags and counts) is counted."""
+    return max_bytes - _size(response.as_json()) - 64
+
+
+def _shrink_to_fit(message: dict[str, Any], budget: int) -> bool:
+    """Halve the longest text fields of the anchor message until it fits; True if cut."""
+    cut = False
+    while _size(message) > budget:
+        fields = list(_text_fields(message["content"]))
+        if not fields:
+            break
+        block, name = max(fields, key=lambda f: len(f[0][f[1]]))
+        value = block[name].rstrip("…")
+        if len(value) < 2:
+            break
+        block[name] = value[: len(value) // 2] + "…"
+        cut = True
+    return cut
+
+
+def _text_fields(blocks: list[dict[str, Any]]):
+    for block in blocks:
+        for name in ("text", "thinking", "arguments"):
+            if isinstance(block.get(name), str):
+                yield block, name
+        if isinstance(block.get("content"), list):
+            yield from _text_fields(block["content"])

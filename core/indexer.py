@@ -10,12 +10,13 @@ import zlib
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from .keys import is_incognito
 from .redact import REDACTION_VERSION, redact
 from .textseg import segment
 from .transcript import Branch, active_branch, indexable
 
 # Bump when extraction (which entries, which blocks) or segmentation changes.
-EXTRACTION_VERSION = 1
+EXTRACTION_VERSION = 2  # 2: incognito sessions are not indexed
 INDEXER_VERSION = EXTRACTION_VERSION * 1000 + REDACTION_VERSION
 
 # rowid = (message time in ms) << ROWID_SHIFT | slot. The slot separates messages of the same
@@ -54,6 +55,19 @@ def expected_rows(
 ) -> tuple[list[IndexRow], Branch]:
     branch = active_branch(events)
     return rows_for_branch(branch, default_ts), branch
+
+
+def session_rows(
+    key: str, events: Iterable[tuple[int, dict[str, Any]]], default_ts: int = 0
+) -> tuple[list[IndexRow], Branch]:
+    """What the index holds for a session. Incognito sessions hold nothing: nobody may
+    search them, and their words must not even shift the ranking statistics of others."""
+    rows, branch = expected_rows(events, default_ts)
+    return ([] if not indexes_session(key) else rows), branch
+
+
+def indexes_session(key: str) -> bool:
+    return not is_incognito(key)
 
 
 def first_rowid(session_id: str, row: IndexRow) -> int:

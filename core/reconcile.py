@@ -39,13 +39,14 @@ from .claims import (
     pending_count,
     publish,
     read_progress,
+    release_all,
     renew_run,
     start_run,
     still_mine,
     write_rows,
 )
 from .errors import BackscrollError
-from .indexer import IndexRow, expected_rows
+from .indexer import IndexRow, session_rows
 from .store import AgentDB, StateDir
 
 LEASE_MS = 30_000
@@ -120,7 +121,7 @@ def reconcile_agent(
         finally:
             if builder is not None:
                 builder.close()
-            _release_skipped(db, owner)  # also claims of batches not published (errors)
+            release_all(db, owner)  # also claims of batches not published (errors)
             finish_run(db, owner)
             if on_progress is not None:
                 on_progress(read_progress(db))
@@ -132,7 +133,7 @@ def _build(db_path: str, agent_id: str, claims: list[Claim]) -> list[tuple]:
     with AgentDB(Path(db_path), agent_id) as db:
         items = []
         for claim in claims:
-            rows, branch = expected_rows(db.events(claim.session_pk), claim.created_at)
+            rows, branch = session_rows(claim.key, db.events(claim.session_pk), claim.created_at)
             items.append((claim, rows, branch.leaf, "; ".join(branch.problems)))
         return items
 
@@ -181,7 +182,7 @@ def _rebuild_small(db: AgentDB, claims: list[Claim], owner: str, stats: Reconcil
         for claim in claims:
             if not still_mine(conn, claim, owner):
                 continue
-            rows, branch = expected_rows(db.events(claim.session_pk), claim.created_at)
+            rows, branch = session_rows(claim.key, db.events(claim.session_pk), claim.created_at)
             items.append((claim, rows, branch.leaf, "; ".join(branch.problems)))
         published = publish(db, items, owner, conn=conn)
     _count(stats, items, published)
@@ -190,7 +191,7 @@ def _rebuild_small(db: AgentDB, claims: list[Claim], owner: str, stats: Reconcil
 def _rebuild_large(db: AgentDB, claim: Claim, owner: str, lease_ms: int, batch: int,
                    stats: ReconcileStats) -> None:
     """Rebuild a big session in batch transactions; publish if nothing changed meanwhile."""
-    rows, branch = expected_rows(db.events(claim.session_pk), claim.created_at)
+    rows, branch = session_rows(claim.key, db.events(claim.session_pk), claim.created_at)
     for start in range(0, max(len(rows), 1), batch):
         if not write_rows(db, claim, owner, rows[start : start + batch], start == 0, lease_ms):
             stats.abandoned += 1
@@ -212,15 +213,6 @@ def _count(stats: ReconcileStats, items: list, published: list[Claim]) -> None:
         else:
             stats.abandoned += 1
 
-
-def _release_skipped(db: AgentDB, owner: str) -> None:
-    """Claims we still hold (sessions given up after MAX_ATTEMPTS) go back as dirty."""
-    with db.transaction() as conn:
-        conn.execute(
-            "UPDATE index_state SET state = 'dirty', claim_owner = NULL, claim_expires = NULL "
-            "WHERE state = 'claimed' AND claim_owner = ?",
-            (owner,),
-        )
 
 
 def reconcile_all(state: StateDir, on_progress: Callable[[str, Progress], None] | None = None,

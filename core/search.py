@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .errors import Forbidden, ValidationError
+from .errors import Forbidden, StoreError, ValidationError
 from .excerpt import make_excerpt
 from .keys import agent_of, normalize_key
 from .query import ParsedQuery, parse_query
@@ -75,15 +75,19 @@ class SearchResponse:
     truncated: bool = False
     pending_agents: list[str] = field(default_factory=list)  # agents with sessions to reindex
     ranked_window: bool = False  # bm25 ranked only the newest RANK_WINDOW matches
+    unreadable: list[str] = field(default_factory=list)  # agent databases that failed
 
     def as_json(self, with_highlights: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {"results": [r.as_json() for r in self.results]}
         if with_highlights:
             for item, result in zip(out["results"], self.results):
                 item["highlights"] = [list(span) for span in result.highlights]
+        warnings = [INDEXING_WARNING] if self.indexing else []
+        warnings += [f"Skipped an unreadable database: {e}" for e in self.unreadable]
         if self.indexing:
             out["indexing"] = True
-            out["warning"] = INDEXING_WARNING
+        if warnings:
+            out["warning"] = " ".join(warnings)
         if self.truncated:
             out["truncated"] = True
         if self.ranked_window:
@@ -117,7 +121,8 @@ def check_request(request: SearchRequest) -> ParsedQuery:
 
 
 def resolve_caller(state: StateDir, caller: Caller) -> None:
-    """A caller session must exist (and not be incognito); otherwise the caller is forbidden."""
+    """A caller session must exist; otherwise the caller is forbidden (an incognito caller
+    may search, but never finds incognito sessions, its own included)."""
     if caller.is_operator:
         return
     agent = caller.agent_id
@@ -190,32 +195,14 @@ def sessions_search(
     candidates: list[tuple[MatchRow, Any, str]] = []
     more_matched = False
     for agent_id in agents:
-        with state.open(agent_id) as db:
-            visible = visible_sessions(db, caller)
-            searchable, pending, all_pks = visible.searchable, visible.pending, visible.all_pks
-            if request.session_key:
-                key = normalize_key(request.session_key)
-                searchable = {pk: s for pk, s in searchable.items() if s.key == key}
-            if db.has_pending_sessions():
-                response.pending_agents.append(agent_id)
-                if on_pending is not None:
-                    on_pending(agent_id)
-            response.indexing = response.indexing or pending
-            if not searchable:
-                continue
-            rows, windowed = db.match(
-                parsed.fts,
-                _session_filter(searchable, all_pks),
-                limit=request.limit + 1,
-                order=request.order,
-                role=request.role,
-                since_ms=request.since_ms,
-                until_ms=request.until_ms,
-                rank_window=RANK_WINDOW,
-            )
-            response.ranked_window = response.ranked_window or windowed
-            more_matched = more_matched or len(rows) > request.limit
-            candidates.extend((row, searchable[row.session_pk], agent_id) for row in rows)
+        try:
+            with state.open(agent_id) as db, db.snapshot():
+                more_matched |= _search_agent(db, request, parsed, caller, response, candidates)
+        except StoreError as err:
+            response.unreadable.append(str(err))  # the other agents still answer
+            continue
+        if agent_id in response.pending_agents and on_pending is not None:
+            on_pending(agent_id)
     candidates.sort(key=lambda c: _rank_key(c[0], request.order))
     more_matched = more_matched or len(candidates) > request.limit
     for row, session, agent_id in candidates[: request.limit]:
@@ -237,6 +224,43 @@ def sessions_search(
     response.truncated = more_matched or len(capped) < len(response.results)
     response.results = capped
     return response
+
+
+def _search_agent(
+    db: AgentDB,
+    request: SearchRequest,
+    parsed: ParsedQuery,
+    caller: Caller,
+    response: SearchResponse,
+    candidates: list[tuple[MatchRow, Any, str]],
+) -> bool:
+    """Match in one agent database (inside one read snapshot, so the visible set and the
+    rows agree); add candidates; return whether more than the limit matched."""
+    visible = visible_sessions(db, caller)
+    searchable = visible.searchable
+    if request.session_key:
+        key = normalize_key(request.session_key)
+        searchable = {pk: s for pk, s in searchable.items() if s.key == key}
+    if db.has_pending_sessions():
+        response.pending_agents.append(db.agent_id)
+    response.indexing = response.indexing or visible.pending
+    if not searchable:
+        return False
+    rows, windowed = db.match(
+        parsed.fts,
+        _session_filter(searchable, visible.all_pks),
+        limit=request.limit + 1,
+        order=request.order,
+        role=request.role,
+        since_ms=request.since_ms,
+        until_ms=request.until_ms,
+        rank_window=RANK_WINDOW,
+    )
+    response.ranked_window = response.ranked_window or windowed
+    candidates.extend(
+        (row, searchable[row.session_pk], db.agent_id) for row in rows if row.session_pk in searchable
+    )
+    return len(rows) > request.limit
 
 
 def _rank_key(row: MatchRow, order: str) -> tuple:

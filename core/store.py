@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .errors import StoreError
-from .indexer import INDEXER_VERSION, IndexRow, first_rowid, next_rowid, row_for
+from .indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
 from .keys import agent_of, normalize_key
 from .schema import migrate
 from .transcript import indexable, moves_leaf, node_id, parse_event
@@ -212,6 +212,16 @@ class AgentDB:
                 self.conn.execute("ROLLBACK")
                 raise
             self.conn.execute("COMMIT")
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """A read transaction: every read inside sees one consistent state (WAL snapshot)."""
+        with sqlite_errors(self.path):
+            self.conn.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self.conn.execute("COMMIT")
 
     def _invalidate_old_indexer_versions(self) -> None:
         """A new indexer version makes older sessions dirty: one cheap UPDATE, no rebuild."""
@@ -462,7 +472,12 @@ class AgentDB:
                     outcome = "dirty"
                 else:
                     message = indexable(event, created_at)
-                    if message and state == "clean" and version == INDEXER_VERSION:
+                    if (
+                        message
+                        and state == "clean"
+                        and version == INDEXER_VERSION
+                        and indexes_session(key)
+                    ):
                         row = row_for(
                             message.entry_id, message.role, message.timestamp_ms, message.text
                         )

@@ -8,12 +8,22 @@ from datetime import datetime, timezone
 
 from .errors import ValidationError
 
-_AGO_RE = re.compile(r"^(\d+)\s*(m|min|h|d|w)$")
+_AGO_RE = re.compile(r"^(\d+)\s*(m|min|h|d|w)(?:\s+ago)?$")
 _UNIT_MS = {"m": 60_000, "min": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
 
 
 def parse_time(text: str | None, now_ms: int | None = None) -> int | None:
     """Epoch milliseconds for a time given on the command line, or None when not given."""
+    ms = _parse(text, now_ms)
+    if ms is not None and not -MAX_MS <= ms <= MAX_MS:
+        raise ValidationError(f"{text!r} is too far from now to be a time")
+    return ms
+
+
+MAX_MS = 2**53
+
+
+def _parse(text: str | None, now_ms: int | None) -> int | None:
     if text is None or not str(text).strip():
         return None
     value = str(text).strip().lower()

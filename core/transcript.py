@@ -20,6 +20,7 @@ Each such problem is reported once per rebuild, never raised.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Iterable
@@ -70,6 +71,8 @@ def parse_event(line: str | bytes | dict[str, Any]) -> dict[str, Any]:
         and (not isinstance(entry_id, str) or not entry_id)
     ):
         raise ValidationError('"id" must be a non-empty string')
+    if kind != "session" and isinstance(entry_id, str) and entry_id.startswith("#"):
+        raise ValidationError('an "id" may not start with "#" (reserved for entries without one)')
     parent = event.get("parentId")
     if parent is not None and not isinstance(parent, str):
         raise ValidationError('"parentId" must be a string or null')
@@ -159,24 +162,39 @@ class IndexableMessage:
     text: str
 
 
+# Times outside years 1970..9999 are not times: JSON allows Infinity, NaN and 1e300.
+MAX_TIME_MS = 253_402_300_799_000
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return value
+    return None
+
+
 def timestamp_ms(event: dict[str, Any], default: int = 0) -> int:
-    """Message time: ``message.timestamp`` (ms, or s when small), else the entry's ISO time."""
+    """Message time: ``message.timestamp`` (ms, or s when small), else the entry's ISO time;
+    anything that is not a plausible time gives ``default``."""
     message = event.get("message")
     if isinstance(message, dict):
-        value = message.get("timestamp")
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-            return int(value * 1000) if value < 100_000_000_000 else int(value)
+        value = _number(message.get("timestamp"))
+        if value is not None and value > 0:
+            ms = int(value * 1000) if value < 100_000_000_000 else int(value)
+            if ms <= MAX_TIME_MS:
+                return ms
     return iso_to_ms(event.get("timestamp"), default)
 
 
 def iso_to_ms(value: Any, default: int = 0) -> int:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return int(value)
+    number = _number(value)
+    if number is not None:
+        return int(number) if 0 <= number <= MAX_TIME_MS else default
     if isinstance(value, str) and value:
         try:
-            return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
-        except ValueError:
+            ms = int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
+        except (ValueError, OverflowError, OSError):
             return default
+        return ms if 0 <= ms <= MAX_TIME_MS else default
     return default
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT, expected_rows
+from .indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT, session_rows
 from .store import AgentDB, StateDir
 
 
@@ -56,7 +56,7 @@ def verify_agent(db: AgentDB, report: VerifyReport) -> None:
             report.sessions_skipped += 1
             continue
         report.sessions_checked += 1
-        expected, _branch = expected_rows(db.events(session.pk), session.created_at)
+        expected, _branch = session_rows(session.key, db.events(session.pk), session.created_at)
         stored = db.index_rows(session.pk)
         report.rows_checked += len(stored)
         want = Counter(expected)

@@ -247,3 +247,30 @@ def test_no_traceback_from_a_real_process(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("stamp", ["Infinity", "NaN", "1e300", "-5"])
+def test_impossible_timestamps_fall_back_instead_of_crashing(state, capsys, monkeypatch, stamp) -> None:
+    line = ('{"type":"message","id":"a","timestamp":%s,"message":{"role":"user","content":"hi yak",'
+            '"timestamp":%s}}' % (stamp, stamp))
+    code, _out, err = run(capsys, "--state-dir", str(state.path), "append", "agent:main:main",
+                          stdin=line, monkeypatch=monkeypatch)
+    assert code == 0, err
+    code, out, _ = run(capsys, "search", "yak", "--json", "--state-dir", str(state.path))
+    assert code == 0 and [r["messageId"] for r in json.loads(out)["results"]] == ["a"]
+    code, out, _ = run(capsys, "verify", "--json", "--state-dir", str(state.path))
+    assert json.loads(out)["ok"] is True
+
+
+@pytest.mark.parametrize("since", ["99999999999999999999", "1000000000000000000000h", "yesterday"])
+def test_impossible_times_are_validation_errors(filled, capsys, since) -> None:
+    code, out, err = run(capsys, "search", "backup", "--since", since, "--json",
+                         "--state-dir", str(filled.path))
+    assert code == 2 and json.loads(out)["status"] == "error" and err.count("\n") == 1
+
+
+def test_reserved_ids_are_refused(state, capsys, monkeypatch) -> None:
+    line = '{"type":"message","id":"#3","message":{"role":"user","content":"x"}}'
+    code, _out, err = run(capsys, "--state-dir", str(state.path), "append", "agent:main:main",
+                          stdin=line, monkeypatch=monkeypatch)
+    assert code == 2 and "reserved" in err

@@ -391,3 +391,43 @@ def test_history_anchor_off_the_active_branch_is_an_error(state: StateDir) -> No
         sessions_history(state, HistoryRequest("agent:main:main", message_id="a"), OPERATOR)
     answer = sessions_history(state, HistoryRequest("agent:main:main", message_id="b"), OPERATOR)
     assert [m["id"] for m in answer.messages] == ["r", "b"]
+
+
+# ------------------------------------------------------------------ review findings
+
+def test_incognito_words_do_not_shift_scores_others_see(state: StateDir) -> None:
+    add(state, "agent:main:main", "m", "zebra crossing here", 1)
+    caller = Caller("agent:main:main", Policy("tree"))
+    before = sessions_search(state, SearchRequest("zebra"), caller).results[0].score
+    for n in range(10):
+        add(state, "agent:main:subagent:incognito-x", f"i{n}", "zebra zebra", 10 + n)
+    after = sessions_search(state, SearchRequest("zebra"), caller).results[0].score
+    assert after == before
+
+
+def test_an_oversized_anchor_is_cut_to_the_history_cap(state: StateDir) -> None:
+    blocks = [{"type": "text", "text": "数" * 4000} for _ in range(30)]
+    add(state, "agent:main:main", "before", "short", 1)
+    add(state, "agent:main:main", "big", blocks, 2)
+    answer = sessions_history(state, HistoryRequest("agent:main:main", message_id="big"), OPERATOR)
+    assert answer.bytes <= 80 * 1024 and answer.content_truncated
+    assert [m["id"] for m in answer.messages] == ["big"]
+
+
+def test_history_flags_describe_only_the_returned_window(state: StateDir) -> None:
+    add(state, "agent:main:main", "old", f"OPENAI_API_KEY={SECRET}", 1)
+    add(state, "agent:main:main", "new", "nothing secret", 2)
+    answer = sessions_history(state, HistoryRequest("agent:main:main", limit=1), OPERATOR)
+    assert [m["id"] for m in answer.messages] == ["new"] and not answer.content_redacted
+    full = sessions_history(state, HistoryRequest("agent:main:main"), OPERATOR)
+    assert full.content_redacted
+
+
+def test_an_unreadable_agent_database_is_skipped_with_a_warning(state: StateDir) -> None:
+    add(state, "agent:main:main", "m", "heron sighting", 1)
+    broken = state.path / "agents" / "broken" / "sessions.sqlite"
+    broken.parent.mkdir(parents=True)
+    broken.write_bytes(b"not sqlite " * 200)
+    response = sessions_search(state, SearchRequest("heron"), OPERATOR)
+    assert ids(response) == ["m"]
+    assert "unreadable" in response.as_json()["warning"] and "broken" in response.as_json()["warning"]

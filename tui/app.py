@@ -161,6 +161,7 @@ class BackscrollApp(App[int]):
         self.order = "best"
         self.scope = Scope()
         self.generation = 0  # bumped per search; answers for older ones are dropped
+        self._reported_unreadable: set[str] = set()  # databases already notified about
         self.last_request: SearchRequest | None = None
         self.last_response: SearchResponse | None = None
         self.status: StateStatus | None = None
@@ -320,6 +321,10 @@ class BackscrollApp(App[int]):
         self.last_request, self.last_response = message.request, response
         self.search_indexing = response.indexing
         self._refresh_when_indexed = response.indexing
+        for problem in response.unreadable:
+            if problem not in self._reported_unreadable:  # one notification per database
+                self._reported_unreadable.add(problem)
+                self.notify(problem, title="Skipped a database", severity="error")
         self._main_query("#count", Static).update(count_line(message.request, response))
         self.results.show_results(response.results, self.now, message.request.query, keep)
         if not response.results:

@@ -60,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agent", help="only this agent")
     p.add_argument("--session", help="only this session key")
     p.add_argument("--role", choices=["user", "assistant"], help="only this role")
-    p.add_argument("--since", help="from this time (ISO date/time, epoch ms, or 3h/2d/1w ago)")
+    p.add_argument("--since", help="from this time: ISO date/time, epoch ms, or an age like 3h, 2d, 1w")
     p.add_argument("--until", help="up to this time (same forms as --since)")
     p.add_argument("--json", action="store_true", help="print the JSON answer")
 

@@ -138,6 +138,8 @@ def search(request: Any, response: Any, caller: Any) -> None:
     console.print(Text(tail, style="dim"))
     if response.indexing:
         errors.print("[yellow]indexing in progress: results may be incomplete; retry soon[/]")
+    for problem in response.unreadable:
+        errors.print(f"[yellow]skipped an unreadable database: {escape(problem)}[/]")
 
 
 def history(response: Any, anchor: str | None = None) -> None:
