@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -624,13 +625,14 @@ async def test_fast_typing_on_a_slow_index_runs_one_search_at_a_time(
     searched: list[str] = []
     running: list[int] = []
     real = app_module.sessions_search
+    release = threading.Event()  # the first search stays "slow" until every key is typed
 
     def slow(state: Any, request: Any, caller: Any, on_pending: Any = None) -> Any:
         running.append(1)
         assert len(running) == 1, "two searches ran at once"
         try:
             searched.append(request.query)
-            time.sleep(0.15)
+            release.wait(10)
             return real(state, request, caller, on_pending=on_pending)
         finally:
             running.pop()
@@ -639,6 +641,7 @@ async def test_fast_typing_on_a_slow_index_runs_one_search_at_a_time(
     app = app_for(convo)
     async with app.run_test() as pilot:
         await pilot.press(*"zebra")
+        release.set()
         await until(pilot, lambda: app.results.shown_for == "zebra")
         assert searched[0] == "z" and searched[-1] == "zebra"
         assert len(searched) < 5  # the keys typed during a search were coalesced
