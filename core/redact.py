@@ -33,7 +33,7 @@ from . import redact_rules as rules
 
 # Bump whenever a rule changes: it is part of the indexer version, so every session is
 # re-indexed with the new rules (SPEC 3, 8).
-REDACTION_VERSION = 1
+REDACTION_VERSION = 2
 
 _ELLIPSIS = "…"
 _SHORT_MASK = "***"
@@ -204,6 +204,8 @@ def _assignment(scan: _Scan, start: int, end: int) -> tuple[Span | None, int]:
             style = "spaced" if sep in ("=", ":=") else "colon"
         if name.startswith("-") and value.startswith("-"):
             return None, name_end  # --password-stdin --other: the next flag is no value
+        if name.startswith("-"):
+            style = "tight"  # a flag's next word is its value: --password hunter2
         if value[-1] in ")]}":
             value = _trim_closers(value)
             value_end = value_start + len(value)

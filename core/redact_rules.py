@@ -107,7 +107,7 @@ _NAME_TRIGGERS = (rb"cr(?:[e3]t|ed)", rb"u(?<=au)th", rb"g(?<=sig)", rb"p(?:ass|
 LOCATOR = re.compile(
     b"|".join(trigger + _SEPARATOR_AHEAD for trigger in _NAME_TRIGGERS)
     + rb"|b(?:earer(?=[ \t]+[a-z0-9._~+/-]{16})|undle_)|://"
-    rb"|-(?:u(?=(?:ser)?[ \t=])|-(?=[a-z][a-z0-9-]{0,40}?"
+    rb"|-(?:u(?=(?:ser)?[ \t=])|-(?=(?:[a-z][a-z0-9-]{0,40}?)?"
     rb"(?:key|ken|pass|pwd|auth|cr[e3]t|sig|cred)[a-z0-9_-]*(?:=|[ \t]+[^\s-])))"
 )
 # Where the anchored header patterns start, relative to their trigger ("uth" is 1 into

@@ -383,3 +383,22 @@ def test_pathological_input_finishes(text: str) -> None:
     output = redact(text)
     assert isinstance(output, str)
     assert redact(output) == output
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        ("mysql --password hunter2", "hunter2"),
+        ("psql --password 'correct horse battery staple'", "horse battery"),
+        ("tool --passphrase s3cretphrase9 --verbose", "s3cretphrase9"),
+        ("deploy --api-key abcdefghijklmnopqrstuvwxyz", "ghijklmnopqrst"),
+    ],
+)
+def test_a_flag_value_after_a_space_is_masked(text: str, secret: str) -> None:
+    assert secret not in redact(text)
+    assert redact(text).split()[1].startswith("--")  # the flag itself stays
+
+
+@pytest.mark.parametrize("text", ["run --token $TOKEN", "git --password-stdin --x", "ls --key-file ./a"])
+def test_flag_placeholders_and_flag_chains_stay(text: str) -> None:
+    assert redact(text) == text
