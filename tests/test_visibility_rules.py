@@ -1,4 +1,6 @@
-"""The visibility rule (core/visibility.py), against hand-built trees and an oracle."""
+"""The visibility rule through hand-built trees, nesting of modes, and config.toml.
+
+The oracle-based property tests live in test_visibility.py."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from hypothesis import strategies as st
 
 from backscroll.core.config import load_config, make_caller
 from backscroll.core.errors import ValidationError
-from backscroll.core.keys import is_incognito, is_main_key
+from backscroll.core.keys import is_incognito
 from backscroll.core.visibility import (
     OPERATOR,
     Caller,
@@ -130,89 +132,6 @@ def forest(draw):
             for l in links[agent]
         ]
     return links, keys
-
-
-POLICIES = st.builds(
-    Policy,
-    visibility=st.sampled_from(["self", "tree", "agent", "all"]),
-    a2a_enabled=st.booleans(),
-    a2a_allow=st.sampled_from([(), ("a",), ("b", "c"), ("*",), ("A*",)]),
-    sandboxed=st.booleans(),
-    sandbox_visibility=st.sampled_from(["spawned", "all"]),
-)
-
-
-def oracle_descends(key: str, root: str, links: list[SessionLink]) -> bool:
-    """Walk upward from ``key`` through every parent link; True if ``root`` is reached."""
-    parents = {}
-    for link in links:
-        parents.setdefault(link.key, set()).update(
-            p for p in (link.spawned_by, link.parent_key) if p
-        )
-    frontier, seen = [key], set()
-    while frontier:
-        current = frontier.pop()
-        if current == root:
-            return True
-        if current in seen:
-            continue
-        seen.add(current)
-        frontier.extend(parents.get(current, ()))
-    return False
-
-
-def oracle(caller: Caller, agent: str, links: list[SessionLink]) -> set[str]:
-    out = set()
-    for link in links:
-        key = link.key
-        if is_incognito(key):
-            continue
-        if caller.key is None:
-            out.add(key)
-            continue
-        own_agent = caller.key.split(":")[1]
-        p = caller.policy
-        if agent != own_agent:
-            allowed = lambda a: (
-                not p.a2a_allow
-                or any(  # noqa: E731
-                    __import__("fnmatch").fnmatchcase(a, g.lower()) for g in p.a2a_allow
-                )
-            )
-            if (
-                p.visibility == "all"
-                and p.a2a_enabled
-                and not (p.sandboxed and p.sandbox_visibility == "spawned")
-                and allowed(own_agent)
-                and allowed(agent)
-            ):
-                out.add(key)
-            continue
-        if p.sandboxed and p.sandbox_visibility == "spawned":
-            ok = oracle_descends(key, caller.key, links)
-        elif p.visibility == "self":
-            ok = key == caller.key
-        elif p.visibility == "tree":
-            ok = is_main_key(caller.key) or oracle_descends(key, caller.key, links)
-        else:
-            ok = True
-        if ok:
-            out.add(key)
-    return out
-
-
-@settings(max_examples=300, deadline=None)
-@given(data=forest(), policy=POLICIES, pick=st.integers(0, 50))
-def test_visible_keys_agrees_with_an_upward_walking_oracle(data, policy, pick) -> None:
-    links, keys = data
-    candidates = [None] + [k for k in keys if not is_incognito(k)]
-    key = candidates[pick % len(candidates)]
-    caller = OPERATOR if key is None else Caller(key, policy)
-    for agent, agent_links in links.items():
-        got = visible_keys(caller, agent, agent_links)
-        assert got == oracle(caller, agent, agent_links)
-        assert not any(is_incognito(k) for k in got)
-        assert got <= {link.key for link in agent_links}
 
 
 @settings(max_examples=200, deadline=None)
