@@ -274,3 +274,13 @@ def test_reserved_ids_are_refused(state, capsys, monkeypatch) -> None:
     code, _out, err = run(capsys, "--state-dir", str(state.path), "append", "agent:main:main",
                           stdin=line, monkeypatch=monkeypatch)
     assert code == 2 and "reserved" in err
+
+
+def test_escape_sequences_in_transcripts_print_as_symbols(state, capsys, monkeypatch) -> None:
+    line = json.dumps(msg("e", None, "user", "\x1b[31mred[/] alert [bold]x[/bold]"))
+    run(capsys, "--state-dir", str(state.path), "append", "agent:main:main", stdin=line,
+        monkeypatch=monkeypatch)
+    code, out, _ = run(capsys, "search", "alert", "--state-dir", str(state.path))
+    assert code == 0 and "\x1b" not in out and "red[/] alert [bold]x[/bold]" in out
+    code, out, _ = run(capsys, "history", "agent:main:main", "--state-dir", str(state.path))
+    assert code == 0 and "\x1b" not in out and "␛[31mred[/] alert [bold]x[/bold]" in out

@@ -34,7 +34,8 @@ from backscroll.tui.screens import (
     ViewAsScreen,
     default_export_path,
 )
-from backscroll.tui.widgets import HistoryPane, IndexingView, StatusBar, printable
+from backscroll.tui.text import printable
+from backscroll.tui.widgets import HistoryPane, IndexingView, StatusBar
 
 from .events import BASE_MS, header, msg
 

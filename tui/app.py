@@ -50,8 +50,8 @@ from .screens import (
     ViewAsScreen,
     help_rows,
 )
+from .text import Clock, printable
 from .widgets import (
-    Clock,
     HistoryLoaded,
     HistoryPane,
     IndexingView,
@@ -60,7 +60,6 @@ from .widgets import (
     StatusBar,
     StatusPolled,
     count_line,
-    printable,
     welcome_text,
 )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,8 @@ from rich.table import Table
 from backscroll.core.importers import ImportReport
 from backscroll.core.status import StateStatus
 from backscroll.core.verify import VerifyReport
+
+from .text import ago, highlighted, printable
 
 console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
@@ -89,34 +92,6 @@ def verify(report: VerifyReport) -> None:
         console.print(f"  ... and {len(report.problems) - 50} more")
 
 
-def ago(ms: int) -> str:
-    import time as _time
-
-    import humanize
-
-    return humanize.naturaltime(_time.time() - ms / 1000)
-
-
-def highlighted(text: str, spans: tuple[tuple[int, int], ...], style: str = "bold reverse"):
-    """Rich Text of transcript text with matched words styled; markup in it stays literal."""
-    from rich.text import Text
-
-    out = Text(_printable(text))
-    for start, end in spans:
-        out.stylize(style, start, end)
-    return out
-
-
-def _printable(text: str) -> str:
-    """Control characters (ANSI escapes included) shown as visible symbols, never executed."""
-    return "".join(
-        ch
-        if ch == "\n" or ch == "\t" or (ord(ch) >= 32 and ord(ch) != 127)
-        else f"\\x{ord(ch):02x}"
-        for ch in text
-    )
-
-
 def search(request: Any, response: Any, caller: Any) -> None:
     from rich.text import Text
 
@@ -126,12 +101,12 @@ def search(request: Any, response: Any, caller: Any) -> None:
         )
     for result in response.results:
         head = Text()
-        head.append(_printable(result.session_key), style="bold cyan")
-        head.append(f"  {ago(result.timestamp)}  ", style="dim")
+        head.append(printable(result.session_key), style="bold cyan")
+        head.append(f"  {ago(result.timestamp, time.time)}  ", style="dim")
         head.append(result.role, style="green" if result.role == "user" else "magenta")
         head.append(f"  {result.message_id}", style="dim")
         console.print(head)
-        console.print(highlighted(result.excerpt, result.highlights), "\n")
+        console.print(highlighted(result.excerpt, result.highlights, one_line=False), "\n")
     tail = f"{len(response.results)} results as {caller.describe()}"
     if response.truncated:
         tail += " (more matched: raise --limit or narrow the query)"
@@ -152,10 +127,10 @@ def history(response: Any, anchor: str | None = None) -> None:
         mark = "▶ " if anchor and message["id"] == anchor else "  "
         head = Text(mark)
         head.append(message["role"], style="green" if message["role"] == "user" else "magenta")
-        head.append(f"  {ago(message['timestamp'])}  {message['id']}", style="dim")
+        head.append(f"  {ago(message['timestamp'], time.time)}  {message['id']}", style="dim")
         console.print(head)
         for block in message["content"]:
-            console.print(Text(_printable(_block_text(block)), style=_block_style(block)))
+            console.print(Text(printable(_block_text(block)), style=_block_style(block)))
         console.print()
     if response.has_newer:
         console.print(Text("… newer messages not shown", style="dim"))

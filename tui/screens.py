@@ -35,7 +35,8 @@ from backscroll.core.catalog import SessionSummary
 from backscroll.core.history import HistoryResponse
 from backscroll.core.visibility import Caller
 
-from .widgets import Clock, HistoryPane, ago, printable
+from .text import Clock, ago, printable
+from .widgets import HistoryPane
 
 OPERATOR_OPTION = "operator"
 

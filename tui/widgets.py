@@ -10,12 +10,10 @@ shows literally.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import humanize
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
@@ -30,46 +28,9 @@ from backscroll.core.history import HistoryResponse
 from backscroll.core.search import SearchRequest, SearchResponse, SearchResult
 from backscroll.core.status import StateStatus
 
-Clock = Callable[[], float]  # epoch seconds; tests pass a frozen one
+from .text import ROLE_STYLES, Clock, ago, highlighted, plural, printable, utc
 
-ROLE_STYLES = {"user": "bold green", "assistant": "bold magenta"}
-MATCH_STYLE = "bold black on yellow"
 TOOL_LINE_CHARS = 160
-
-# One character in, one character out: offsets of highlights stay valid.
-_VISIBLE = {c: chr(0x2400 + c) for c in range(32)}  # ␀ … ␟ (control pictures)
-_VISIBLE[127] = "\u2421"  # ␡
-_VISIBLE.update({c: "\ufffd" for c in range(0x80, 0xA0)})  # C1 controls (0x9b is a CSI)
-_KEEP_LAYOUT = dict(_VISIBLE)
-del _KEEP_LAYOUT[ord("\n")], _KEEP_LAYOUT[ord("\t")]
-_ONE_LINE = dict(_VISIBLE)
-_ONE_LINE[ord("\n")] = " "
-_ONE_LINE[ord("\t")] = " "
-
-
-def printable(text: str, one_line: bool = False) -> str:
-    """``text`` with every control character made visible (same length, so offsets hold)."""
-    return str(text).translate(_ONE_LINE if one_line else _KEEP_LAYOUT)
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
-
-
-def ago(ms: int, now: Clock) -> str:
-    return humanize.naturaltime(timedelta(seconds=now() - ms / 1000))
-
-
-def utc(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
-
-
-def highlighted(text: str, spans: Iterable[tuple[int, int]], one_line: bool = True) -> Text:
-    """Transcript text as Rich text with the matched words styled."""
-    out = Text(printable(text, one_line=one_line))
-    for start, end in spans:
-        out.stylize(MATCH_STYLE, start, end)
-    return out
 
 
 def result_prompt(result: SearchResult, now: Clock, max_chars: int = 400, width: int = 0) -> Text:
