@@ -1,12 +1,16 @@
-"""Export a whole conversation (active branch, tools included), redacted, as Markdown or JSON."""
+"""Export a whole conversation (active branch, tools included), redacted, as Markdown or JSON,
+and write it to a file that only its owner can read."""
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
-from .errors import ValidationError
+from .errors import StoreError, ValidationError
 from .history import HistoryRequest, sessions_history
 from .store import StateDir
 from .visibility import Caller
@@ -58,3 +62,38 @@ def _markdown_block(block: dict[str, Any]) -> list[str]:
         status = " (error)" if block.get("isError") else ""
         return [f"**tool result** `{block.get('name') or 'tool'}`{status}", "```", inner, "```"]
     return []
+
+
+def write_export(
+    state: StateDir,
+    key: str,
+    caller: Caller,
+    path: Path | str,
+    fmt: str = "markdown",
+    overwrite: bool = False,
+) -> tuple[Path, int]:
+    """Export ``key`` to ``path`` (mode 0600 whatever the umask); return (path, bytes).
+
+    An existing file is refused unless ``overwrite``; a symlink is never followed (the link
+    itself would be replaced, never its target). The file is written beside the target and
+    renamed over it, so a reader never sees half an export and an old file's loose mode is not
+    kept.
+    """
+    target = Path(path).expanduser().absolute()
+    data = export_conversation(state, key, caller, fmt).encode("utf-8")
+    if target.is_dir():
+        raise ValidationError(f"{target} is a folder: give a file name to export to")
+    if (target.exists() or target.is_symlink()) and not overwrite:
+        raise ValidationError(f"{target} already exists: choose another path or overwrite it")
+    try:
+        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as err:
+        raise StoreError(f"cannot write {target}: {err.strerror or err}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:  # mkstemp: mode 0600, whatever the umask
+            handle.write(data)
+        os.replace(temp, target)
+    except OSError as err:
+        Path(temp).unlink(missing_ok=True)
+        raise StoreError(f"cannot write {target}: {err.strerror or err}") from None
+    return target, len(data)

@@ -11,11 +11,9 @@ histories) and a handler drops an answer nobody is waiting for any more. One
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 from rich.text import Text
@@ -32,8 +30,8 @@ from textual.worker import Worker, WorkerState
 
 from backscroll.core.catalog import SessionSummary, list_sessions
 from backscroll.core.config import load_config, make_caller
-from backscroll.core.errors import BackscrollError, Forbidden, StoreError, ValidationError
-from backscroll.core.export import export_conversation
+from backscroll.core.errors import BackscrollError, Forbidden, ValidationError
+from backscroll.core.export import write_export
 from backscroll.core.history import HistoryRequest, sessions_history
 from backscroll.core.reconcile import start_background
 from backscroll.core.search import LIMIT_MAX, SearchRequest, SearchResponse, sessions_search
@@ -554,16 +552,8 @@ class BackscrollApp(App[int]):
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False)
     def run_export(self, session_key: str, choice: ExportChoice, caller: Caller) -> None:
-        text = export_conversation(self.state, session_key, caller, choice.fmt)
-        target = Path(choice.path).expanduser()
-        data = text.encode("utf-8")
-        try:
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-        except OSError as err:
-            raise StoreError(f"cannot write {target}: {err.strerror or err}") from None
-        self.post_message(ExportFinished(session_key, str(target.absolute()), len(data)))
+        path, size = write_export(self.state, session_key, caller, choice.path, choice.fmt)
+        self.post_message(ExportFinished(session_key, str(path), size))
 
     def on_export_finished(self, message: ExportFinished) -> None:
         self.notify(
