@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import time
 
-from backscroll.core.demo_corpus import generate
+from backscroll.core.demo.corpus import generate
 
 
 def main(messages: int = 200_000) -> None:

@@ -16,11 +16,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from backscroll.core.demo_corpus import generate
+from backscroll.core.demo.corpus import generate
 from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.keys import agent_of
 from backscroll.core.reconcile import reconcile_all
-from backscroll.core.store import SessionMeta, StateDir
+from backscroll.core.state import StateDir
+from backscroll.core.storage import SessionMeta
 from backscroll.core.verify import verify_state
 
 
@@ -58,7 +59,7 @@ def baseline_appends(archive: Path, state: StateDir, limit: int) -> tuple[int, f
     for folder in sorted((archive / "agents").glob("*/sessions")):
         store = json.loads((folder / "sessions.json").read_text())
         by_id = {v["sessionId"]: k for k, v in store.items()}
-        with state.open(folder.parent.name, create=True) as db:
+        with state.open(folder.parent.name, write=True) as db:
             for file in sorted(folder.glob("*.jsonl")):
                 meta = SessionMeta(by_id[file.stem], session_id=file.stem)
                 for line in file.read_text(encoding="utf-8").splitlines():

@@ -54,7 +54,7 @@ def timed_search(state: Any, request: Any, caller: Any, on_pending: Any = None) 
 
 async def measure(path: Path, queries: tuple[str, ...], size: tuple[int, int]
                   ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
-    from backscroll.core.store import StateDir
+    from backscroll.core.state import StateDir
 
     tui_app.sessions_search = timed_search  # the app's own call, timed
     app = make_app(StateDir(path), auto_reconcile=False)

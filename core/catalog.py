@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from .errors import BackscrollError
 from .keys import is_incognito
-from .store import StateDir
+from .state import StateDir
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from .errors import StoreError, ValidationError
 from .history import HistoryRequest, sessions_history
-from .store import StateDir
+from .state import StateDir
 from .visibility import Caller
 
 EXPORT_MAX_BYTES = 256 * 1024 * 1024

@@ -2,7 +2,7 @@
 
 The active branch, oldest first, redacted, each text field cut at 4000 characters, images as
 placeholders, tool traffic only on request; the answer stays under 80 KiB. Visibility is the
-rule search uses (``search.visible_sessions`` -> ``visibility.visible_keys``).
+same call search makes (``visible.visible_sessions``).
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ from typing import Any
 from .errors import Forbidden, ValidationError
 from .keys import agent_of, normalize_key
 from .redact import redact
-from .search import resolve_caller, validate_limit
-from .store import StateDir
+from .search import validate_limit
+from .state import StateDir
 from .transcript import INDEXED_ROLES, TEXT_BLOCK_TYPES, active_branch, timestamp_ms
-from .visibility import Caller, SessionLink, may_see_agent, visible_keys
+from .visibility import Caller, may_see_agent
+from .visible import resolve_caller, visible_sessions
 
 FIELD_MAX_CHARS = 4000
 ANSWER_MAX_BYTES = 80 * 1024
@@ -143,13 +144,9 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
     agent = agent_of(key)
     if agent not in state.agents() or not may_see_agent(caller, agent):
         raise Forbidden(FORBIDDEN)
-    with state.open(agent) as db:
-        sessions = db.sessions()
-        allowed = visible_keys(
-            caller, agent, [SessionLink(s.key, s.spawned_by, s.parent_key) for s in sessions]
-        )
-        session = next((s for s in sessions if s.key == key), None)
-        if session is None or key not in allowed:
+    with state.open(agent) as db, db.snapshot():
+        session = visible_sessions(db, caller).visible.get(key)
+        if session is None:
             raise Forbidden(FORBIDDEN)
         branch = active_branch(db.events(session.pk))
     messages: list[dict[str, Any]] = []

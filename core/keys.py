@@ -1,33 +1,98 @@
-"""Session keys: ``agent:<agentId>:<rest>``, compared lower-cased."""
+"""Agent ids and session keys ``agent:<agentId>:<rest>``: the one place that checks them.
+
+An agent id names a folder (``<state>/agents/<id>/``), so it is the door to the filesystem:
+``check_agent_id`` is called by ``StateDir`` for every path that names an agent, and by
+``normalize_key`` for the agent part of every key. Both normalise before they compare:
+ids and keys are compared lower-cased, after Unicode NFKC (fullwidth ``ａｇｅｎｔ`` is ``agent``).
+
+Rules, each refused with one sentence that names it (``ValidationError``, exit 2):
+- an agent id is 1 to 64 of ``a-z 0-9 . _ -``, starting with a letter or digit (so no ``..``,
+  no separators, no absolute path, no ``:``);
+- a key is printable ASCII without spaces, at most ``MAX_KEY_CHARS``: no control, format
+  (zero-width, bidi) or look-alike characters, so two keys that look the same are the same.
+"""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from .errors import ValidationError
 
-_KEY_RE = re.compile(r"^agent:([^:\s]+):(\S.*)$")
-_AGENT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
+MAX_AGENT_ID_CHARS = 64
+MAX_KEY_CHARS = 512
+_AGENT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+_KEY_RE = re.compile(r"^agent:([^:]*):(.+)$")
 _INCOGNITO_RE = re.compile(
     r"^agent:[^:]+:(dashboard|subagent|internal-session-effects):incognito-[^:]+$"
 )
 
 
+def _shown(value: str, limit: int = 80) -> str:
+    """A value quoted for an error sentence: escapes visible, long values cut."""
+    text = ascii(value) if not value.isprintable() or not value.isascii() else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _canonical(value: str) -> str:
+    return unicodedata.normalize("NFKC", value).strip().lower()
+
+
+def check_agent_id(agent_id: str) -> str:
+    """The canonical (lower-cased) agent id, or a ValidationError naming the broken rule."""
+    if not isinstance(agent_id, str):
+        raise ValidationError("an agent id must be text, like main or research-bot")
+    canonical = _canonical(agent_id)
+    shown = _shown(agent_id)
+    if not canonical:
+        raise ValidationError("an agent id cannot be empty")
+    if any(not c.isprintable() for c in canonical):
+        raise ValidationError(f"agent id {shown} contains a control or invisible character")
+    if "/" in canonical or "\\" in canonical:
+        raise ValidationError(
+            f"agent id {shown} contains a path separator: an agent id names one folder"
+        )
+    if canonical.startswith(".") or ".." in canonical:
+        raise ValidationError(f"agent id {shown} may not start with '.' or contain '..'")
+    if ":" in canonical:
+        raise ValidationError(
+            f"agent id {shown} contains ':', which separates the parts of a session key"
+        )
+    if len(canonical) > MAX_AGENT_ID_CHARS:
+        raise ValidationError(
+            f"agent id {shown} is {len(canonical)} characters long; "
+            f"the limit is {MAX_AGENT_ID_CHARS}"
+        )
+    if not _AGENT_ID_RE.match(canonical):
+        raise ValidationError(
+            f"agent id {shown} can only use letters a-z, digits, '.', '_' and '-', "
+            "starting with a letter or digit"
+        )
+    return canonical
+
+
 def normalize_key(key: str) -> str:
-    """Return the canonical (lower-cased, stripped) form of a session key, or raise."""
+    """The canonical (NFKC, lower-cased, stripped) form of a session key, or raise."""
     if not isinstance(key, str):
         raise ValidationError("a session key must be a string like agent:<id>:<name>")
-    canonical = key.strip().lower()
+    canonical = _canonical(key)
+    shown = _shown(key)
+    if len(canonical) > MAX_KEY_CHARS:
+        raise ValidationError(
+            f"session key {shown} is {len(canonical)} characters long; "
+            f"the limit is {MAX_KEY_CHARS}"
+        )
+    if any(not (c.isascii() and c.isprintable()) or c.isspace() for c in canonical):
+        raise ValidationError(
+            f"session key {shown} has a space, a control character or a non-ASCII character "
+            "(keys are printable ASCII, so two keys never look alike)"
+        )
     match = _KEY_RE.match(canonical)
-    if not match or any(ord(c) < 32 for c in canonical):
+    if not match:
         raise ValidationError(
-            f"{key!r} is not a session key: expected agent:<agentId>:<name>, e.g. agent:main:main"
+            f"{shown} is not a session key: expected agent:<agentId>:<name>, e.g. agent:main:main"
         )
-    if not _AGENT_ID_RE.match(match.group(1)):
-        raise ValidationError(
-            f"{key!r} has an agent id that cannot name a folder "
-            "(use letters, digits, '.', '_' or '-')"
-        )
+    check_agent_id(match.group(1))
     return canonical
 
 

@@ -31,23 +31,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .claims import (
-    Claim,
-    Progress,
-    claim_sessions,
-    finish_run,
-    pending_count,
-    publish,
-    read_progress,
-    release_all,
-    renew_run,
-    start_run,
-    still_mine,
-    write_rows,
-)
 from .errors import BackscrollError
-from .indexer import IndexRow, session_rows
-from .store import AgentDB, StateDir
+from .indexer import session_rows
+from .state import StateDir
+from .storage import Claim, Progress
+from .storage.sqlite import AgentWriter
+from .storage.sqlite.claims import PublishItem
+from .storage.sqlite.connection import SchemaBehind
 
 LEASE_MS = 30_000
 BATCH_EVENTS = 4_000  # events read + rows written per transaction
@@ -83,15 +73,15 @@ def reconcile_agent(
     """Reconcile one agent's database until nothing is pending (or ``stop`` is set)."""
     owner = owner or new_owner()
     stats = ReconcileStats(agent_id)
-    with state.open(agent_id) as db:
-        if not start_run(db, owner, uuid.uuid4().hex, lease_ms):
+    with state.open(agent_id, write=True) as db:
+        if not db.start_run(owner, uuid.uuid4().hex, lease_ms):
             stats.started = False
             return stats
         attempts: dict[int, int] = {}
-        builder = _RowBuilder.for_backfill(db)
+        builder = _RowBuilder.for_backfill(state, db)
         try:
             while not (stop and stop.is_set()):
-                claimed = claim_sessions(db, owner, lease_ms, 500, batch_events)
+                claimed = db.claim_sessions(owner, lease_ms, 500, batch_events)
                 if not claimed:
                     break
                 # Sessions abandoned MAX_ATTEMPTS times stay claimed (so not offered again)
@@ -112,25 +102,25 @@ def reconcile_agent(
                 if builder is not None:
                     builder.publish_ready(db, owner, stats, keep=1)
                 current = claims[-1].key
-                if not renew_run(db, owner, lease_ms, stats.sessions, stats.messages, current):
+                if not db.renew_run(owner, lease_ms, stats.sessions, stats.messages, current):
                     break  # our lease expired and another reconciler took over
                 if on_progress is not None:
-                    on_progress(read_progress(db))
+                    on_progress(db.read_progress())
             if builder is not None:
                 builder.publish_ready(db, owner, stats, keep=0)
         finally:
             if builder is not None:
                 builder.close()
-            release_all(db, owner)  # also claims of batches not published (errors)
-            finish_run(db, owner)
+            db.release_all(owner)  # also claims of batches not published (errors)
+            db.finish_run(owner)
             if on_progress is not None:
-                on_progress(read_progress(db))
+                on_progress(db.read_progress())
     return stats
 
 
-def _build(db_path: str, agent_id: str, claims: list[Claim]) -> list[tuple]:
+def _build(state: StateDir, agent_id: str, claims: list[Claim]) -> list[PublishItem]:
     """Rows of claimed sessions, read through a connection of its own (a helper process)."""
-    with AgentDB(Path(db_path), agent_id) as db:
+    with state.open(agent_id) as db:
         items = []
         for claim in claims:
             rows, branch = session_rows(claim.key, db.events(claim.session_pk), claim.created_at)
@@ -142,31 +132,32 @@ class _RowBuilder:
     """Builds the next batch's rows in a helper process while this one writes the last.
 
     Sessions are claimed while their rows are built, so publishing can check, in its own
-    transaction, that nothing was written meanwhile (``claims.still_mine``); a session
+    transaction, that nothing was written meanwhile (``still_mine``); a session
     written to is skipped and, being dirty again, claimed by a later batch.
     """
 
-    def __init__(self, db: AgentDB) -> None:
+    def __init__(self, state: StateDir, agent_id: str) -> None:
         context = multiprocessing.get_context("spawn")  # never fork a threaded process
         self.pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
-        self.path, self.agent_id = str(db.path), db.agent_id
+        self.state, self.agent_id = state, agent_id
         self.inflight: list[Future] = []
 
     @classmethod
-    def for_backfill(cls, db: AgentDB) -> "_RowBuilder | None":
-        if (os.cpu_count() or 1) < 2 or pending_count(db)[1] < PARALLEL_MIN_EVENTS:
+    def for_backfill(cls, state: StateDir, db: AgentWriter) -> "_RowBuilder | None":
+        if (os.cpu_count() or 1) < 2 or db.pending_count()[1] < PARALLEL_MIN_EVENTS:
             return None
-        return cls(db)
+        return cls(state, db.agent_id)
 
     def submit(self, claims: list[Claim]) -> None:
-        self.inflight.append(self.pool.submit(_build, self.path, self.agent_id, claims))
+        self.inflight.append(self.pool.submit(_build, self.state, self.agent_id, claims))
 
-    def publish_ready(self, db: AgentDB, owner: str, stats: ReconcileStats, keep: int) -> None:
+    def publish_ready(self, db: AgentWriter, owner: str, stats: ReconcileStats, keep: int
+                      ) -> None:
         """Publish finished batches, leaving at most ``keep`` in flight."""
         while len(self.inflight) > keep:
             items = self.inflight.pop(0).result()
-            with db.transaction() as conn:
-                published = publish(db, items, owner, conn=conn)
+            with db.transaction():
+                published = db.publish(items, owner)
             _count(stats, items, published)
 
     def close(self) -> None:
@@ -175,30 +166,31 @@ class _RowBuilder:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _rebuild_small(db: AgentDB, claims: list[Claim], owner: str, stats: ReconcileStats) -> None:
+def _rebuild_small(db: AgentWriter, claims: list[Claim], owner: str, stats: ReconcileStats
+                   ) -> None:
     """Read, rebuild and publish a batch of sessions in one transaction."""
-    with db.transaction() as conn:
-        items: list[tuple[Claim, list[IndexRow] | None, str | None, str]] = []
+    with db.transaction():
+        items: list[PublishItem] = []
         for claim in claims:
-            if not still_mine(conn, claim, owner):
+            if not db.still_mine(claim, owner):
                 continue
             rows, branch = session_rows(claim.key, db.events(claim.session_pk), claim.created_at)
             items.append((claim, rows, branch.leaf, "; ".join(branch.problems)))
-        published = publish(db, items, owner, conn=conn)
+        published = db.publish(items, owner)
     _count(stats, items, published)
 
 
-def _rebuild_large(db: AgentDB, claim: Claim, owner: str, lease_ms: int, batch: int,
+def _rebuild_large(db: AgentWriter, claim: Claim, owner: str, lease_ms: int, batch: int,
                    stats: ReconcileStats) -> None:
     """Rebuild a big session in batch transactions; publish if nothing changed meanwhile."""
     rows, branch = session_rows(claim.key, db.events(claim.session_pk), claim.created_at)
     for start in range(0, max(len(rows), 1), batch):
-        if not write_rows(db, claim, owner, rows[start : start + batch], start == 0, lease_ms):
+        if not db.write_rows(claim, owner, rows[start : start + batch], start == 0, lease_ms):
             stats.abandoned += 1
             return
-    item = (claim, None, branch.leaf, "; ".join(branch.problems))
-    with db.transaction() as conn:
-        published = publish(db, [item], owner, conn=conn)
+    item: PublishItem = (claim, None, branch.leaf, "; ".join(branch.problems))
+    with db.transaction():
+        published = db.publish([item], owner)
     _count(stats, [(claim, rows, branch.leaf, item[3])], published)
 
 
@@ -237,9 +229,12 @@ def start_background(state: StateDir, agent_id: str, mode: str = "thread") -> bo
     suits short ones (a CLI search) and detaches a ``python -m backscroll.core.reconcile``.
     Either way the database lease makes a second reconciler give up at once.
     """
-    with state.open(agent_id) as db:
-        if read_progress(db).running:
-            return False
+    try:
+        with state.open(agent_id) as db:
+            if db.read_progress().running:
+                return False
+    except SchemaBehind:
+        pass  # the reconciler opens it as a writer, which upgrades it
     if mode == "process":
         subprocess.Popen(
             [sys.executable, "-m", "backscroll.core.reconcile", str(state.path), agent_id],

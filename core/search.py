@@ -10,13 +10,17 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .errors import Forbidden, StoreError, ValidationError
+from .errors import StoreError, ValidationError
 from .excerpt import make_excerpt
 from .keys import agent_of, normalize_key
 from .query import ParsedQuery, parse_query
-from .store import AgentDB, MatchRow, SessionFilter, StateDir
+from .state import StateDir
+from .storage import MatchRow, SessionFilter, SessionRow
+from .storage.sqlite import AgentDB
+from .storage.sqlite.connection import SchemaBehind
 from .textseg import desegment
-from .visibility import Caller, SessionLink, may_see_agent, visible_keys
+from .visibility import Caller, may_see_agent
+from .visible import resolve_caller, visible_sessions
 
 LIMIT_DEFAULT = 10
 LIMIT_MAX = 25
@@ -107,8 +111,6 @@ def validate_limit(value: Any, maximum: int = LIMIT_MAX) -> int:
 
 
 def check_request(request: SearchRequest) -> ParsedQuery:
-    if request.match not in ("exact", "prefix"):
-        raise ValidationError(f"match must be exact or prefix, not {request.match!r}")
     if request.order not in ("best", "recent"):
         raise ValidationError(f"order must be best or recent, not {request.order!r}")
     if request.role not in (None, "user", "assistant"):
@@ -120,59 +122,7 @@ def check_request(request: SearchRequest) -> ParsedQuery:
     return parse_query(request.query, request.match)
 
 
-def resolve_caller(state: StateDir, caller: Caller) -> None:
-    """A caller session must exist; otherwise the caller is forbidden (an incognito caller
-    may search, but never finds incognito sessions, its own included)."""
-    if caller.is_operator:
-        return
-    agent = caller.agent_id
-    if agent in state.agents():
-        with state.open(agent) as db:
-            if db.session(caller.key) is not None:
-                return
-    raise Forbidden(f"session {caller.key} does not exist or may not search")
-
-
-@dataclass(frozen=True)
-class VisibleSessions:
-    searchable: dict[int, Any]  # pk -> SessionRow: visible, clean, current indexer version
-    pending: bool  # a visible session awaits reconciliation
-    all_pks: frozenset[int]  # every session of the database
-
-
-_visible_cache: dict[tuple[str, Caller], tuple[int, VisibleSessions]] = {}
-_VISIBLE_CACHE_MAX = 64
-
-
-def visible_sessions(db: AgentDB, caller: Caller) -> VisibleSessions:
-    """The sessions of one database a caller may search, cached until they change.
-
-    The cache is keyed by the database's ``visibility_rev``, which triggers move in the
-    same transaction as any change of sessions, links or index states.
-    """
-    rev = db.visibility_rev()
-    slot = (str(db.path), caller)
-    cached = _visible_cache.get(slot)
-    if cached is not None and cached[0] == rev:
-        return cached[1]
-    sessions = db.sessions()
-    links = [SessionLink(s.key, s.spawned_by, s.parent_key) for s in sessions]
-    allowed = visible_keys(caller, db.agent_id, links)
-    searchable, pending = {}, False
-    for session in sessions:
-        if session.key in allowed:
-            if session.searchable:
-                searchable[session.pk] = session
-            elif session.last_seq or session.state != "clean":
-                pending = True
-    answer = VisibleSessions(searchable, pending, frozenset(s.pk for s in sessions))
-    if len(_visible_cache) >= _VISIBLE_CACHE_MAX:
-        _visible_cache.clear()
-    _visible_cache[slot] = (rev, answer)
-    return answer
-
-
-def _session_filter(searchable: dict[int, Any], all_pks: frozenset[int]) -> SessionFilter:
+def _session_filter(searchable: dict[int, SessionRow], all_pks: frozenset[int]) -> SessionFilter:
     """Name the smaller side: the operator's filter is "all but the few dirty ones"."""
     hidden = all_pks - searchable.keys()
     if len(hidden) < len(searchable):
@@ -192,12 +142,16 @@ def sessions_search(
     resolve_caller(state, caller)
     agents = _agents_to_search(state, request, caller)
     response = SearchResponse()
-    candidates: list[tuple[MatchRow, Any, str]] = []
+    candidates: list[tuple[MatchRow, SessionRow, str]] = []
     more_matched = False
     for agent_id in agents:
         try:
             with state.open(agent_id) as db, db.snapshot():
                 more_matched |= _search_agent(db, request, parsed, caller, response, candidates)
+        except SchemaBehind as err:  # reconciliation (a writer) upgrades it
+            response.unreadable.append(str(err))
+            response.pending_agents.append(agent_id)
+            response.indexing = True
         except StoreError as err:
             response.unreadable.append(str(err))  # the other agents still answer
             continue
@@ -232,7 +186,7 @@ def _search_agent(
     parsed: ParsedQuery,
     caller: Caller,
     response: SearchResponse,
-    candidates: list[tuple[MatchRow, Any, str]],
+    candidates: list[tuple[MatchRow, SessionRow, str]],
 ) -> bool:
     """Match in one agent database (inside one read snapshot, so the visible set and the
     rows agree); add candidates; return whether more than the limit matched."""
@@ -247,7 +201,7 @@ def _search_agent(
     if not searchable:
         return False
     rows, windowed = db.match(
-        parsed.fts,
+        parsed,
         _session_filter(searchable, visible.all_pks),
         limit=request.limit + 1,
         order=request.order,

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .claims import Progress, pending_count, read_progress
 from .errors import BackscrollError
-from .store import StateDir
+from .state import StateDir
+from .storage import IDLE, Progress
 
 
 @dataclass(frozen=True)
@@ -56,9 +56,6 @@ class StateStatus:
         return {"stateDir": self.path, "agents": [a.as_json() for a in self.agents]}
 
 
-_IDLE = Progress("idle", None, None, None, 0, 0, 0, None, None, None)
-
-
 def state_status(state: StateDir) -> StateStatus:
     """Counts and progress per agent; an unreadable database is reported, not raised."""
     agents = []
@@ -66,10 +63,9 @@ def state_status(state: StateDir) -> StateStatus:
         try:
             with state.open(agent_id) as db:
                 counts = db.counts()
-                progress = read_progress(db)
-                pending, _events = pending_count(db)
+                progress = db.read_progress()
         except BackscrollError as err:
-            agents.append(AgentStatus(agent_id, 0, 0, 0, 0, 0, _IDLE, error=str(err)))
+            agents.append(AgentStatus(agent_id, 0, 0, 0, 0, 0, IDLE, error=str(err)))
             continue
         agents.append(
             AgentStatus(
@@ -77,7 +73,7 @@ def state_status(state: StateDir) -> StateStatus:
                 sessions=counts["sessions"],
                 messages=counts["messages"],
                 indexed=counts["indexed"],
-                dirty=pending,
+                dirty=counts["dirty"],
                 never_indexed=counts["neverIndexed"],
                 progress=progress,
             )

@@ -23,7 +23,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .errors import ValidationError
 
@@ -44,21 +44,23 @@ INDEXED_ROLES = ("user", "assistant")
 TEXT_BLOCK_TYPES = frozenset({"text", "input_text", "output_text"})
 
 
+def decode_line(line: str | bytes) -> Any:
+    """One JSON line, decoded; a ValidationError gives the reason (callers add the place)."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValidationError("not valid UTF-8") from None
+    try:
+        return json.loads(line)
+    except (json.JSONDecodeError, RecursionError) as err:
+        reason = getattr(err, "msg", "nested too deeply")
+        raise ValidationError(f"not valid JSON ({reason})") from None
+
+
 def parse_event(line: str | bytes | dict[str, Any]) -> dict[str, Any]:
     """Parse and validate one event; raise ValidationError with the reason (no location)."""
-    if isinstance(line, dict):
-        event = line
-    else:
-        if isinstance(line, bytes):
-            try:
-                line = line.decode("utf-8")
-            except UnicodeDecodeError:
-                raise ValidationError("not valid UTF-8") from None
-        try:
-            event = json.loads(line)
-        except (json.JSONDecodeError, RecursionError) as err:
-            reason = getattr(err, "msg", "nested too deeply")
-            raise ValidationError(f"not valid JSON ({reason})") from None
+    event = line if isinstance(line, dict) else decode_line(line)
     if not isinstance(event, dict):
         raise ValidationError("an event must be a JSON object")
     kind = event.get("type")
@@ -100,6 +102,47 @@ def moves_leaf(event: dict[str, Any]) -> bool:
     return event.get("type") in CANONICAL_TYPES and event.get("appendMode") != "side"
 
 
+@dataclass(frozen=True)
+class Step:
+    """What one event does to the tree (``advance``)."""
+
+    leaf: str | None  # the active leaf after the event
+    node: str | None = None  # the id the event adds to the tree; None: it adds none
+    parent: str | None = None  # that node's parent
+    extends: bool = False  # the node hangs from the previous leaf and becomes the leaf
+    problem: str | None = None  # a broken-tree rule applied (reported, never raised)
+
+
+def advance(
+    leaf: str | None, seq: int, event: dict[str, Any], known: Callable[[str], bool]
+) -> Step:
+    """Apply one event (the ``seq``-th of its transcript) to the active leaf ``leaf``.
+
+    The incremental step of the tree rules: ``active_branch`` folds it over a whole log, and
+    the live write path applies it to one new event (``known`` tells whether an id is already
+    in the tree: a dict lookup there, a database lookup here).
+    """
+    kind = event.get("type")
+    if kind == "session":
+        return Step(leaf)
+    if kind == "leaf":
+        target = event.get("targetId")
+        if "targetId" in event and target is None:
+            return Step(None)
+        if isinstance(target, str) and known(target):
+            return Step(target)
+        return Step(leaf, problem=f"event {seq}: leaf control names unknown entry, ignored")
+    eid = node_id(event, seq)
+    if known(eid):
+        return Step(leaf, problem=f"event {seq}: duplicate id {eid!r}, ignored")
+    parent = event.get("parentId") or None
+    if not moves_leaf(event):
+        return Step(leaf, node=eid, parent=parent)
+    if parent is None:
+        parent = leaf
+    return Step(eid, node=eid, parent=parent, extends=parent == leaf)
+
+
 @dataclass
 class Branch:
     """The active branch of a transcript, and what was wrong with its tree."""
@@ -115,27 +158,12 @@ def active_branch(events: Iterable[tuple[int, dict[str, Any]]]) -> Branch:
     leaf: str | None = None
     problems: list[str] = []
     for seq, event in events:
-        kind = event.get("type")
-        if kind == "session":
-            continue
-        if kind == "leaf":
-            if "targetId" in event and event["targetId"] is None:
-                leaf = None
-            elif event.get("targetId") in nodes:
-                leaf = event["targetId"]
-            else:
-                problems.append(f"event {seq}: leaf control names unknown entry, ignored")
-            continue
-        eid = node_id(event, seq)
-        if eid in nodes:
-            problems.append(f"event {seq}: duplicate id {eid!r}, ignored")
-            continue
-        parent = event.get("parentId") or None
-        if parent is None and moves_leaf(event):
-            parent = leaf
-        nodes[eid] = (seq, event, parent)
-        if moves_leaf(event):
-            leaf = eid
+        step = advance(leaf, seq, event, nodes.__contains__)
+        if step.problem:
+            problems.append(step.problem)
+        if step.node is not None:
+            nodes[step.node] = (seq, event, step.parent)
+        leaf = step.leaf
     path: list[tuple[int, dict[str, Any]]] = []
     seen: set[str] = set()
     current = leaf

@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .errors import BackscrollError
 from .indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT, session_rows
-from .store import AgentDB, StateDir
+from .state import StateDir
+from .storage.sqlite import AgentDB
 
 
 @dataclass
@@ -39,9 +41,12 @@ class VerifyReport:
 def verify_state(state: StateDir) -> VerifyReport:
     report = VerifyReport()
     for agent_id in state.agents():
-        with state.open(agent_id) as db:
-            verify_agent(db, report)
         report.agents += 1
+        try:
+            with state.open(agent_id) as db, db.snapshot():
+                verify_agent(db, report)
+        except BackscrollError as err:  # one unreadable database: the others are checked
+            report.problems.append(f"{agent_id}: {err}")
     return report
 
 

@@ -27,11 +27,11 @@ from typing import Any
 from textual.widgets import Input
 
 from backscroll.core.catalog import list_sessions
-from backscroll.core.claims import Progress
 from backscroll.core.demo import build_demo
 from backscroll.core.reconcile import reconcile_all
+from backscroll.core.state import StateDir
 from backscroll.core.status import StateStatus, state_status
-from backscroll.core.store import StateDir
+from backscroll.core.storage import Progress
 from backscroll.tui.app import BackscrollApp, make_app
 
 SIZE = (130, 36)

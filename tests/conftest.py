@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from backscroll.core.store import StateDir
+from backscroll.core.state import StateDir
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 if not DATA.is_dir():  # CI lays shared/ beside the clone

@@ -9,10 +9,10 @@ import sys
 import time
 from pathlib import Path
 
-from backscroll.core.claims import pending_count
 from backscroll.core.indexer import expected_rows
 from backscroll.core.reconcile import reconcile_agent
-from backscroll.core.store import SessionMeta, StateDir
+from backscroll.core.state import StateDir
+from backscroll.core.storage import SessionMeta
 from backscroll.core.verify import verify_state
 
 from .events import header, lines, msg
@@ -23,9 +23,10 @@ LEASE_MS = 1500
 
 WRITER = r"""
 import json, sys, time
-from backscroll.core.store import SessionMeta, StateDir
+from backscroll.core.state import StateDir
+from backscroll.core.storage import SessionMeta
 state, first, step, seconds = StateDir(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
-db = state.open("main")
+db = state.open("main", write=True)
 errors = written = 0
 end = time.time() + seconds
 n = first
@@ -47,7 +48,7 @@ print(json.dumps({"written": written, "errors": errors}))
 SEARCHER = r"""
 import json, sys, time
 from backscroll.core.search import SearchRequest, sessions_search
-from backscroll.core.store import StateDir
+from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR
 state, seconds = StateDir(sys.argv[1]), float(sys.argv[2])
 errors = queries = 0
@@ -66,7 +67,7 @@ print(json.dumps({"queries": queries, "errors": errors}))
 RECONCILER = r"""
 import sys
 from backscroll.core.reconcile import reconcile_agent
-from backscroll.core.store import StateDir
+from backscroll.core.state import StateDir
 print("start", flush=True)
 stats = reconcile_agent(StateDir(sys.argv[1]), "main", lease_ms=int(sys.argv[2]), batch_events=200)
 print("done", stats.sessions, flush=True)
@@ -84,7 +85,7 @@ def _run(code: str, *args: object) -> subprocess.Popen:
 
 def test_writers_searchers_and_a_killed_reconciler(tmp_path: Path) -> None:
     state = StateDir(tmp_path / "state")
-    with state.open("main", create=True) as db:
+    with state.open("main", write=True) as db:
         for s in range(SESSIONS):
             events = [header(f"sid-{s}")] + [
                 msg(
@@ -121,7 +122,7 @@ def test_writers_searchers_and_a_killed_reconciler(tmp_path: Path) -> None:
     while time.time() < deadline:
         stats = reconcile_agent(state, "main", lease_ms=LEASE_MS)
         with state.open("main") as db:
-            if pending_count(db)[0] == 0:
+            if db.pending_count()[0] == 0:
                 break
         if not stats.started:
             time.sleep(0.3)

@@ -10,15 +10,16 @@ import sys
 import time
 from pathlib import Path
 
-from backscroll.core.store import StateDir
+from backscroll.core.state import StateDir
 from backscroll.core.transcript import active_branch, indexable
 from backscroll.core.verify import verify_state
 
 WRITER = r"""
 import json, sys
-from backscroll.core.store import SessionMeta, StateDir
+from backscroll.core.state import StateDir
+from backscroll.core.storage import SessionMeta
 state = StateDir(sys.argv[1])
-db = state.open("main", create=True)
+db = state.open("main", write=True)
 keys = ["agent:main:main", "agent:main:telegram:group:7"]
 i = 0
 print("ready", flush=True)

@@ -16,8 +16,8 @@ from datetime import datetime
 
 import pytest
 
-from backscroll.core import demo_text as T
-from backscroll.core.demo_corpus import (
+from backscroll.core.demo import text as T
+from backscroll.core.demo.corpus import (
     DEFAULT_NOW_MS,
     DEMO_QUERIES,
     TINY_PNG_B64,

@@ -17,7 +17,8 @@ from backscroll.core.importers.codex import import_codex
 from backscroll.core.indexer import expected_rows
 from backscroll.core.reconcile import reconcile_agent
 from backscroll.core.search import SearchRequest, sessions_search
-from backscroll.core.store import AgentDB, StateDir
+from backscroll.core.state import StateDir
+from backscroll.core.storage.sqlite import AgentReader
 from backscroll.core.transcript import active_branch, indexable
 from backscroll.core.visibility import OPERATOR, Caller, Policy
 
@@ -45,7 +46,7 @@ def kinds(events: list[tuple[int, dict[str, Any]]]) -> Counter:
     return out
 
 
-def branch_texts(db: AgentDB, key: str) -> list[tuple[str, str]]:
+def branch_texts(db: AgentReader, key: str) -> list[tuple[str, str]]:
     """(role, text) the index would hold for the session's active branch."""
     session = db.session(key)
     assert session is not None, key
@@ -171,7 +172,7 @@ def test_claude_code_compaction_keeps_the_conversation_before_it(cc_state) -> No
         assert {m.entry_id for _, e in events if (m := indexable(e))} == set(_row_ids(db, session))
 
 
-def _row_ids(db: AgentDB, session) -> list[str]:
+def _row_ids(db: AgentReader, session) -> list[str]:
     rows, _ = expected_rows(db.events(session.pk), session.created_at)
     return [row.entry_id for row in rows]
 

@@ -4,7 +4,7 @@ import sys
 
 def test_core_loads_neither_textual_nor_rich() -> None:
     code = (
-        "import sys, backscroll.core, backscroll.core.store, backscroll.core.verify\n"
+        "import sys, backscroll.core, backscroll.core.state, backscroll.core.verify\n"
         "import backscroll.core.importers.openclaw\n"
         "import pkgutil, importlib\n"
         "for m in pkgutil.walk_packages(backscroll.core.__path__, 'backscroll.core.'):\n"

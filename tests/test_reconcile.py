@@ -4,12 +4,12 @@ import json
 import sqlite3
 from pathlib import Path
 
-from backscroll.core.claims import read_progress
 from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.indexer import expected_rows
 from backscroll.core.reconcile import reconcile_agent, start_background
 from backscroll.core.search import SearchRequest, sessions_search
-from backscroll.core.store import SessionMeta, StateDir
+from backscroll.core.state import StateDir
+from backscroll.core.storage import SessionMeta
 from backscroll.core.verify import verify_state
 from backscroll.core.visibility import OPERATOR
 
@@ -52,7 +52,7 @@ def test_rewind_hides_the_abandoned_branch_at_once_and_reindexes_the_active_one(
     state: StateDir,
 ) -> None:
     key = SessionMeta("agent:main:main")
-    db = state.open("main", create=True)
+    db = state.open("main", write=True)
     for line in lines(
         header(),
         msg("q", None, "user", "which database should we pick"),
@@ -75,7 +75,7 @@ def test_rewind_hides_the_abandoned_branch_at_once_and_reindexes_the_active_one(
 
 
 def test_indexer_version_change_rebuilds_everything(state: StateDir) -> None:
-    db = state.open("main", create=True)
+    db = state.open("main", write=True)
     for n in range(3):
         meta = SessionMeta(f"agent:main:s{n}")
         db.append(meta, json.dumps(msg(f"m{n}", None, "user", f"kiwi number {n}")))
@@ -92,7 +92,7 @@ def test_indexer_version_change_rebuilds_everything(state: StateDir) -> None:
 
 
 def test_broken_trees_are_indexed_as_far_as_sound_and_reported_once(state: StateDir) -> None:
-    db = state.open("main", create=True)
+    db = state.open("main", write=True)
     events = lines(
         header(),
         msg("a", None, "user", "alpha lemur"),
@@ -112,21 +112,19 @@ def test_broken_trees_are_indexed_as_far_as_sound_and_reported_once(state: State
 
 
 def test_a_second_reconciler_gives_way_while_the_first_holds_the_lease(state: StateDir) -> None:
-    db = state.open("main", create=True)
+    db = state.open("main", write=True)
     db.import_session(
         SessionMeta("agent:main:x", session_id="x"), lines(msg("a", None, "user", "hi"))
     )
-    from backscroll.core.claims import start_run
-
-    assert start_run(db, "someone-else", "run-1", lease_ms=60_000)
+    assert db.start_run("someone-else", "run-1", lease_ms=60_000)
     stats = reconcile_agent(state, "main")
     assert not stats.started and stats.sessions == 0
-    assert read_progress(db).running
+    assert db.read_progress().running
     assert start_background(state, "main") is False
 
 
 def test_progress_is_stored_for_other_processes(state: StateDir) -> None:
-    db = state.open("main", create=True)
+    db = state.open("main", write=True)
     for n in range(5):
         db.import_session(
             SessionMeta(f"agent:main:s{n}", session_id=f"s{n}"),
@@ -138,25 +136,25 @@ def test_progress_is_stored_for_other_processes(state: StateDir) -> None:
     assert [p.sessions_done for p in running] == sorted(p.sessions_done for p in running)
     assert running[-1].sessions_done == 5 and running[-1].sessions_total == 5
     assert running[-1].messages_done == 5
-    assert read_progress(db).state == "idle"
+    assert db.read_progress().state == "idle"
 
 
 def test_large_sessions_are_rebuilt_in_batches_and_abandoned_on_concurrent_write(
     state: StateDir,
 ) -> None:
-    db = state.open("main", create=True)
+    db = state.open("main", write=True)
     events = [header()] + [
         msg(f"m{i}", f"m{i - 1}" if i else None, "user", f"word{i} otter") for i in range(50)
     ]
     db.import_session(SessionMeta("agent:main:big", session_id="big"), lines(*events))
 
-    from backscroll.core import claims
+    from backscroll.core.storage.sqlite import AgentWriter
 
-    original = claims.write_rows
+    original = AgentWriter.write_rows
     calls = []
 
-    def write_then_interfere(*args, **kwargs):
-        ok = original(*args, **kwargs)
+    def write_then_interfere(self, *args, **kwargs):
+        ok = original(self, *args, **kwargs)
         calls.append(ok)
         if len(calls) == 2:  # a live write lands between two batches
             db.append(
@@ -164,13 +162,11 @@ def test_large_sessions_are_rebuilt_in_batches_and_abandoned_on_concurrent_write
             )
         return ok
 
-    import backscroll.core.reconcile as reconcile
-
-    reconcile.write_rows = write_then_interfere
+    AgentWriter.write_rows = write_then_interfere
     try:
         stats = reconcile_agent(state, "main", batch_events=10)
     finally:
-        reconcile.write_rows = original
+        AgentWriter.write_rows = original
     assert stats.abandoned >= 1 and stats.sessions == 1  # abandoned once, then rebuilt whole
     assert len(search_ids(state, "otter")[0]) == 25  # limit; 51 match
     assert verify_state(state).ok
@@ -189,7 +185,7 @@ def test_big_backfills_build_rows_in_a_helper_process_and_stay_exact(
         reconcile._RowBuilder, "submit",
         lambda self, claims: (submitted.append(len(claims)), original_submit(self, claims))[1],
     )
-    db = state.open("main", create=True)
+    db = state.open("main", write=True)
     keys = [f"agent:main:s{n}" for n in range(12)]
     for n, key in enumerate(keys):
         events = [msg(f"m{i}", f"m{i - 1}" if i else None, "user", f"bison {n} {i}") for i in range(20)]

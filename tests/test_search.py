@@ -12,7 +12,8 @@ from backscroll.core.errors import Forbidden, ValidationError
 from backscroll.core.history import HistoryRequest, sessions_history
 from backscroll.core.keys import is_incognito
 from backscroll.core.search import SearchRequest, sessions_search
-from backscroll.core.store import SessionMeta, StateDir
+from backscroll.core.state import StateDir
+from backscroll.core.storage import SessionMeta
 from backscroll.core.visibility import OPERATOR, Caller, Policy, SessionLink, visible_keys
 
 from .events import msg
@@ -28,7 +29,7 @@ def add(
     spawned_by: str | None = None,
     role: str = "user",
 ) -> None:
-    with state.open(key.split(":")[1], create=True) as db:
+    with state.open(key.split(":")[1], write=True) as db:
         meta = SessionMeta(key, spawned_by=spawned_by, parent_key=spawned_by)
         session = db.session(key)
         parent = parent if parent is not None else (session.leaf_id if session else None)
@@ -92,7 +93,7 @@ def test_results_are_exactly_the_top_k_of_visible_matches(
     state = StateDir(tmp_path_factory.mktemp("state"))
     clock = 0
     for key, spawned_by in sessions:  # every session exists, even without messages
-        with state.open(key.split(":")[1], create=True) as db:
+        with state.open(key.split(":")[1], write=True) as db:
             db.import_session(
                 SessionMeta(key, session_id=key, spawned_by=spawned_by, parent_key=spawned_by), []
             )

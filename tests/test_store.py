@@ -10,7 +10,8 @@ import pytest
 from backscroll.core.errors import StoreError, ValidationError
 from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.indexer import ROWID_SHIFT
-from backscroll.core.store import SessionMeta, StateDir
+from backscroll.core.state import StateDir
+from backscroll.core.storage import SessionMeta
 from backscroll.core.verify import verify_state
 
 from .events import header, leaf, lines, msg
@@ -31,7 +32,7 @@ def fts_hits(state: StateDir, agent: str, word: str) -> list[str]:
 
 
 def test_append_indexes_in_the_same_transaction(state: StateDir) -> None:
-    db = state.open("main", create=True)
+    db = state.open("main", write=True)
     outcomes = [
         db.append(MAIN, line).outcome
         for line in lines(
@@ -57,7 +58,7 @@ def test_append_indexes_in_the_same_transaction(state: StateDir) -> None:
 
 
 def test_rowids_follow_message_time(state: StateDir) -> None:
-    db = state.open("main", create=True)
+    db = state.open("main", write=True)
     for line in lines(
         msg("b", None, "user", "later", ms=5000), msg("c", "b", "user", "same ms", ms=5000)
     ):
@@ -68,7 +69,7 @@ def test_rowids_follow_message_time(state: StateDir) -> None:
 
 
 def test_leaf_control_and_branch_switch_mark_dirty(state: StateDir) -> None:
-    db = state.open("main", create=True)
+    db = state.open("main", write=True)
     for line in lines(msg("r", None, "user", "root"), msg("a", "r", "assistant", "alpha")):
         assert db.append(MAIN, line).outcome == "indexed"
     assert db.append(MAIN, json.dumps(msg("b", "r", "assistant", "beta"))).outcome == "dirty"
@@ -81,7 +82,7 @@ def test_leaf_control_and_branch_switch_mark_dirty(state: StateDir) -> None:
 
 
 def test_side_entries_keep_the_session_clean(state: StateDir) -> None:
-    db = state.open("main", create=True)
+    db = state.open("main", write=True)
     db.append(MAIN, json.dumps(msg("r", None, "user", "root")))
     out = db.append(MAIN, json.dumps(msg("s", "r", "assistant", "mirror copy", appendMode="side")))
     assert out.outcome == "stored"
@@ -92,7 +93,7 @@ def test_side_entries_keep_the_session_clean(state: StateDir) -> None:
 
 
 def test_parentless_entries_extend_the_leaf(state: StateDir) -> None:
-    db = state.open("main", create=True)
+    db = state.open("main", write=True)
     flat = [
         {"type": "message", "id": str(i), "message": {"role": "user", "content": f"flat {i}"}}
         for i in range(3)
@@ -102,7 +103,7 @@ def test_parentless_entries_extend_the_leaf(state: StateDir) -> None:
 
 
 def test_delete_leaves_no_index_row(state: StateDir) -> None:
-    db = state.open("main", create=True)
+    db = state.open("main", write=True)
     keep = SessionMeta("agent:main:keep")
     db.append(MAIN, json.dumps(msg("a", None, "user", "walrus one")))
     db.append(keep, json.dumps(msg("k", None, "user", "walrus two")))
@@ -118,7 +119,7 @@ def test_delete_leaves_no_index_row(state: StateDir) -> None:
 
 
 def test_bad_keys_and_events_are_refused_and_nothing_is_stored(state: StateDir) -> None:
-    db = state.open("main", create=True)
+    db = state.open("main", write=True)
     with pytest.raises(ValidationError, match="not a session key"):
         db.append(SessionMeta("main"), json.dumps(msg("a", None, "user", "x")))
     with pytest.raises(ValidationError, match="not valid JSON"):
@@ -127,7 +128,7 @@ def test_bad_keys_and_events_are_refused_and_nothing_is_stored(state: StateDir) 
 
 
 def test_newer_schema_is_refused_in_one_sentence(state: StateDir) -> None:
-    state.open("main", create=True).close()
+    state.open("main", write=True).close()
     conn = sqlite3.connect(state.db_path("main"))
     conn.execute("PRAGMA user_version = 99")
     conn.close()
@@ -147,7 +148,7 @@ def test_state_dir_that_is_a_file_is_one_sentence(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
     with pytest.raises(StoreError, match="cannot create .*writable --state-dir"):
-        StateDir(blocker / "state").open("main", create=True)
+        StateDir(blocker / "state").open("main", write=True)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
@@ -155,11 +156,11 @@ def test_unwritable_state_dir(tmp_path: Path) -> None:
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
     with pytest.raises(StoreError, match="cannot create"):
-        StateDir(locked / "state").open("main", create=True)
+        StateDir(locked / "state").open("main", write=True)
 
 
 def test_state_dir_is_private(state: StateDir) -> None:
-    state.open("main", create=True).close()
+    state.open("main", write=True).close()
     assert state.path.stat().st_mode & 0o777 == 0o700
 
 

@@ -18,11 +18,11 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Input, OptionList, ProgressBar, Static
 
 from backscroll.core.catalog import SessionSummary
-from backscroll.core.claims import Progress
 from backscroll.core.reconcile import reconcile_agent
 from backscroll.core.search import SearchRequest, SearchResponse, SearchResult
+from backscroll.core.state import StateDir
 from backscroll.core.status import AgentStatus, StateStatus
-from backscroll.core.store import SessionMeta, StateDir
+from backscroll.core.storage import Progress, SessionMeta
 from backscroll.core.visibility import OPERATOR
 from backscroll.tui.app import BackscrollApp, make_app
 from backscroll.tui.screens import (
@@ -66,7 +66,7 @@ def add_session(
         events.append(msg(entry, parent, role, content, ms=start_ms + (i + 1) * 60_000))
         ids.append(entry)
         parent = entry
-    with state.open(agent, create=True) as db:
+    with state.open(agent, write=True) as db:
         if imported:
             db.import_session(meta, [json.dumps(e) for e in events])
         else:

@@ -15,9 +15,9 @@ from typing import Any
 
 from textual.widgets import Input
 
-from backscroll.core.claims import Progress
+from backscroll.core.state import StateDir
 from backscroll.core.status import StateStatus, state_status
-from backscroll.core.store import StateDir
+from backscroll.core.storage import Progress
 from backscroll.tui.app import BackscrollApp, make_app
 
 from .events import BASE_MS

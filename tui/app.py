@@ -35,8 +35,8 @@ from backscroll.core.export import write_export
 from backscroll.core.history import HistoryRequest, sessions_history
 from backscroll.core.reconcile import start_background
 from backscroll.core.search import LIMIT_MAX, SearchRequest, SearchResponse, sessions_search
+from backscroll.core.state import StateDir
 from backscroll.core.status import StateStatus, state_status
-from backscroll.core.store import StateDir
 from backscroll.core.visibility import OPERATOR, Caller
 
 from .screens import (

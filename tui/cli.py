@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable, NoReturn, Sequence
 
 from backscroll.core.errors import BackscrollError, ValidationError
-from backscroll.core.store import StateDir
+from backscroll.core.state import StateDir
 
 from . import commands
 

@@ -14,11 +14,12 @@ from backscroll.core.importers import ImportReport
 from backscroll.core.importers.claude_code import import_claude_code
 from backscroll.core.importers.codex import import_codex
 from backscroll.core.importers.openclaw import import_openclaw
-from backscroll.core.keys import agent_of, normalize_key
+from backscroll.core.ingest import append_events, delete_session
 from backscroll.core.reconcile import reconcile_all, start_background
 from backscroll.core.search import SearchRequest, sessions_search, validate_limit
+from backscroll.core.state import StateDir
 from backscroll.core.status import state_status
-from backscroll.core.store import SessionMeta, StateDir
+from backscroll.core.storage import SessionMeta
 from backscroll.core.timeparse import parse_time
 from backscroll.core.verify import verify_state
 from backscroll.core.visibility import Caller
@@ -35,41 +36,23 @@ def cmd_append(state: StateDir, args: argparse.Namespace) -> int:
     meta = SessionMeta(
         key=args.key, spawned_by=args.spawned_by, parent_key=args.parent, label=args.label
     )
-    normalize_key(args.key)  # refuse a bad key before reading anything
-    db = state.open(agent_of(args.key), create=True)
-    counts = {"stored": 0, "indexed": 0, "dirty": 0}
-    refused: list[str] = []
-    try:
-        for lineno, line in enumerate(sys.stdin, start=1):
-            if not line.strip():
-                continue
-            try:
-                result = db.append(meta, line)
-            except ValidationError as err:
-                refused.append(f"stdin:{lineno}: {err}")
-                print(f"backscroll: stdin:{lineno}: {err}; event not stored", file=sys.stderr)
-                continue
-            counts["stored"] += 1
-            if result.outcome in ("indexed", "dirty"):
-                counts[result.outcome] += 1
-    finally:
-        db.close()
+    report = append_events(
+        state,
+        meta,
+        getattr(sys.stdin, "buffer", sys.stdin),  # bytes: a bad byte refuses one line only
+        on_refused=lambda problem: print(
+            f"backscroll: {problem}; event not stored", file=sys.stderr
+        ),
+    )
     if args.json:
-        emit_json({**counts, "refused": refused})
+        emit_json(report.as_json())
     else:
-        render.append_summary(args.key.lower(), counts, len(refused))
-    return 2 if refused else 0
+        render.append_summary(report)
+    return 2 if report.refused else 0
 
 
 def cmd_delete(state: StateDir, args: argparse.Namespace) -> int:
-    key = normalize_key(args.key)
-    state.require()
-    agent = agent_of(key)
-    if agent not in state.agents():
-        raise ValidationError(f"no session {key} in {state.path}")
-    with state.open(agent) as db:
-        if not db.delete_session(key):
-            raise ValidationError(f"no session {key} in {state.path}")
+    key = delete_session(state, args.key)
     if args.json:
         emit_json({"deleted": key})
     else:

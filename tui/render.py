@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from backscroll.core.importers import ImportReport
+from backscroll.core.ingest import AppendReport
 from backscroll.core.status import StateStatus
 from backscroll.core.verify import VerifyReport
 
@@ -24,11 +25,11 @@ def info(text: str) -> None:
     console.print(escape(text))
 
 
-def append_summary(key: str, counts: dict[str, int], refused: int) -> None:
+def append_summary(report: AppendReport) -> None:
     line = (
-        f"{key}: stored {counts['stored']} events, indexed {counts['indexed']}"
-        + (f", {counts['dirty']} marked the session for reindexing" if counts["dirty"] else "")
-        + (f", refused {refused}" if refused else "")
+        f"{report.key}: stored {report.stored} events, indexed {report.indexed}"
+        + (f", {report.dirty} marked the session for reindexing" if report.dirty else "")
+        + (f", refused {len(report.refused)}" if report.refused else "")
     )
     console.print(escape(line))
 

@@ -39,7 +39,6 @@ reconciliation indexes them later (SPEC 3). Decisions (also in docs/importers.md
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
 from collections import Counter
@@ -48,10 +47,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ValidationError
-from ..keys import normalize_key
-from ..store import AgentDB, SessionMeta, StateDir
-from ..transcript import active_branch, iso_to_ms, moves_leaf, parse_event
-from . import ImportReport, read_jsonl
+from ..state import StateDir
+from ..storage import SessionMeta
+from ..storage.sqlite import AgentWriter
+from ..transcript import iso_to_ms
+from .common import ImportReport, import_agent_id, json_lines, shorten, store_converted
 
 DEFAULT_AGENT = "claude-code"
 SOURCE = "claude-code"
@@ -91,7 +91,6 @@ _STOP_REASONS = {
     "pause_turn": "stop",
     "refusal": "stop",
 }
-LABEL_CHARS = 80
 
 
 def import_claude_code(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
@@ -99,7 +98,7 @@ def import_claude_code(state: StateDir, path: Path, agent: str | None = None) ->
     path = Path(path).expanduser()
     if not path.exists():
         raise ValidationError(f"{path} does not exist")
-    agent_id = agent_id_or_default(agent, DEFAULT_AGENT)
+    agent_id = import_agent_id(agent, DEFAULT_AGENT)
     files = _transcript_files(path)
     if not files:
         raise ValidationError(
@@ -108,28 +107,10 @@ def import_claude_code(state: StateDir, path: Path, agent: str | None = None) ->
         )
     report = ImportReport()
     tasks: dict[tuple[str, str], str] = {}  # (parent sessionId, agentId) -> Task description
-    with state.open(agent_id, create=True) as db:
+    with state.open(agent_id, write=True) as db:
         for file in files:
             _FileImport(db, agent_id, file, report, tasks).run()
     return report
-
-
-def agent_id_or_default(agent: str | None, default: str) -> str:
-    """The agent id to import into, checked so that it can name a folder and a key."""
-    agent_id = (agent or default).strip().lower()
-    normalize_key(f"agent:{agent_id}:import")  # raises ValidationError with one sentence
-    return agent_id
-
-
-def shorten(text: str, limit: int = LABEL_CHARS) -> str:
-    """One line of at most ``limit`` characters, cut at a word when possible."""
-    line = " ".join(text.split())
-    if len(line) <= limit:
-        return line
-    cut = line[: limit - 1]
-    if " " in cut[limit // 2 :]:
-        cut = cut[: cut.rindex(" ")]
-    return cut.rstrip(" ,.;:") + "…"
 
 
 def _transcript_files(path: Path) -> list[Path]:
@@ -166,7 +147,7 @@ class _FileImport:
 
     def __init__(
         self,
-        db: AgentDB,
+        db: AgentWriter,
         agent_id: str,
         file: Path,
         report: ImportReport,
@@ -206,20 +187,16 @@ class _FileImport:
         self._store()
 
     def _read(self) -> list[str]:
-        bad: list[str] = []
-        for lineno, text in read_jsonl(self.file, self.report):
-            try:
-                record = json.loads(text)
-            except (ValueError, RecursionError) as err:
-                reason = getattr(err, "msg", "nested too deeply")
-                bad.append(f"{self.file}:{lineno}: not valid JSON ({reason})")
-                continue
+        """Read the records; return the bad lines, reported only if the file turns out to
+        be a transcript (a file of other JSON gets one note, not a complaint per line)."""
+        bad = ImportReport()
+        for lineno, _text, record in json_lines(self.file, bad):
             problem = _record_problem(record)
             if problem:
-                bad.append(f"{self.file}:{lineno}: {problem}")
+                bad.skip(self.file, lineno, problem)
                 continue
             self.records.append((lineno, record))
-        return bad
+        return bad.skipped
 
     def _index_records(self) -> None:
         sids = Counter(
@@ -665,38 +642,6 @@ _ENVELOPE = frozenset(
         "agentId",
     }
 )
-
-
-def store_converted(
-    db: AgentDB, meta: SessionMeta, events: list[dict[str, Any]], report: ImportReport, file: Path
-) -> None:
-    """Store converted events (header first) and record the session in the report.
-
-    When some of the events were stored by an earlier import and the new ones fill a gap (a
-    line that was malformed then), the stored order no longer ends at the transcript's leaf;
-    a ``leaf`` control then points the session back at it, so the active branch is the one
-    the source file has.
-    """
-    lines: list[str] = []
-    parsed: list[dict[str, Any]] = []
-    for event in events:
-        try:
-            parsed.append(parse_event(event))
-        except ValidationError as err:  # defensive: converted data always passes
-            report.skipped.append(f"{file}: entry {event.get('id')}: {err}")
-            continue
-        lines.append(json.dumps(event, ensure_ascii=False, separators=(",", ":")))
-    key, added = db.import_session(meta, lines, parsed)
-    if 0 < added < len(lines):
-        leaf = next((e["id"] for e in reversed(parsed) if moves_leaf(e) and e.get("id")), None)
-        session = db.session(key)
-        if leaf is not None and session is not None:
-            stored = db.events(session.pk)
-            if active_branch(stored).leaf != leaf:
-                control = {"type": "leaf", "targetId": leaf, "afterSeq": session.last_seq}
-                db.import_session(meta, [json.dumps(control, separators=(",", ":"))], [control])
-                added += 1
-    report.add(key, added)
 
 
 def _ordered(entry: dict[str, Any]) -> dict[str, Any]:

@@ -41,10 +41,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ValidationError
-from ..store import AgentDB, SessionMeta, StateDir
+from ..state import StateDir
+from ..storage import SessionMeta
+from ..storage.sqlite import AgentWriter
 from ..transcript import iso_to_ms
-from . import ImportReport, read_jsonl
-from .claude_code import agent_id_or_default, shorten, store_converted
+from .common import ImportReport, import_agent_id, json_lines, shorten, store_converted
 
 DEFAULT_AGENT = "codex"
 SOURCE = "codex"
@@ -98,7 +99,7 @@ def import_codex(state: StateDir, path: Path, agent: str | None = None) -> Impor
     path = Path(path).expanduser()
     if not path.exists():
         raise ValidationError(f"{path} does not exist")
-    agent_id = agent_id_or_default(agent, DEFAULT_AGENT)
+    agent_id = import_agent_id(agent, DEFAULT_AGENT)
     files = (
         [path]
         if path.is_file()
@@ -110,7 +111,7 @@ def import_codex(state: StateDir, path: Path, agent: str | None = None) -> Impor
             "YYYY/MM/DD/rollout-*.jsonl files, or one rollout file)"
         )
     report = ImportReport()
-    with state.open(agent_id, create=True) as db:
+    with state.open(agent_id, write=True) as db:
         for file in files:
             _Rollout(db, agent_id, file, report).run()
     return report
@@ -118,7 +119,7 @@ def import_codex(state: StateDir, path: Path, agent: str | None = None) -> Impor
 
 @dataclass
 class _Rollout:
-    db: AgentDB
+    db: AgentWriter
     agent_id: str
     file: Path
     report: ImportReport
@@ -135,25 +136,18 @@ class _Rollout:
 
     def run(self) -> None:
         records: list[tuple[int, dict[str, Any]]] = []
-        bad: list[str] = []
-        for lineno, text in read_jsonl(self.file, self.report):
-            try:
-                raw = json.loads(text)
-            except (ValueError, RecursionError) as err:
-                bad.append(
-                    f"{self.file}:{lineno}: not valid JSON ({getattr(err, 'msg', 'nested too deeply')})"
-                )
-                continue
-            record, problem = _normalize(raw, first=not records and not bad)
+        bad = ImportReport()  # reported only if the file turns out to be a rollout
+        for lineno, _text, raw in json_lines(self.file, bad):
+            record, problem = _normalize(raw, first=not records and not bad.skipped)
             if problem:
-                bad.append(f"{self.file}:{lineno}: {problem}")
+                bad.skip(self.file, lineno, problem)
             elif record is not None:
                 records.append((lineno, record))
         if not any(r["type"] in ("session_meta", "response_item") for _, r in records):
-            if records or bad:
+            if records or bad.skipped:
                 self.report.notes.append(f"{self.file}: not a Codex rollout; skipped")
             return
-        self.report.skipped.extend(bad)
+        self.report.skipped.extend(bad.skipped)
         own = next((r["payload"] for _, r in records if r["type"] == "session_meta"), None)
         self.meta = own or {}
         found = _ROLLOUT_UUID_RE.search(self.file.name)
@@ -454,7 +448,7 @@ def _json_object(arguments: Any) -> dict[str, Any]:
     if isinstance(arguments, str):
         try:
             value = json.loads(arguments)
-        except ValueError:
+        except (ValueError, RecursionError):
             return {"raw": arguments}
         return value if isinstance(value, dict) else {"value": value}
     return {}

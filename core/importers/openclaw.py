@@ -19,19 +19,22 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import ValidationError
-from ..keys import normalize_key
-from ..store import SessionMeta, StateDir
+from ..keys import check_agent_id, normalize_key
+from ..state import StateDir
+from ..storage import SessionMeta
 from ..transcript import iso_to_ms, parse_event
-from . import ImportReport, read_jsonl
+from .common import ImportReport, json_lines
 
 _ARCHIVE_RE = re.compile(r"^(?P<sid>.+?)\.jsonl\.(?P<kind>reset|deleted)\.(?P<ts>.+)$")
 _SKIPPED_PARTS = (".trajectory.", ".checkpoint.", ".bak-", ".lock", "-path.json")
 
 
 def import_openclaw(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
+    if agent is not None:
+        agent = check_agent_id(agent)  # before anything is read or created
     path = Path(path).expanduser()
     if not path.exists():
         raise ValidationError(f"{path} does not exist")
@@ -68,11 +71,13 @@ def _holds_transcripts(folder: Path) -> bool:
 
 def _import_folder(state: StateDir, folder: Path, agent: str | None, report: ImportReport) -> None:
     store = _read_store(folder / "sessions.json", report)
-    agent_id = agent or _agent_id(folder, store)
+    agent_id = agent or _agent_id(folder, store)  # checked again by the storage's door
+    own = _owner(agent_id, store, report, folder)
+    store = {own(key): entry for key, entry in store.items()}
     by_session_id = {
         entry.get("sessionId"): key for key, entry in store.items() if entry.get("sessionId")
     }
-    with state.open(agent_id, create=True) as db:
+    with state.open(agent_id, write=True) as db:
         seen_ids: set[str] = set()
         for file in sorted(folder.iterdir()):
             name = file.name
@@ -98,18 +103,37 @@ def _import_folder(state: StateDir, folder: Path, agent: str | None, report: Imp
                     or (None if key else f"imported {name}")
                 )
                 key = key or f"agent:{agent_id}:import:{session_id}"
-            meta = _meta(key, session_id, entry, label, header, lines)
+            meta = _meta(key, session_id, entry, label, header, lines, own)
             stored_key, added = db.import_session(meta, lines, events)
             report.add(stored_key, added)
         for key, entry in store.items():
             if entry.get("sessionId") in seen_ids:
                 continue
-            meta = _meta(key, entry.get("sessionId"), entry, entry.get("label"), None, [])
+            meta = _meta(key, entry.get("sessionId"), entry, entry.get("label"), None, [], own)
             stored_key, added = db.import_session(meta, [])
             report.add(stored_key, added)
             report.notes.append(
                 f"{key}: transcript {entry.get('sessionId')}.jsonl not found; kept without messages"
             )
+
+
+def _owner(
+    agent_id: str, store: dict[str, Any], report: ImportReport, folder: Path
+) -> Callable[[str], str]:
+    """Keys stored in an agent's database must name that agent (or no caller could reach
+    them): keys of another agent in this folder's store (``--agent``, or a store shared by
+    several agents) are re-keyed ``agent:<agent_id>:<rest>``, and so are links to them."""
+    foreign = {key.split(":")[1] for key in store} - {agent_id}
+    if foreign:
+        report.notes.append(
+            f"{folder}: keys of agent {', '.join(sorted(foreign))} stored as agent {agent_id}"
+        )
+
+    def own(key: str) -> str:
+        _, agent, rest = key.split(":", 2)
+        return f"agent:{agent_id}:{rest}" if agent in foreign else key
+
+    return own
 
 
 def _read_store(path: Path, report: ImportReport) -> dict[str, dict[str, Any]]:
@@ -149,11 +173,11 @@ def _read_transcript(
     lines: list[str] = []
     events: list[dict[str, Any]] = []
     header = None
-    for lineno, line in read_jsonl(file, report):
+    for lineno, line, value in json_lines(file, report):
         try:
-            event = parse_event(line)
+            event = parse_event(value)
         except ValidationError as err:
-            report.skipped.append(f"{file}:{lineno}: {err}")
+            report.skip(file, lineno, str(err))
             continue
         if event["type"] == "session" and header is None:
             header = event
@@ -169,6 +193,7 @@ def _meta(
     label: str | None,
     header: dict[str, Any] | None,
     lines: list[str],
+    own: Callable[[str], str],
 ) -> SessionMeta:
     created = iso_to_ms((header or {}).get("timestamp")) or _int(
         entry.get("sessionStartedAt") or entry.get("startedAt") or entry.get("updatedAt")
@@ -176,8 +201,8 @@ def _meta(
     return SessionMeta(
         key=key,
         session_id=session_id,
-        spawned_by=_key_or_none(entry.get("spawnedBy")),
-        parent_key=_key_or_none(entry.get("parentSessionKey")),
+        spawned_by=_key_or_none(entry.get("spawnedBy"), own),
+        parent_key=_key_or_none(entry.get("parentSessionKey"), own),
         label=label if isinstance(label, str) else None,
         created_at=created or None,
         updated_at=_int(entry.get("updatedAt")) or created or None,
@@ -185,9 +210,9 @@ def _meta(
     )
 
 
-def _key_or_none(value: Any) -> str | None:
+def _key_or_none(value: Any, own: Callable[[str], str]) -> str | None:
     try:
-        return normalize_key(value) if value else None
+        return own(normalize_key(value)) if value else None
     except ValidationError:
         return None
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from . import demo_text as T
+from . import text as T
 
 __all__ = ["DEFAULT_NOW_MS", "DEMO_QUERIES", "TINY_PNG_B64", "DemoSession", "generate"]
 

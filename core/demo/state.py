@@ -1,8 +1,12 @@
-"""Write the demo corpus (``demo_corpus.generate``) into a state dir, and cache it.
+"""Write the demo corpus (``corpus.generate``) into a state dir, and cache it.
 
 Live sessions are indexed as they would be by a runtime; the sessions the generator marks
 ``imported`` are stored unindexed, so the browser shows reconciliation progress on first
 start. Big corpora (benchmarks) take the same path: a bulk import, then one reconciliation.
+
+The demo only ever deletes a folder it made: ``ensure_demo`` writes its marker file before it
+writes anything else, and replaces a folder only when that marker is there. Any other folder
+that is not empty (a user's state dir, an agent runtime's home) is refused, untouched.
 """
 
 from __future__ import annotations
@@ -12,17 +16,21 @@ import os
 import shutil
 from pathlib import Path
 
-from .demo_corpus import DemoSession, generate
-from .errors import StoreError
-from .indexer import INDEXER_VERSION
-from .keys import agent_of
-from .reconcile import reconcile_agent
-from .store import AgentDB, SessionMeta, StateDir
-from .transcript import iso_to_ms
+from ..errors import ValidationError
+from ..indexer import INDEXER_VERSION
+from ..keys import agent_of
+from ..reconcile import reconcile_agent
+from ..state import StateDir
+from ..storage import SessionMeta
+from ..storage.sqlite import AgentWriter
+from ..transcript import iso_to_ms
+from .corpus import DemoSession, generate
 
 DEMO_SEED = 7
 DEMO_MESSAGES = 3000
-_COMPLETE = ".demo-complete"
+# Either file says "the demo made this folder"; the second also says the demo in it is whole.
+MARKER = ".backscroll-demo"  # written first
+_COMPLETE = ".demo-complete"  # written last
 
 
 def default_demo_dir(seed: int = DEMO_SEED, messages: int = DEMO_MESSAGES) -> Path:
@@ -38,16 +46,23 @@ def ensure_demo(
 ) -> StateDir:
     """The demo state dir, built once (a half-built one from an interrupted run is redone)."""
     path = Path(path) if path is not None else default_demo_dir(seed, messages)
-    marker = path / _COMPLETE
-    if marker.exists() and not rebuild:
+    made_by_demo = (path / MARKER).is_file() or (path / _COMPLETE).is_file()
+    if (path / _COMPLETE).is_file() and not rebuild:
         return StateDir(path)
-    if path.exists():
-        if not (marker.exists() or (path / "agents").is_dir() or not any(path.iterdir())):
-            raise StoreError(f"{path} exists and is not a backscroll demo; choose another dir")
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise ValidationError(f"{path} is not a folder the demo made; choose another --state-dir")
+    if path.is_dir() and any(path.iterdir()):
+        if not made_by_demo:
+            raise ValidationError(
+                f"{path} is not empty and was not made by `backscroll demo`, so the demo will "
+                "not touch it; choose an empty or new --state-dir"
+            )
         shutil.rmtree(path)
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    (path / MARKER).write_text("made by `backscroll demo`; the demo may replace this folder\n")
     state = StateDir(path)
     build_demo(state, seed=seed, messages=messages)
-    marker.write_text(json.dumps({"seed": seed, "messages": messages}) + "\n")
+    (path / _COMPLETE).write_text(json.dumps({"seed": seed, "messages": messages}) + "\n")
     return state
 
 
@@ -60,7 +75,7 @@ def build_demo(
     leave_imported_pending: bool = True,
 ) -> dict[str, int]:
     """Generate and store the corpus; returns counts (sessions, live, imported)."""
-    dbs: dict[str, AgentDB] = {}
+    dbs: dict[str, AgentWriter] = {}
     imported: list[DemoSession] = []
     counts = {"sessions": 0, "live": 0, "imported": 0}
     try:
@@ -82,10 +97,10 @@ def build_demo(
     return counts
 
 
-def _store(dbs: dict[str, AgentDB], state: StateDir, session: DemoSession) -> None:
+def _store(dbs: dict[str, AgentWriter], state: StateDir, session: DemoSession) -> None:
     agent_id = agent_of(session.key)
     if agent_id not in dbs:
-        dbs[agent_id] = state.open(agent_id, create=True)
+        dbs[agent_id] = state.open(agent_id, write=True)
     meta = SessionMeta(
         key=session.key,
         session_id=session.session_id,

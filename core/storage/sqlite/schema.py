@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from .errors import StoreError
+from ...errors import StoreError
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -117,14 +117,19 @@ MIGRATIONS: dict[int, str] = {
 SCHEMA_VERSION = max(MIGRATIONS)
 
 
-def migrate(conn: sqlite3.Connection, path: str) -> None:
-    """Bring ``conn`` up to ``SCHEMA_VERSION``; refuse databases from a newer backscroll."""
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
+def refuse_newer(version: int, path: str) -> None:
+    """One sentence for a database this code cannot read without misreading it."""
     if version > SCHEMA_VERSION:
         raise StoreError(
             f"{path} was written by a newer backscroll (schema {version}; this version reads "
             f"up to {SCHEMA_VERSION}): upgrade backscroll to open it"
         )
+
+
+def migrate(conn: sqlite3.Connection, path: str) -> None:
+    """Bring ``conn`` up to ``SCHEMA_VERSION``; refuse databases from a newer backscroll."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    refuse_newer(version, path)
     if version == SCHEMA_VERSION:
         return
     conn.execute("BEGIN IMMEDIATE")

@@ -1,0 +1,87 @@
+"""The write use cases a runtime or a person starts: append events to a session as they
+happen (SPEC 3: each stored and indexed in its own transaction) and delete a session.
+
+Importers of whole transcripts are in ``importers/``; both go through the storage's write
+path, so the rules (same transaction, dirty on a branch switch) are the storage's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterable
+
+from .errors import ValidationError
+from .keys import agent_of, normalize_key
+from .state import StateDir
+from .storage import SessionMeta
+
+
+@dataclass
+class AppendReport:
+    key: str
+    stored: int = 0
+    indexed: int = 0
+    dirty: int = 0  # events that left the session for reconciliation (a branch switch, ...)
+    refused: list[str] = field(default_factory=list)  # "<where>:<line>: reason"
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "stored": self.stored,
+            "indexed": self.indexed,
+            "dirty": self.dirty,
+            "refused": self.refused,
+        }
+
+
+def append_events(
+    state: StateDir,
+    meta: SessionMeta,
+    lines: Iterable[str | bytes],
+    where: str = "stdin",
+    on_refused: Callable[[str], None] | None = None,
+) -> AppendReport:
+    """Store each JSON line as one event of ``meta.key`` (created if new), each in its own
+    transaction. A malformed line is refused with ``<where>:<line>: reason`` (and passed to
+    ``on_refused`` at once); nothing of it is stored, and the next lines go on."""
+    meta = replace(
+        meta,
+        key=normalize_key(meta.key),  # every key is checked before anything is created
+        spawned_by=normalize_key(meta.spawned_by) if meta.spawned_by else None,
+        parent_key=normalize_key(meta.parent_key) if meta.parent_key else None,
+    )
+    report = AppendReport(meta.key)
+    with state.open(agent_of(meta.key), write=True) as db:
+        for lineno, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                text = line.decode("utf-8") if isinstance(line, bytes) else line
+                result = db.append(meta, text)
+            except UnicodeDecodeError:
+                problem = f"{where}:{lineno}: not valid UTF-8"
+            except ValidationError as err:
+                problem = f"{where}:{lineno}: {err}"
+            else:
+                report.stored += 1
+                if result.outcome == "indexed":
+                    report.indexed += 1
+                elif result.outcome == "dirty":
+                    report.dirty += 1
+                continue
+            report.refused.append(problem)
+            if on_refused is not None:
+                on_refused(problem)
+    return report
+
+
+def delete_session(state: StateDir, key: str) -> str:
+    """Delete a session: its events, index rows and index state, in one transaction.
+    Returns the canonical key; an unknown session is bad input."""
+    key = normalize_key(key)
+    state.require()
+    agent = agent_of(key)
+    if agent in state.agents():
+        with state.open(agent, write=True) as db:
+            if db.delete_session(key):
+                return key
+    raise ValidationError(f"no session {key} in {state.path}")

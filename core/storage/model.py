@@ -1,0 +1,137 @@
+"""What the storage layer hands out and takes in: plain dataclasses, the same for every backend.
+
+A backend (``storage/sqlite/`` today) turns these into SQL and back; nothing above the storage
+layer sees a connection, a cursor or a row tuple.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..indexer import INDEXER_VERSION
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    pk: int
+    key: str
+    session_id: str
+    spawned_by: str | None
+    parent_key: str | None
+    label: str | None
+    source: str
+    created_at: int
+    updated_at: int
+    last_seq: int
+    leaf_id: str | None
+    state: str  # clean | dirty | claimed
+    indexed_seq: int
+    indexer_version: int
+    problems: str | None
+
+    @property
+    def searchable(self) -> bool:
+        """Clean under the current indexer version: its index rows are its active branch.
+        The storage layer's ``PENDING`` predicate is exactly ``not searchable``."""
+        return self.state == "clean" and self.indexer_version == INDEXER_VERSION
+
+    @property
+    def pending(self) -> bool:
+        """Reconciliation has work here (dirty, claimed, or indexed by older rules)."""
+        return not self.searchable
+
+
+@dataclass(frozen=True)
+class SessionMeta:
+    """What a caller knows of a session before its events: used by append and import."""
+
+    key: str
+    session_id: str | None = None
+    spawned_by: str | None = None
+    parent_key: str | None = None
+    label: str | None = None
+    created_at: int | None = None
+    updated_at: int | None = None
+    source: str = "live"
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    rowid: int
+    session_pk: int
+    entry_id: str
+    role: str
+    ts: int
+    body: str
+    bm25: float  # bm25(): lower is better
+
+
+@dataclass(frozen=True)
+class SessionFilter:
+    """Which sessions a match may return: ``pks`` themselves, or all but them."""
+
+    pks: list[int]
+    exclude: bool = False
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    seq: int
+    outcome: str  # indexed | stored | dirty
+
+
+@dataclass(frozen=True)
+class Claim:
+    session_pk: int
+    key: str
+    session_id: str
+    created_at: int
+    seen_seq: int  # transcript length when claimed: publish only if it is unchanged
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A reconciliation run as any process reads it from the database (SPEC 8)."""
+
+    state: str
+    run_id: str | None
+    started_at: int | None
+    updated_at: int | None
+    sessions_done: int
+    sessions_total: int
+    messages_done: int
+    current_session: str | None
+    owner: str | None
+    lease_expires: int | None
+
+    @property
+    def running(self) -> bool:
+        return self.state == "running" and (self.lease_expires or 0) >= now_ms()
+
+    @property
+    def rate(self) -> float:
+        """Messages indexed per second over the run so far."""
+        if not self.started_at or not self.updated_at or self.updated_at <= self.started_at:
+            return 0.0
+        return self.messages_done * 1000 / (self.updated_at - self.started_at)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "state": "running" if self.running else "idle",
+            "sessionsDone": self.sessions_done,
+            "sessionsTotal": self.sessions_total,
+            "messagesIndexed": self.messages_done,
+            "rate": round(self.rate, 1),
+            "startedAt": self.started_at,
+            "updatedAt": self.updated_at,
+            "currentSession": self.current_session,
+        }
+
+
+IDLE = Progress("idle", None, None, None, 0, 0, 0, None, None, None)

@@ -1,0 +1,78 @@
+"""Opening one agent's SQLite file: writers migrate it, readers never write to it.
+
+A writer connection creates the folder (0700) and the file, sets WAL and brings the schema up
+to date. A reader connection is opened ``mode=ro``: it never creates, migrates or changes a
+file, and refuses one it cannot read in one sentence (empty, older or newer schema, not
+SQLite). Every SQLite failure becomes a ``StoreError`` naming the file.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import quote
+
+from ...errors import StoreError
+from .schema import SCHEMA_VERSION, migrate, refuse_newer
+
+BUSY_TIMEOUT_S = 30.0
+
+
+class SchemaBehind(StoreError):
+    """A reader met a database written by an older backscroll: a writer upgrades it."""
+
+
+@contextmanager
+def sqlite_errors(path: Path) -> Iterator[None]:
+    """Turn SQLite failures into one sentence naming the database."""
+    try:
+        yield
+    except sqlite3.OperationalError as err:
+        text = str(err)
+        if "locked" in text or "busy" in text:
+            raise StoreError(f"{path} stayed locked by another process; try again") from None
+        if "unable to open" in text or "readonly" in text or "read-only" in text:
+            raise StoreError(f"cannot open {path} for writing ({text})") from None
+        if "disk I/O" in text or "full" in text:
+            raise StoreError(f"cannot write {path}: {text}") from None
+        raise StoreError(f"{path}: {text}") from None
+    except sqlite3.DatabaseError as err:
+        raise StoreError(f"{path} is not a usable backscroll database ({err})") from None
+
+
+def connect(path: Path, write: bool) -> sqlite3.Connection:
+    """A connection in autocommit mode (transactions are explicit), checked or migrated."""
+    with sqlite_errors(path):
+        if write:
+            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        else:
+            uri = f"file:{quote(str(path))}?mode=ro"
+            conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            if write:
+                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                conn.execute("PRAGMA foreign_keys = ON")
+                migrate(conn, str(path))
+            else:
+                _check_readable(conn, path)
+        except BaseException:
+            conn.close()
+            raise
+    return conn
+
+
+def _check_readable(conn: sqlite3.Connection, path: Path) -> None:
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    refuse_newer(version, str(path))
+    if version == 0:
+        raise StoreError(f"{path} holds no backscroll data yet (an empty or foreign database)")
+    if version < SCHEMA_VERSION:
+        raise SchemaBehind(
+            f"{path} was written by an older backscroll (schema {version}); the next write "
+            "or `backscroll reindex` upgrades it"
+        )

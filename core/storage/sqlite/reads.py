@@ -1,0 +1,204 @@
+"""The read side of one agent's SQLite database: sessions, events, index rows, matching,
+counts. Every method works on a read-only connection."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+from ...indexer import INDEXER_VERSION, IndexRow
+from ...query import ParsedQuery
+from ..model import IDLE, MatchRow, Progress, SessionFilter, SessionRow
+from .connection import sqlite_errors
+
+# The one formulation of "reconciliation has work here" (``SessionRow.pending`` in Python):
+# dirty, claimed, or clean under another indexer version. Needs ``:version`` bound.
+PENDING = "(i.state != 'clean' OR i.indexer_version != :version)"
+
+SESSION_COLUMNS = """s.pk, s.key, s.session_id, s.spawned_by, s.parent_key, s.label, s.source,
+    s.created_at, s.updated_at, s.last_seq, s.leaf_id, i.state, i.indexed_seq,
+    i.indexer_version, i.problems"""
+SESSIONS_JOIN = "FROM sessions s JOIN index_state i ON i.session_pk = s.pk"
+
+
+class Reads:
+    """Reading methods; ``self.conn`` is a connection in autocommit mode."""
+
+    conn: sqlite3.Connection
+    path: Path
+    agent_id: str
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """A read transaction: every read inside sees one consistent state (WAL snapshot)."""
+        with sqlite_errors(self.path):
+            self.conn.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self.conn.execute("COMMIT")
+
+    def _all(self, sql: str, params: Any = ()) -> list[Any]:
+        with sqlite_errors(self.path):
+            return self.conn.execute(sql, params).fetchall()
+
+    def _one(self, sql: str, params: Any = ()) -> Any:
+        with sqlite_errors(self.path):
+            return self.conn.execute(sql, params).fetchone()
+
+    # ----------------------------------------------------------------- sessions and events
+
+    def sessions(self) -> list[SessionRow]:
+        rows = self._all(f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} ORDER BY s.pk")
+        return [SessionRow(*row) for row in rows]
+
+    def session(self, key: str) -> SessionRow | None:
+        row = self._one(f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} WHERE s.key = ?", (key.lower(),))
+        return SessionRow(*row) if row else None
+
+    def visibility_rev(self) -> int:
+        """A counter the schema's triggers move whenever sessions or their index state
+        change (see schema migration 2): equal values mean an unchanged session table."""
+        row = self._one("SELECT value FROM meta WHERE key = 'visibility_rev'")
+        return int(row[0]) if row else 0
+
+    def events(self, session_pk: int) -> list[tuple[int, dict[str, Any]]]:
+        """The stored log, parsed; rows that no longer parse are skipped (never raised)."""
+        rows = self._all(
+            "SELECT seq, body FROM events WHERE session_pk = ? ORDER BY seq", (session_pk,)
+        )
+        parsed = []
+        for seq, body in rows:
+            try:
+                parsed.append((seq, json.loads(body)))
+            except (ValueError, RecursionError):
+                continue
+        return parsed
+
+    def index_rows(self, session_pk: int) -> list[tuple[int, IndexRow]]:
+        rows = self._all(
+            "SELECT m.rowid, m.entry_id, m.role, m.ts, f.body FROM message_index m "
+            "LEFT JOIN message_fts f ON f.rowid = m.rowid WHERE m.session_pk = ? "
+            "ORDER BY m.rowid",
+            (session_pk,),
+        )
+        return [(rowid, IndexRow(eid, role, ts, body)) for rowid, eid, role, ts, body in rows]
+
+    # ----------------------------------------------------------------- matching
+
+    def match(
+        self,
+        query: ParsedQuery,
+        sessions: SessionFilter,
+        limit: int,
+        order: str = "best",
+        role: str | None = None,
+        since_ms: int | None = None,
+        until_ms: int | None = None,
+        rank_window: int | None = None,
+    ) -> tuple[list[MatchRow], bool]:
+        """Top matches among the given sessions, and whether ranking was windowed.
+
+        The session filter runs inside the query, before the limit, so sessions a caller
+        may not see never take a slot. With ``rank_window``, a term matching more rows than
+        that is ranked by bm25 over its newest ``rank_window`` matches only (rowids follow
+        time, so "newest" is a rowid bound the FTS index applies for free).
+        """
+        where = ["message_fts MATCH ?"]
+        params: list[Any] = [query.fts]
+        if sessions.pks or not sessions.exclude:
+            where.append(
+                f"m.session_pk {'NOT IN' if sessions.exclude else 'IN'} "
+                "(SELECT value FROM json_each(?))"
+            )
+            params.append(json.dumps(sessions.pks))
+        for clause, value in (
+            ("m.role = ?", role),
+            ("m.ts >= ?", since_ms),
+            ("m.ts <= ?", until_ms),
+        ):
+            if value is not None:
+                where.append(clause)
+                params.append(value)
+        # With nothing to filter (the operator on a clean index) the join is skipped: the
+        # FTS index alone orders and ranks, and only the kept rows are looked up.
+        join = "JOIN message_index m ON m.rowid = f.rowid " if len(where) > 1 else ""
+        base = f"FROM message_fts f {join}WHERE {' AND '.join(where)}"
+        windowed = False
+        with sqlite_errors(self.path):
+            if order == "best" and rank_window:
+                cutoff = self.conn.execute(
+                    f"SELECT f.rowid {base} ORDER BY f.rowid DESC LIMIT 1 OFFSET ?",
+                    (*params, rank_window - 1),
+                ).fetchone()
+                if cutoff is not None:
+                    base += " AND f.rowid >= ?"
+                    params.append(cutoff[0])
+                    windowed = True
+            order_by = "f.rowid DESC" if order == "recent" else "score, f.rowid DESC"
+            top = self.conn.execute(
+                f"SELECT f.rowid, bm25(message_fts) AS score {base} ORDER BY {order_by} LIMIT ?",
+                (*params, limit),
+            ).fetchall()
+            # Metadata and text only for the rows kept: reading every match would dominate.
+            kept = self.conn.execute(
+                "SELECT m.rowid, m.session_pk, m.entry_id, m.role, m.ts, f.body "
+                "FROM message_index m JOIN message_fts f ON f.rowid = m.rowid "
+                "WHERE m.rowid IN (SELECT value FROM json_each(?))",
+                (json.dumps([row[0] for row in top]),),
+            ).fetchall()
+        details = {row[0]: row[1:] for row in kept}
+        rows = [MatchRow(rowid, *details[rowid], score) for rowid, score in top if rowid in details]
+        return rows, windowed
+
+    # ----------------------------------------------------------------- counts and progress
+
+    def has_pending_sessions(self) -> bool:
+        """Any session (visible or not) whose index is not current: reconciliation work."""
+        sql = f"SELECT 1 FROM index_state i WHERE {PENDING} LIMIT 1"
+        return self._one(sql, {"version": INDEXER_VERSION}) is not None
+
+    def pending_count(self) -> tuple[int, int]:
+        """(sessions needing a rebuild, their stored events)."""
+        return self._one(
+            f"SELECT count(*), coalesce(sum(s.last_seq), 0) {SESSIONS_JOIN} WHERE {PENDING}",
+            {"version": INDEXER_VERSION},
+        )
+
+    def counts(self) -> dict[str, int]:
+        """Sessions, stored messages, indexed rows, pending and never-indexed sessions."""
+        sessions, pending, never = self._one(
+            f"SELECT count(*), coalesce(sum({PENDING}), 0), "
+            f"coalesce(sum({PENDING} AND i.indexer_version = 0), 0) FROM index_state i",
+            {"version": INDEXER_VERSION},
+        )
+        messages = self._one("SELECT count(*) FROM events WHERE kind = 'message'")[0]
+        indexed = self._one("SELECT count(*) FROM message_index")[0]
+        return {
+            "sessions": sessions,
+            "messages": messages,
+            "indexed": indexed,
+            "dirty": pending,
+            "neverIndexed": never,
+        }
+
+    def orphan_index_rows(self) -> tuple[int, int]:
+        """(index rows of no session, text rows with no index row): both must be 0."""
+        no_session = self._one(
+            "SELECT count(*) FROM message_index WHERE session_pk NOT IN (SELECT pk FROM sessions)"
+        )[0]
+        no_index = self._one(
+            "SELECT count(*) FROM message_fts WHERE rowid NOT IN (SELECT rowid FROM message_index)"
+        )[0]
+        return no_session, no_index
+
+    def read_progress(self) -> Progress:
+        row = self._one(
+            "SELECT state, run_id, started_at, updated_at, sessions_done, sessions_total, "
+            "messages_done, current_session, owner, lease_expires FROM reconcile_progress "
+            "WHERE id = 1"
+        )
+        return Progress(*row) if row else IDLE

@@ -1,0 +1,269 @@
+"""The write path of one agent's SQLite database (SPEC 3): append with the index row in the
+same transaction, import without indexing, delete, and the bulk row writes rebuilds use."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any, Iterator
+
+from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
+from ...keys import normalize_key
+from ...transcript import advance, indexable, node_id, parse_event
+from ..model import AppendResult, SessionMeta, now_ms
+from .connection import sqlite_errors
+from .reads import Reads
+
+
+class Writes(Reads):
+    """Writing methods; ``self.conn`` is a writer connection in autocommit mode."""
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any error (nothing half-written)."""
+        with sqlite_errors(self.path):
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def _create_session(self, meta: SessionMeta, clean: bool) -> tuple[int, str, int]:
+        created = meta.created_at if meta.created_at is not None else now_ms()
+        session_id = meta.session_id or str(uuid.uuid4())
+        cursor = self.conn.execute(
+            "INSERT INTO sessions (key, session_id, spawned_by, parent_key, label, source, "
+            "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                meta.key,
+                session_id,
+                _lower(meta.spawned_by),
+                _lower(meta.parent_key),
+                meta.label,
+                meta.source,
+                created,
+                meta.updated_at if meta.updated_at is not None else created,
+            ),
+        )
+        pk = cursor.lastrowid
+        assert pk is not None
+        self.conn.execute(
+            "INSERT INTO index_state (session_pk, state, indexer_version) VALUES (?, ?, ?)",
+            (pk, "clean" if clean else "dirty", INDEXER_VERSION if clean else 0),
+        )
+        return pk, session_id, created
+
+    def append(self, meta: SessionMeta, line: str | dict[str, Any]) -> AppendResult:
+        """Store one event; index it in the same transaction when it extends the active leaf.
+
+        An event that moves the leaf elsewhere (a leaf control, a branch switch, an
+        out-of-order parent) marks the session dirty instead; so does any write that lands
+        while a rebuild holds the session (the rebuild then abandons its claim).
+        """
+        key = normalize_key(meta.key)
+        event = parse_event(line)
+        body = line if isinstance(line, str) else json.dumps(event, ensure_ascii=False)
+        body = body.strip()
+        with self.transaction() as conn:
+            found = conn.execute(
+                "SELECT s.pk, s.session_id, s.created_at, s.last_seq, s.leaf_id, i.state, "
+                "i.indexer_version "
+                "FROM sessions s JOIN index_state i ON i.session_pk = s.pk WHERE s.key = ?",
+                (key,),
+            ).fetchone()
+            if found is None:
+                pk, session_id, created_at = self._create_session(replace(meta, key=key), True)
+                last_seq, leaf, state, version = 0, None, "clean", INDEXER_VERSION
+            else:
+                pk, session_id, created_at, last_seq, leaf, state, version = found
+            seq = last_seq + 1
+            step = advance(leaf, seq, event, lambda eid: self._has_entry(pk, eid))
+            moved_off = step.node is not None and step.leaf == step.node and not step.extends
+            outcome = "dirty" if event["type"] == "leaf" or moved_off else "stored"
+            if step.extends and state == "clean" and version == INDEXER_VERSION:
+                message = indexable(event, created_at)
+                if message and indexes_session(key):
+                    row = row_for(message.entry_id, message.role, message.timestamp_ms, message.text)
+                    self._insert_row(pk, session_id, row)
+                    outcome = "indexed"
+            kind = event["type"]
+            stored_id = None if kind in ("session", "leaf") else node_id(event, seq)
+            real_id = stored_id if stored_id and not stored_id.startswith("#") else None
+            conn.execute(
+                "INSERT INTO events (session_pk, seq, entry_id, kind, body) VALUES (?, ?, ?, ?, ?)",
+                (pk, seq, real_id, kind, body),
+            )
+            conn.execute(
+                "UPDATE sessions SET last_seq = ?, leaf_id = ?, updated_at = ? WHERE pk = ?",
+                (seq, step.leaf, now_ms(), pk),
+            )
+            if state == "claimed" or outcome == "dirty":
+                self._mark_dirty(pk)
+                outcome = "dirty" if outcome != "indexed" else outcome
+            elif state == "clean" and version == INDEXER_VERSION:
+                conn.execute(
+                    "UPDATE index_state SET indexed_seq = ?, indexed_leaf = ? WHERE session_pk = ?",
+                    (seq, step.leaf, pk),
+                )
+        return AppendResult(seq, outcome)
+
+    def _mark_dirty(self, pk: int) -> None:
+        """The session needs a rebuild; a rebuild holding it loses its claim."""
+        self.conn.execute(
+            "UPDATE index_state SET state = 'dirty', claim_owner = NULL, claim_expires = NULL "
+            "WHERE session_pk = ?",
+            (pk,),
+        )
+
+    def _has_entry(self, pk: int, entry_id: str) -> bool:
+        row = self.conn.execute(
+            "SELECT 1 FROM events WHERE session_pk = ? AND entry_id = ?", (pk, entry_id)
+        ).fetchone()
+        return row is not None
+
+    def _insert_row(self, pk: int, session_id: str, row: IndexRow) -> int:
+        rowid = first_rowid(session_id, row)
+        while True:
+            try:
+                self.conn.execute(
+                    "INSERT INTO message_index (rowid, session_pk, entry_id, role, ts) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (rowid, pk, row.entry_id, row.role, row.ts),
+                )
+                break
+            except sqlite3.IntegrityError:
+                rowid = next_rowid(rowid)
+        self.conn.execute("INSERT INTO message_fts (rowid, body) VALUES (?, ?)", (rowid, row.body))
+        return rowid
+
+    def insert_rows(self, pk: int, session_id: str, rows: list[IndexRow]) -> None:
+        """Insert many index rows inside the caller's transaction (rebuilds, backfills).
+
+        Rowids are placed in Python against the rows already stored near them, then written
+        with two ``executemany`` calls: the bulk path that makes backfills fast.
+        """
+        if not rows:
+            return
+        wanted = [first_rowid(session_id, row) for row in rows]
+        taken = self._taken_rowids(wanted)
+        placed: list[int] = []
+        for rowid in wanted:
+            while rowid in taken:
+                rowid = next_rowid(rowid)
+                if rowid not in taken and self._taken_rowids([rowid]):
+                    taken.add(rowid)
+            taken.add(rowid)
+            placed.append(rowid)
+        self.conn.executemany(
+            "INSERT INTO message_index (rowid, session_pk, entry_id, role, ts) "
+            "VALUES (?, ?, ?, ?, ?)",
+            [(rowid, pk, r.entry_id, r.role, r.ts) for rowid, r in zip(placed, rows)],
+        )
+        self.conn.executemany(
+            "INSERT INTO message_fts (rowid, body) VALUES (?, ?)",
+            [(rowid, r.body) for rowid, r in zip(placed, rows)],
+        )
+
+    def _taken_rowids(self, rowids: list[int]) -> set[int]:
+        return {
+            r[0]
+            for r in self.conn.execute(
+                "SELECT rowid FROM message_index WHERE rowid IN (SELECT value FROM json_each(?))",
+                (json.dumps(rowids),),
+            )
+        }
+
+    def delete_rows(self, pk: int) -> None:
+        """Remove a session's index rows inside the caller's transaction."""
+        self.conn.execute(
+            "DELETE FROM message_fts WHERE rowid IN "
+            "(SELECT rowid FROM message_index WHERE session_pk = ?)",
+            (pk,),
+        )
+        self.conn.execute("DELETE FROM message_index WHERE session_pk = ?", (pk,))
+
+    def delete_session(self, key: str) -> bool:
+        """Remove a session's events, index rows and index state in one transaction."""
+        key = normalize_key(key)
+        with self.transaction() as conn:
+            found = conn.execute("SELECT pk FROM sessions WHERE key = ?", (key,)).fetchone()
+            if found is None:
+                return False
+            pk = found[0]
+            self.delete_rows(pk)
+            conn.execute("DELETE FROM events WHERE session_pk = ?", (pk,))
+            conn.execute("DELETE FROM index_state WHERE session_pk = ?", (pk,))
+            conn.execute("DELETE FROM sessions WHERE pk = ?", (pk,))
+        return True
+
+    def import_session(
+        self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
+    ) -> tuple[str, int]:
+        """Store already-validated event lines without indexing; return (key, events added).
+        ``parsed`` may carry the lines' parsed events, to spare parsing them twice.
+
+        Importing the same transcript again adds nothing: entries already stored are
+        recognised by their id (id-less rows by their exact text). New events make the
+        session dirty, so reconciliation picks it up.
+        """
+        key = normalize_key(meta.key)
+        with self.transaction() as conn:
+            by = ("session_id", meta.session_id) if meta.session_id else ("key", key)
+            found = conn.execute(
+                f"SELECT pk, key, last_seq FROM sessions WHERE {by[0]} = ?", (by[1],)
+            ).fetchone()
+            if found is None:
+                if conn.execute("SELECT 1 FROM sessions WHERE key = ?", (key,)).fetchone():
+                    # The key now names another transcript (a reset): keep both.
+                    key = f"{key}:import-{meta.session_id}".lower()
+                pk, _, _ = self._create_session(replace(meta, key=key), clean=not lines)
+                last_seq, seen_ids, seen_bodies = 0, set(), set()
+            else:
+                pk, key, last_seq = found
+                seen_ids = {
+                    r[0]
+                    for r in conn.execute(
+                        "SELECT entry_id FROM events WHERE session_pk = ? AND entry_id IS NOT NULL",
+                        (pk,),
+                    )
+                }
+                seen_bodies = {
+                    r[0]
+                    for r in conn.execute(
+                        "SELECT body FROM events WHERE session_pk = ? AND entry_id IS NULL", (pk,)
+                    )
+                }
+            added = []
+            for n, line in enumerate(lines):
+                event = parsed[n] if parsed is not None else json.loads(line)
+                seq = last_seq + len(added) + 1
+                kind = event.get("type")
+                stored_id = None if kind in ("session", "leaf") else node_id(event, seq)
+                real_id = stored_id if stored_id and not stored_id.startswith("#") else None
+                # Skip what an earlier import stored; repeats inside this file are data (the
+                # tree rules report and ignore duplicate ids), so they are kept.
+                if (real_id and real_id in seen_ids) or (not real_id and line in seen_bodies):
+                    continue
+                added.append((pk, seq, real_id, kind, line))
+            if added:
+                conn.executemany(
+                    "INSERT INTO events (session_pk, seq, entry_id, kind, body) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    added,
+                )
+                conn.execute(
+                    "UPDATE sessions SET last_seq = ?, updated_at = max(updated_at, ?) "
+                    "WHERE pk = ?",
+                    (last_seq + len(added), meta.updated_at or 0, pk),
+                )
+                self._mark_dirty(pk)
+        return key, len(added)
+
+
+def _lower(value: str | None) -> str | None:
+    return value.lower() if isinstance(value, str) else None
