@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 from .errors import StoreError, ValidationError
 from .excerpt import make_excerpt
-from .keys import agent_of, normalize_key
+from .keys import agent_of, check_agent_id, normalize_key
 from .query import ParsedQuery, parse_query
 from .state import StateDir
 from .storage import MatchRow, SessionFilter, SessionRow
@@ -116,6 +116,10 @@ def check_request(request: SearchRequest) -> ParsedQuery:
     if request.role not in (None, "user", "assistant"):
         raise ValidationError(f"role must be user or assistant, not {request.role!r}")
     validate_limit(request.limit)
+    if request.agent is not None:
+        check_agent_id(request.agent)
+    if request.session_key is not None:
+        normalize_key(request.session_key)
     if request.since_ms is not None and request.until_ms is not None:
         if request.since_ms > request.until_ms:
             raise ValidationError("the time range is empty: --since is after --until")
@@ -227,7 +231,7 @@ def _rank_key(row: MatchRow, order: str) -> tuple:
 def _agents_to_search(state: StateDir, request: SearchRequest, caller: Caller) -> list[str]:
     agents = [a for a in state.agents() if may_see_agent(caller, a)]
     if request.agent:
-        agents = [a for a in agents if a == request.agent.lower()]
+        agents = [a for a in agents if a == check_agent_id(request.agent)]
     if request.session_key:
         wanted = agent_of(request.session_key)
         agents = [a for a in agents if a == wanted]

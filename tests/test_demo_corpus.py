@@ -22,9 +22,9 @@ from backscroll.core.demo.corpus import (
     DEMO_QUERIES,
     TINY_PNG_B64,
     DemoSession,
-    _Slots,
     generate,
 )
+from backscroll.core.demo.parts import Slots
 from backscroll.core.keys import is_incognito, normalize_key
 
 DAY = 86_400_000
@@ -437,7 +437,7 @@ def test_every_template_fills() -> None:
     import random
 
     for template in templates:
-        slots = _Slots(random.Random(1), DEFAULT_NOW_MS)
+        slots = Slots(random.Random(1), DEFAULT_NOW_MS)
         slots["task"] = "task"
         template.format_map(slots)
         for _, field, _, _ in string.Formatter().parse(template):

@@ -1,8 +1,8 @@
-"""Content pools for the demo corpus (``demo_corpus``): invented conversations, no real data.
+"""Content pools for the demo corpus (``corpus``): invented conversations, no real data.
 
 Everything here is plain data. A *scenario* is a tuple of :class:`Beat` (one user turn and the
 assistant's answer, optionally through tool calls, :class:`Step`). Templates use ``{slot}``
-placeholders that ``demo_corpus`` fills lazily and consistently within one scenario instance
+placeholders that the generator (``parts.Slots``) fills lazily and consistently within one scenario instance
 (``SIMPLE`` pools, ``GROUPS`` of values that belong together, and computed slots such as
 versions, numbers and fake secrets). Literal braces are written ``{{`` / ``}}``.
 
