@@ -1,0 +1,249 @@
+"""Converting a read :class:`Rollout` into OpenClaw entries chained in file order: messages,
+reasoning, tool calls and their outputs, injected context, model and effort changes,
+compactions. Lines replayed from a parent thread are skipped and counted."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...transcript import iso_to_ms
+from .blocks import blocks, content_block, json_object, output_text
+from .reading import Rollout, str_or_none
+
+_INJECTED_PREFIXES = (
+    "# AGENTS.md instructions",
+    "<environment_context>",
+    "<user_instructions>",
+    "<INSTRUCTIONS>",
+    "<permissions instructions>",
+    "<turn_aborted>",
+)
+_TOOL_CALLS = {
+    "function_call": "function_call",
+    "custom_tool_call": "custom_tool_call",
+    "local_shell_call": "local_shell",
+    "web_search_call": "web_search",
+}
+_TOOL_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+
+
+@dataclass
+class Converted:
+    """A rollout's entries and what its session record needs: times, the first real prompt,
+    and how many lines replayed from a parent thread were skipped."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    times: list[int] = field(default_factory=list)
+    first_ts: str | None = None
+    first_prompt: str | None = None
+    inherited: int = 0
+
+
+def convert(rollout: Rollout) -> Converted:
+    """The entries of ``rollout``, each chained to the one before it."""
+    return _Converter(rollout).run()
+
+
+class _Converter:
+    def __init__(self, rollout: Rollout) -> None:
+        self.rollout = rollout
+        self.session_id = rollout.session_id
+        self.meta = rollout.meta
+        self.out = Converted()
+        self.tool_names: dict[str, str] = {}
+        self.model: str | None = None
+        self.effort: str | None = None
+
+    def run(self) -> Converted:
+        last_ts: str | None = None
+        own_seen = replaying = False
+        for lineno, record in self.rollout.records:
+            kind, payload = record["type"], record["payload"]
+            ts = (
+                str_or_none(record.get("timestamp"))
+                or (str_or_none(payload.get("timestamp")) if kind == "session_meta" else None)
+                or last_ts
+            )
+            last_ts = ts
+            if kind == "session_meta":
+                if own_seen and str_or_none(payload.get("id")) != self.session_id:
+                    replaying = True
+                    self.out.inherited += 1
+                    continue
+                if not own_seen:
+                    own_seen = True
+                    self._note_time(ts)
+                    self._add(
+                        lineno,
+                        ts,
+                        {
+                            "type": "custom",
+                            "customType": "codex.session_meta",
+                            "data": _session_data(payload),
+                        },
+                    )
+                continue
+            if replaying:
+                if kind != "turn_context":
+                    self.out.inherited += 1
+                    continue
+                replaying = False
+            self._note_time(ts)
+            if kind == "turn_context":
+                self._turn_context(lineno, ts, payload)
+            elif kind == "compacted":
+                summary = payload.get("message") if isinstance(payload.get("message"), str) else ""
+                self._add(
+                    lineno,
+                    ts,
+                    {
+                        "type": "compaction",
+                        "summary": summary,
+                        "tokensBefore": 0,
+                        "details": {"source": "codex"},
+                    },
+                )
+            elif kind == "response_item":
+                self._response_item(lineno, ts, payload)
+            # event_msg and newer bookkeeping lines duplicate response items: dropped.
+        return self.out
+
+    def _note_time(self, ts: str | None) -> None:
+        if ts:
+            self.out.first_ts = self.out.first_ts or ts
+            ms = iso_to_ms(ts)
+            if ms:
+                self.out.times.append(ms)
+
+    def _add(self, lineno: int, ts: str | None, entry: dict[str, Any], suffix: str = "") -> None:
+        entries = self.out.entries
+        digest = hashlib.sha1(f"{self.session_id}:{lineno}{suffix}".encode()).hexdigest()[:16]
+        event = {
+            "type": entry.pop("type"),
+            "id": digest,
+            "parentId": entries[-1]["id"] if entries else None,
+        }
+        if ts:
+            event["timestamp"] = ts
+        event.update(entry)
+        message = event.get("message")
+        if isinstance(message, dict) and ts and iso_to_ms(ts):
+            message["timestamp"] = iso_to_ms(ts)
+        entries.append(event)
+
+    def _turn_context(self, lineno: int, ts: str | None, payload: dict[str, Any]) -> None:
+        model = str_or_none(payload.get("model"))
+        if model and model != self.model:
+            self.model = model
+            provider = str_or_none(self.meta.get("model_provider")) or "openai"
+            self._add(lineno, ts, {"type": "model_change", "provider": provider, "modelId": model})
+        effort = str_or_none(payload.get("effort"))
+        if effort and effort != self.effort:
+            self.effort = effort
+            self._add(
+                lineno, ts, {"type": "thinking_level_change", "thinkingLevel": effort}, ":effort"
+            )
+
+    def _response_item(self, lineno: int, ts: str | None, item: dict[str, Any]) -> None:
+        kind = item.get("type")
+        if kind == "message":
+            self._message(lineno, ts, item)
+        elif kind == "reasoning":
+            parts = [
+                b.get("text")
+                for b in blocks(item.get("summary"))
+                if isinstance(b.get("text"), str)
+            ]
+            parts += [
+                b.get("text")
+                for b in blocks(item.get("content"))
+                if isinstance(b.get("text"), str)
+            ]
+            self._add(
+                lineno,
+                ts,
+                {
+                    "type": "message",
+                    "message": self._assistant(
+                        [{"type": "thinking", "thinking": "\n\n".join(parts)}]
+                    ),
+                },
+            )
+        elif kind in _TOOL_CALLS:
+            call_id = (
+                str_or_none(item.get("call_id")) or str_or_none(item.get("id")) or f"line-{lineno}"
+            )
+            name = str_or_none(item.get("name")) or _TOOL_CALLS[kind]
+            self.tool_names[call_id] = name
+            if kind == "function_call":
+                arguments = json_object(item.get("arguments"))
+            elif kind == "custom_tool_call":
+                arguments = {"input": item.get("input")}
+            else:
+                arguments = item.get("action") if isinstance(item.get("action"), dict) else {}
+            call = {"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}
+            self._add(lineno, ts, {"type": "message", "message": self._assistant([call])})
+        elif kind in _TOOL_OUTPUTS:
+            call_id = str_or_none(item.get("call_id")) or ""
+            text, is_error = output_text(item.get("output"))
+            result = {
+                "role": "toolResult",
+                "toolCallId": call_id,
+                "toolName": self.tool_names.get(call_id, ""),
+                "content": [{"type": "text", "text": text}],
+                "isError": is_error,
+            }
+            self._add(lineno, ts, {"type": "message", "message": result})
+        elif isinstance(kind, str):
+            data = {k: v for k, v in item.items() if k not in ("type", "encrypted_content")}
+            self._add(lineno, ts, {"type": "custom", "customType": f"codex.{kind}", "data": data})
+
+    def _message(self, lineno: int, ts: str | None, item: dict[str, Any]) -> None:
+        role = item.get("role")
+        converted = [content_block(b) for b in blocks(item.get("content"))]
+        if isinstance(item.get("content"), str):
+            converted = [{"type": "text", "text": item["content"]}]
+        text = "\n".join(b["text"] for b in converted if b.get("type") == "text")
+        if role == "assistant":
+            message = self._assistant(converted)
+            if isinstance(item.get("phase"), str):
+                message["phase"] = item["phase"]
+            self._add(lineno, ts, {"type": "message", "message": message})
+        elif role == "user" and not text.lstrip().startswith(_INJECTED_PREFIXES):
+            if self.out.first_prompt is None and text.strip():
+                self.out.first_prompt = text
+            self._add(
+                lineno, ts, {"type": "message", "message": {"role": "user", "content": converted}}
+            )
+        else:
+            kind = role if role != "user" else "injected"
+            self._add(
+                lineno,
+                ts,
+                {
+                    "type": "custom_message",
+                    "customType": "codex.context",
+                    "content": converted,
+                    "display": False,
+                    "details": {"role": role, "kind": kind},
+                },
+            )
+
+    def _assistant(self, content: list[dict[str, Any]]) -> dict[str, Any]:
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": content,
+            "api": "openai-responses",
+            "provider": str_or_none(self.meta.get("model_provider")) or "openai",
+        }
+        if self.model:
+            message["model"] = self.model
+        return message
+
+
+def _session_data(payload: dict[str, Any]) -> dict[str, Any]:
+    """What the header line says about the run, without the (huge) system prompt."""
+    skip = {"id", "timestamp", "cwd", "base_instructions", "instructions", "dynamic_tools"}
+    return {k: v for k, v in payload.items() if k not in skip}
