@@ -142,7 +142,7 @@ def rendered(widget: Widget) -> str:
 
 
 def count_text(app: BackscrollApp) -> str:
-    return app.query_one("#count", Static).content.plain
+    return app.search_screen.query_one("#count", Static).content.plain
 
 
 # --- search, preview, conversation ---------------------------------------------------------
@@ -251,9 +251,9 @@ async def test_stale_answers_are_dropped(convo: StateDir) -> None:
         await type_query(pilot, app, "zebra")
         before = list(app.results.results)
         fake = SearchResult("agent:main:main", "sid", "x", BASE_MS, "user", "stale", 1.0)
-        from backscroll.tui.widgets import SearchAnswered
+        from backscroll.tui.messages import SearchAnswered
 
-        app.post_message(SearchAnswered(app.generation - 1, SearchRequest("old"),
+        app.search_screen.post_message(SearchAnswered(app.generation - 1, SearchRequest("old"),
                                         SearchResponse(results=[fake])))
         await pilot.pause(0.1)
         assert app.results.results == before
@@ -263,7 +263,7 @@ async def test_validation_error_shows_inline(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test() as pilot:
         await pilot.press(*"?!")
-        error = app.query_one("#search-error", Static)
+        error = app.search_screen.query_one("#search-error", Static)
         await until(pilot, lambda: error.has_class("-shown"))
         assert "nothing to search for" in error.content.plain
         await pilot.press("backspace", "backspace", *"zebra")
@@ -513,12 +513,12 @@ def test_printable_keeps_offsets() -> None:
 async def test_empty_state_dir_says_how_to_start(tmp_path: Path) -> None:
     app = app_for(StateDir(tmp_path / "nothing-here"))
     async with app.run_test(size=(100, 30)) as pilot:
-        empty = app.query_one("#empty", Static)
+        empty = app.search_screen.query_one("#empty", Static)
         await until(pilot, lambda: empty.display and "backscroll demo" in rendered(empty))
         painted = rendered(empty)
         assert "backscroll import openclaw PATH" in painted
         assert "backscroll demo" in painted
-        assert not app.query_one("#body").display
+        assert not app.search_screen.query_one("#body").display
         await pilot.press(*"anything")
         await pilot.pause(0.2)
         assert app.results.results == [] and app.is_running
@@ -621,7 +621,7 @@ async def test_fast_typing_on_a_slow_index_runs_one_search_at_a_time(
 ) -> None:
     """Single flight: while a (slow) search runs, keystrokes only mark the text as changed;
     the newest text is searched when it ends, and only its answer is shown."""
-    from backscroll.tui import app as app_module
+    from backscroll.tui.screens import search as app_module
 
     searched: list[str] = []
     running: list[int] = []
