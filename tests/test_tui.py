@@ -25,6 +25,7 @@ from backscroll.core.status import AgentStatus, StateStatus
 from backscroll.core.store import SessionMeta, StateDir
 from backscroll.core.visibility import OPERATOR
 from backscroll.tui.app import BackscrollApp, make_app
+from backscroll.tui.cli import main
 from backscroll.tui.screens import (
     ConversationScreen,
     ExportChoice,
@@ -394,6 +395,39 @@ async def test_view_as_sandboxed_session(convo: StateDir) -> None:
         assert "agent:main:telegram:group:7" not in {r.session_key for r in app.results.results}
 
 
+async def test_view_as_an_incognito_session_matches_the_cli(
+    convo: StateDir, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """View as lists an incognito session (dimmed, marked) and searches as it exactly like
+    ``backscroll search --as KEY``: it finds what its policy allows, never an incognito
+    session, its own included."""
+    (convo.path / "config.toml").write_text('[tools.sessions]\nvisibility = "agent"\n')
+    incognito = "agent:main:subagent:incognito-1"
+    add_session(convo, incognito, [("user", "the zebra incognito note")],
+                spawned_by="agent:main:main", start_ms=1_800_000)
+    assert main(["search", "zebra", "--as", incognito, "--state-dir", str(convo.path),
+                 "--json"]) == 0
+    cli = {(r["sessionKey"], r["messageId"]) for r in json.loads(capsys.readouterr().out)["results"]}
+    assert cli and all(key != incognito for key, _ in cli)
+    app = app_for(convo)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await pilot.press("tab", "v")
+        await until(pilot, lambda: isinstance(app.screen, ViewAsScreen))
+        listing = app.screen.query_one("#view-as-list", OptionList)
+        ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+        assert incognito in ids
+        prompt = listing.get_option_at_index(ids.index(incognito)).prompt
+        assert prompt.style == "dim" and prompt.plain.split(incognito)[1].startswith("  incognito")
+        await pilot.press("slash", *"incognito-1", "enter")
+        await until(pilot, lambda: app.caller.key == incognito)
+        assert "as agent:main:subagent:incognito-1 (agent)" in app.status_bar.plain_text()
+        app.search_input.focus()
+        await type_query(pilot, app, "zebra")
+        await until(pilot, lambda: app.last_response is not None
+                    and app.last_request.query == "zebra")
+        assert {(r.session_key, r.message_id) for r in app.results.results} == cli
+
+
 class Host(App[None]):
     """A throwaway app to run one screen on."""
 
@@ -417,7 +451,8 @@ def summary(key: str, incognito: bool = False, spawned_by: str | None = None) ->
                           True, incognito)
 
 
-async def test_view_as_screen_lists_sessions_without_incognito() -> None:
+async def test_view_as_screen_lists_incognito_sessions_dimmed() -> None:
+    """Incognito sessions are listed (``--as`` accepts them too), dimmed and marked."""
     sessions = [summary("agent:main:main"),
                 summary("agent:main:subagent:incognito-42", incognito=True),
                 summary("agent:ops:main")]
@@ -425,8 +460,13 @@ async def test_view_as_screen_lists_sessions_without_incognito() -> None:
     async with host.run_test() as pilot:
         listing = host.screen.query_one("#view-as-list", OptionList)
         ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
-        assert ids == ["operator", "agent:main:main", "agent:ops:main"]
-        await pilot.press("j", "j", "x", "enter")
+        assert ids == ["operator", "agent:main:main", "agent:main:subagent:incognito-42",
+                       "agent:ops:main"]
+        incognito = listing.get_option_at_index(2).prompt
+        assert "incognito" in incognito.plain.split("incognito-42", 1)[1]  # the marker
+        assert incognito.style == "dim"
+        assert listing.get_option_at_index(1).prompt.style == ""
+        await pilot.press("j", "j", "j", "x", "enter")
         assert host.answer == ViewAsChoice("agent:ops:main", True)
 
 

@@ -25,6 +25,7 @@ from textual.worker import Worker, WorkerState
 from backscroll.core.config import load_config, make_caller
 from backscroll.core.errors import BackscrollError
 from backscroll.core.export import write_export
+from backscroll.core.keys import is_incognito
 from backscroll.core.reconcile import start_background
 from backscroll.core.search import SearchRequest, SearchResponse
 from backscroll.core.status import StateStatus, state_status
@@ -235,7 +236,9 @@ class BackscrollApp(App[int]):
         if not self.ready:
             return
         self.caller = message.caller
-        self.notify(f"searching as {self.caller.describe()}", markup=False, timeout=3)
+        note = " (incognito: it never finds incognito sessions, its own included)" if (
+            self.caller.key and is_incognito(self.caller.key)) else ""
+        self.notify(f"searching as {self.caller.describe()}{note}", markup=False, timeout=4)
         self.search_screen.caller_changed()
 
     # --- keys: help, palette, keymap ------------------------------------------------------

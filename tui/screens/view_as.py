@@ -1,7 +1,9 @@
-"""The "view as" picker: the operator, or any session with its policy.
+"""The "view as" picker: the operator, or any session (incognito ones too) with its policy.
 
 It does no I/O: the app lists the sessions in a worker and hands them over; the screen
-answers with ``dismiss(ViewAsChoice)``.
+answers with ``dismiss(ViewAsChoice)``. An incognito session is listed dimmed and marked: as
+with ``--as``, searching as it works, but it never finds incognito sessions, its own
+included (docs/visibility.md).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class ViewAsScreen(ModalScreen[ViewAsChoice | None]):
 
     def __init__(self, sessions: Sequence[SessionSummary], current: Caller, now: Clock) -> None:
         super().__init__()
-        self.sessions = [s for s in sessions if not s.incognito]
+        self.sessions = list(sessions)
         self.current = current
         self.now = now
 
@@ -132,13 +134,17 @@ class ViewAsScreen(ModalScreen[ViewAsChoice | None]):
 
 
 def session_prompt(session: SessionSummary, depth: int, flat: bool, now: Clock) -> Text:
-    """One session: indented under its spawner (unless filtering), key, label, last activity."""
-    prompt = Text()
+    """One session: indented under its spawner (unless filtering), key, label, last activity;
+    an incognito session dimmed and marked."""
+    incognito = session.incognito
+    prompt = Text(style="dim" if incognito else "")
     if depth and not flat:
         prompt.append("  " * (depth - 1) + " ↳ ", style="dim")
-    prompt.append(printable(session.key, one_line=True), style="bold cyan")
+    prompt.append(printable(session.key, one_line=True), style="cyan" if incognito else "bold cyan")
     if session.label:
         prompt.append(f"  {printable(session.label, one_line=True)}")
+    if incognito:
+        prompt.append("  incognito", style="italic")
     prompt.append(f"  {ago(session.updated_at, now)}", style="dim")
     return prompt
 
