@@ -505,6 +505,42 @@ async def test_export_writes_a_redacted_file(state: StateDir, tmp_path: Path) ->
     assert target.stat().st_mode & 0o077 == 0  # private by default
 
 
+async def export_to(pilot: Any, app: BackscrollApp, target: Path, overwrite: bool) -> None:
+    await pilot.press("tab", "e")
+    await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+    app.screen.query_one("#export-path", Input).value = str(target)
+    checkbox = app.screen.query_one("#export-overwrite", Checkbox)
+    assert checkbox.value is False  # off by default
+    if overwrite:
+        await pilot.press("tab", "space")  # from the path to the checkbox, as a person would
+        assert checkbox.value is True
+        await pilot.press("tab")  # to the Export button
+    await pilot.press("enter")
+    await until(pilot, lambda: not isinstance(app.screen, ExportScreen))
+
+
+async def test_export_refuses_an_existing_file_unless_asked(state: StateDir, tmp_path: Path) -> None:
+    add_session(state, "agent:main:main", [("user", "the walrus project"), ("assistant", "ok")])
+    target = tmp_path / "walrus.md"
+    target.write_bytes(b"my own notes, not an export\n")
+    app = app_for(state)
+    async with app.run_test(size=(120, 35), notifications=True) as pilot:
+        await type_query(pilot, app, "walrus")
+        await export_to(pilot, app, target, overwrite=False)
+        await until(pilot, lambda: any(n.severity == "error" for n in app._notifications))
+        refused = next(n for n in app._notifications if n.severity == "error")
+        assert refused.message == (f"{target} already exists: choose another path or "
+                                   "overwrite it")
+        assert target.read_bytes() == b"my own notes, not an export\n"
+        assert not any("exported" in n.message for n in app._notifications)
+        app.search_input.focus()
+        await export_to(pilot, app, target, overwrite=True)
+        await until(pilot, lambda: any("exported" in n.message for n in app._notifications))
+    body = target.read_text()
+    assert body.startswith("# agent:main:main") and "the walrus project" in body
+    assert target.stat().st_mode & 0o077 == 0
+
+
 async def test_export_screen_json_path_follows_format() -> None:
     host = Host(ExportScreen("agent:main:telegram:group:42"))
     async with host.run_test() as pilot:
@@ -515,6 +551,14 @@ async def test_export_screen_json_path_follows_format() -> None:
         assert path.value == "./agent-main-telegram-group-42.json"
         await pilot.press("enter")
         assert host.answer == ExportChoice("json", "./agent-main-telegram-group-42.json")
+
+
+async def test_export_screen_overwrite_checkbox() -> None:
+    host = Host(ExportScreen("agent:main:main"))
+    async with host.run_test() as pilot:
+        host.screen.query_one("#export-overwrite", Checkbox).value = True
+        await pilot.press("enter")
+        assert host.answer == ExportChoice("markdown", "./agent-main-main.md", overwrite=True)
 
 
 def test_default_export_path_is_sanitized() -> None:

@@ -211,7 +211,8 @@ class BackscrollApp(App[int]):
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False)
     def run_export(self, session_key: str, choice: ExportChoice, caller: Caller) -> None:
-        path, size = write_export(self.state, session_key, caller, choice.path, choice.fmt)
+        path, size = write_export(self.state, session_key, caller, choice.path, choice.fmt,
+                                  overwrite=choice.overwrite)
         self.post_message(ExportFinished(session_key, str(path), size))
 
     def on_export_finished(self, message: ExportFinished) -> None:

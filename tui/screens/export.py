@@ -1,5 +1,9 @@
-"""The export dialog: a format and a path. It does no I/O: it answers with an
-``ExportChoice`` and the app's worker calls ``core.export.write_export``."""
+"""The export dialog: a format, a path, and whether an existing file may be replaced.
+
+It does no I/O (not even a check that the file exists): it answers with an ``ExportChoice``
+and the app's worker calls ``core.export.write_export``, which refuses an existing file
+unless ``overwrite`` is set, in one sentence the app shows as a notification.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, RadioButton, RadioSet, Static
+from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Static
 
 from .. import keys
 from ..text import printable
@@ -21,6 +25,7 @@ from ..text import printable
 class ExportChoice:
     fmt: str  # markdown | json
     path: str
+    overwrite: bool = False  # replace the file if it exists
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -55,6 +60,7 @@ class ExportScreen(ModalScreen[ExportChoice | None]):
                 yield RadioButton("Markdown", value=True, id="export-markdown")
                 yield RadioButton("JSON", id="export-json")
             yield Input(default_export_path(self.session_key), id="export-path")
+            yield Checkbox("overwrite the file if it exists", value=False, id="export-overwrite")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Export", variant="primary", id="export-ok")
                 yield Button("Cancel", id="export-cancel")
@@ -80,7 +86,8 @@ class ExportScreen(ModalScreen[ExportChoice | None]):
         if not path:
             self.notify("Type a path to write the export to.", severity="warning")
             return
-        self.dismiss(ExportChoice(self.fmt, path))
+        overwrite = self.query_one("#export-overwrite", Checkbox).value
+        self.dismiss(ExportChoice(self.fmt, path, overwrite))
 
     @on(Button.Pressed, "#export-cancel")
     def action_cancel(self) -> None:
