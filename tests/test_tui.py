@@ -342,6 +342,65 @@ async def test_bindings_have_ids_and_can_be_remapped(convo: StateDir) -> None:
         await until(pilot, lambda: app.order == "recent")
 
 
+def test_every_binding_comes_from_the_key_table_and_has_an_action() -> None:
+    from backscroll.tui import keys
+    from backscroll.tui.screens import SearchScreen
+
+    for owner, table in ((BackscrollApp, keys.APP), (SearchScreen, keys.SEARCH),
+                         (ConversationScreen, keys.CONVERSATION), (ViewAsScreen, keys.VIEW_AS),
+                         (ExportScreen, keys.EXPORT), (HelpScreen, keys.HELP)):
+        own = [b for b in owner.BINDINGS if b.id]
+        assert [b.id for b in own] == [k.id for k in table if k.bound]
+        assert all(b.id for b in owner.BINDINGS)
+        for binding in own:
+            assert callable(getattr(owner, f"action_{binding.action}")), binding.id
+
+
+async def test_a_remapped_key_shows_everywhere(convo: StateDir) -> None:
+    """One key table: after set_keymap the help, the palette, the welcome note, the dialogs'
+    hints and the conversation's title all name the new key, and it works."""
+    app = app_for(convo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.status is not None)
+        app.set_keymap({"order": "ctrl+o", "view_as.sandbox": "ctrl+x", "conversation.hit": "H"})
+        await pilot.pause()
+        hints = {line.split("  ")[-1]: line for line in app.history.plain_text().splitlines()}
+        assert hints["scope, order, match mode"].split() == ["s", "ctrl+o", "m", "scope,", "order,",
+                                                             "match", "mode"]
+        order = next(c for c in app.get_system_commands(app.screen) if c.title == "Toggle order")
+        assert order.help == "Order: best match / newest first (ctrl+o)"
+
+        await pilot.press("tab", "question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        painted = rendered(app.screen.query_one("#help-keys"))
+        row = next(line for line in painted.splitlines() if "order: best match" in line)
+        assert row.split()[0] == "ctrl+o" and row.split()[-1] == "order"
+        assert not any(line.split()[:1] == ["o"] for line in painted.splitlines())
+        sandbox = next(line for line in painted.splitlines() if "sandboxed:" in line)
+        assert sandbox.split()[0] == "ctrl+x"
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.search_screen)
+
+        await pilot.press("ctrl+o")  # the new key works (from the results)
+        assert app.order == "recent"
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, ViewAsScreen))
+        dialog = app.screen
+        assert "ctrl+x sandbox" in dialog.query_one(".dialog-keys", Static).content.plain
+        checkbox = dialog.query_one(Checkbox)
+        assert "(ctrl+x)" in str(checkbox.label)
+        await pilot.press("ctrl+x")
+        assert checkbox.value is True
+        await pilot.press("escape")
+
+        app.search_input.focus()
+        await type_query(pilot, app, "zebra")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ConversationScreen))
+        title = app.screen.query_one("#conversation-title", Static).content.plain
+        assert "esc back · H to the hit · e export" in title
+
+
 # --- view as --------------------------------------------------------------------------------
 
 
