@@ -237,7 +237,7 @@ class BackscrollApp(App[int]):
         if not self.ready:
             return
         self.caller = message.caller
-        note = " (incognito: it never finds incognito sessions, its own included)" if (
+        note = "; incognito: it never finds incognito sessions, its own included" if (
             self.caller.key and is_incognito(self.caller.key)) else ""
         self.notify(f"searching as {self.caller.describe()}{note}", markup=False, timeout=4)
         self.search_screen.caller_changed()

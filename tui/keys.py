@@ -37,7 +37,7 @@ class KeyAction:
 
 
 APP = (
-    KeyAction("help", "help", "question_mark,f1", "Help", "this help", title="Help"),
+    KeyAction("help", "help", "question_mark,f1", "Help", "the keys and what they do", title="Help"),
     KeyAction("command_palette", "command_palette", "ctrl+p", "palette",
               "command palette: every command by name", show=False, priority=True),
     KeyAction("quit", "quit", "q", "Quit", "quit"),
@@ -103,7 +103,11 @@ VIEW_AS = (
 )
 
 EXPORT = (KeyAction("export.cancel", "cancel", "escape", "Cancel", "cancel"),)
-HELP = (KeyAction("help.close", "close", "escape,question_mark,f1", "Close", "close this help"),)
+HELP = (
+    KeyAction("help.close", "close", "escape,question_mark,f1", "Close", "close this help"),
+    KeyAction("help.down", "scroll_down", "j", "Down", "scroll", show=False),
+    KeyAction("help.up", "scroll_up", "k", "Up", "scroll up", show=False, row_with="help.down"),
+)
 
 # The help screen's sections, in reading order.
 SECTIONS: tuple[tuple[str, tuple[KeyAction, ...]], ...] = (

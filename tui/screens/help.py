@@ -3,6 +3,7 @@ shows its new name), with each binding's id for ``App.set_keymap``."""
 
 from __future__ import annotations
 
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,19 +19,20 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         self.sections = keys.help_sections(self.app)
-        table = Table(box=None, show_header=False, padding=(0, 2, 0, 0))
-        table.add_column(style="bold cyan", no_wrap=True)
-        table.add_column()
-        table.add_column(style="dim", no_wrap=True)
-        for number, (title, rows) in enumerate(self.sections):
-            table.add_row(Text(("\n" if number else "") + title, style="bold"), "", "")
+        parts: list[RenderableType] = []
+        for title, rows in self.sections:  # a table per section: its own key column width
+            table = Table(box=None, show_header=False, padding=(0, 2, 0, 0), expand=True)
+            table.add_column(style="bold cyan", no_wrap=True, min_width=12)
+            table.add_column(ratio=1)
+            table.add_column(style="dim", no_wrap=True, min_width=19)
             for keys_shown, description, binding_id in rows:
                 table.add_row(Text(keys_shown), Text(description), Text(binding_id))
+            parts += [Text(title, style="bold"), table, Text("")]
         palette = keys.first_key(self.app, "command_palette")
         close = keys.first_key(self.app, "help.close")
         with VerticalScroll(id="help-dialog", classes="dialog"):
             yield Static(Text("Keys", style="bold"), classes="dialog-title")
-            yield Static(table, id="help-keys")
+            yield Static(Group(*parts), id="help-keys")
             yield Static(
                 Text(
                     "Queries: words are ANDed, \"double quotes\" make a phrase; while typing "
@@ -44,3 +46,9 @@ class HelpScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_scroll_down(self) -> None:
+        self.query_one("#help-dialog", VerticalScroll).scroll_down(animate=False)
+
+    def action_scroll_up(self) -> None:
+        self.query_one("#help-dialog", VerticalScroll).scroll_up(animate=False)
