@@ -21,7 +21,7 @@ from backscroll.core.catalog import SessionSummary
 from backscroll.core.claims import Progress
 from backscroll.core.reconcile import reconcile_agent
 from backscroll.core.search import SearchRequest, SearchResponse, SearchResult
-from backscroll.core.status import AgentStatus, StateStatus
+from backscroll.core.status import AgentStatus, StateStatus, state_status
 from backscroll.core.store import SessionMeta, StateDir
 from backscroll.core.visibility import OPERATOR
 from backscroll.tui.app import BackscrollApp, make_app
@@ -711,6 +711,31 @@ async def test_auto_reconcile_on_start_uses_the_background_reconciler(state: Sta
                     and not app.status.pending_sessions and not app.status.reconciling)
         await type_query(pilot, app, "narwhal")
         assert len(app.results.results) == 1
+
+
+async def test_auto_reconcile_starts_each_pending_agent_once_off_the_ui_thread(
+    state: StateDir,
+) -> None:
+    """The status worker only reads and posts; the handler decides, once per agent, and the
+    start itself (it opens the database) runs in a worker too."""
+    add_session(state, "agent:main:imported:one", [("user", "the narwhal")], imported=True)
+    calls: list[tuple[str, bool]] = []
+    polled_on: list[bool] = []
+
+    def record(agent: str) -> None:
+        calls.append((agent, threading.current_thread() is threading.main_thread()))
+
+    def status(s: StateDir) -> StateStatus:
+        polled_on.append(threading.current_thread() is threading.main_thread())
+        return state_status(s)
+
+    app = app_for(state, reconcile=record, auto_reconcile=True, status=status,
+                  poll_interval=0.02)
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: bool(calls))
+        await until(pilot, lambda: len(polled_on) >= 4)  # still pending: nothing reconciles
+        assert calls == [("main", False)]
+        assert not any(polled_on)
 
 
 def running_status(path: str, done: int, total: int) -> StateStatus:
