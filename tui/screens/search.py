@@ -226,7 +226,7 @@ class SearchScreen(Screen[None]):
         for problem in response.unreadable:
             if problem not in self._reported_unreadable:  # one notification per database
                 self._reported_unreadable.add(problem)
-                self.notify(problem, title="Skipped a database", severity="error")
+                self.notify(problem, title="Skipped a database", severity="error", markup=False)
         self.query_one("#count", Static).update(count_line(message.request, response))
         self.results.show_results(response.results, self.browser.now, message.request.query,
                                   keep)
