@@ -24,8 +24,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Input
-
 from backscroll.core.catalog import list_sessions
 from backscroll.core.demo import build_demo
 from backscroll.core.reconcile import reconcile_all
@@ -85,7 +83,7 @@ async def shoot(state: StateDir, out: Path, clock: Callable[[], float]) -> list[
     app = app_on(state, clock, status=reconciling)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.status is not None)
-        app.query_one("#search", Input).cursor_blink = False  # on in every shot, not by chance
+        app.search_input.cursor_blink = False  # on in every shot, not by chance
         await typed(pilot, app, "deploy")
         await until(pilot, lambda: app.search_indexing)
         save(app, "indexing.svg")
@@ -95,7 +93,7 @@ async def shoot(state: StateDir, out: Path, clock: Callable[[], float]) -> list[
     app = app_on(state, clock)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.status is not None)
-        app.query_one("#search", Input).cursor_blink = False  # on in every shot, not by chance
+        app.search_input.cursor_blink = False  # on in every shot, not by chance
         save(app, "empty-search.svg")
         await typed(pilot, app, "connection pool")
         await pilot.press("down")
@@ -106,12 +104,12 @@ async def shoot(state: StateDir, out: Path, clock: Callable[[], float]) -> list[
         await until(pilot, lambda: type(app.screen).__name__ == "ConversationScreen")
         save(app, "conversation.svg")
         await pilot.press("escape")
-        await until(pilot, lambda: len(app.screen_stack) == 1)
+        await until(pilot, lambda: app.screen is app.search_screen)
         await pilot.press("tab", "v")
         await until(pilot, lambda: type(app.screen).__name__ == "ViewAsScreen")
         save(app, "view-as.svg")
         await pilot.press("escape")
-        await until(pilot, lambda: len(app.screen_stack) == 1)
+        await until(pilot, lambda: app.screen is app.search_screen)
         await pilot.press("question_mark")
         await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen")
         save(app, "help.svg")

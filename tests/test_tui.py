@@ -21,10 +21,11 @@ from backscroll.core.catalog import SessionSummary
 from backscroll.core.reconcile import reconcile_agent
 from backscroll.core.search import SearchRequest, SearchResponse, SearchResult
 from backscroll.core.state import StateDir
-from backscroll.core.status import AgentStatus, StateStatus
+from backscroll.core.status import AgentStatus, StateStatus, state_status
 from backscroll.core.storage import Progress, SessionMeta
 from backscroll.core.visibility import OPERATOR
 from backscroll.tui.app import BackscrollApp, make_app
+from backscroll.tui.cli import main
 from backscroll.tui.screens import (
     ConversationScreen,
     ExportChoice,
@@ -142,7 +143,7 @@ def rendered(widget: Widget) -> str:
 
 
 def count_text(app: BackscrollApp) -> str:
-    return app.query_one("#count", Static).content.plain
+    return app.search_screen.query_one("#count", Static).content.plain
 
 
 # --- search, preview, conversation ---------------------------------------------------------
@@ -251,9 +252,9 @@ async def test_stale_answers_are_dropped(convo: StateDir) -> None:
         await type_query(pilot, app, "zebra")
         before = list(app.results.results)
         fake = SearchResult("agent:main:main", "sid", "x", BASE_MS, "user", "stale", 1.0)
-        from backscroll.tui.widgets import SearchAnswered
+        from backscroll.tui.messages import SearchAnswered
 
-        app.post_message(SearchAnswered(app.generation - 1, SearchRequest("old"),
+        app.search_screen.post_message(SearchAnswered(app.generation - 1, SearchRequest("old"),
                                         SearchResponse(results=[fake])))
         await pilot.pause(0.1)
         assert app.results.results == before
@@ -263,7 +264,7 @@ async def test_validation_error_shows_inline(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test() as pilot:
         await pilot.press(*"?!")
-        error = app.query_one("#search-error", Static)
+        error = app.search_screen.query_one("#search-error", Static)
         await until(pilot, lambda: error.has_class("-shown"))
         assert "nothing to search for" in error.content.plain
         await pilot.press("backspace", "backspace", *"zebra")
@@ -341,6 +342,65 @@ async def test_bindings_have_ids_and_can_be_remapped(convo: StateDir) -> None:
         await until(pilot, lambda: app.order == "recent")
 
 
+def test_every_binding_comes_from_the_key_table_and_has_an_action() -> None:
+    from backscroll.tui import keys
+    from backscroll.tui.screens import SearchScreen
+
+    for owner, table in ((BackscrollApp, keys.APP), (SearchScreen, keys.SEARCH),
+                         (ConversationScreen, keys.CONVERSATION), (ViewAsScreen, keys.VIEW_AS),
+                         (ExportScreen, keys.EXPORT), (HelpScreen, keys.HELP)):
+        own = [b for b in owner.BINDINGS if b.id]
+        assert [b.id for b in own] == [k.id for k in table if k.bound]
+        assert all(b.id for b in owner.BINDINGS)
+        for binding in own:
+            assert callable(getattr(owner, f"action_{binding.action}")), binding.id
+
+
+async def test_a_remapped_key_shows_everywhere(convo: StateDir) -> None:
+    """One key table: after set_keymap the help, the palette, the welcome note, the dialogs'
+    hints and the conversation's title all name the new key, and it works."""
+    app = app_for(convo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.status is not None)
+        app.set_keymap({"order": "ctrl+o", "view_as.sandbox": "ctrl+x", "conversation.hit": "H"})
+        await pilot.pause()
+        hints = {line.split("  ")[-1]: line for line in app.history.plain_text().splitlines()}
+        assert hints["scope, order, match mode"].split() == ["s", "ctrl+o", "m", "scope,", "order,",
+                                                             "match", "mode"]
+        order = next(c for c in app.get_system_commands(app.screen) if c.title == "Toggle order")
+        assert order.help == "Order: best match / newest first (ctrl+o)"
+
+        await pilot.press("tab", "question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        painted = rendered(app.screen.query_one("#help-keys"))
+        row = next(line for line in painted.splitlines() if "order: best match" in line)
+        assert row.split()[0] == "ctrl+o" and row.split()[-1] == "order"
+        assert not any(line.split()[:1] == ["o"] for line in painted.splitlines())
+        sandbox = next(line for line in painted.splitlines() if "sandboxed:" in line)
+        assert sandbox.split()[0] == "ctrl+x"
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.search_screen)
+
+        await pilot.press("ctrl+o")  # the new key works (from the results)
+        assert app.order == "recent"
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, ViewAsScreen))
+        dialog = app.screen
+        assert "ctrl+x sandbox" in dialog.query_one(".dialog-keys", Static).content.plain
+        checkbox = dialog.query_one(Checkbox)
+        assert "(ctrl+x)" in str(checkbox.label)
+        await pilot.press("ctrl+x")
+        assert checkbox.value is True
+        await pilot.press("escape")
+
+        app.search_input.focus()
+        await type_query(pilot, app, "zebra")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ConversationScreen))
+        title = app.screen.query_one("#conversation-title", Static).content.plain
+        assert "esc back · H to the hit · e export" in title
+
+
 # --- view as --------------------------------------------------------------------------------
 
 
@@ -394,6 +454,39 @@ async def test_view_as_sandboxed_session(convo: StateDir) -> None:
         assert "agent:main:telegram:group:7" not in {r.session_key for r in app.results.results}
 
 
+async def test_view_as_an_incognito_session_matches_the_cli(
+    convo: StateDir, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """View as lists an incognito session (dimmed, marked) and searches as it exactly like
+    ``backscroll search --as KEY``: it finds what its policy allows, never an incognito
+    session, its own included."""
+    (convo.path / "config.toml").write_text('[tools.sessions]\nvisibility = "agent"\n')
+    incognito = "agent:main:subagent:incognito-1"
+    add_session(convo, incognito, [("user", "the zebra incognito note")],
+                spawned_by="agent:main:main", start_ms=1_800_000)
+    assert main(["search", "zebra", "--as", incognito, "--state-dir", str(convo.path),
+                 "--json"]) == 0
+    cli = {(r["sessionKey"], r["messageId"]) for r in json.loads(capsys.readouterr().out)["results"]}
+    assert cli and all(key != incognito for key, _ in cli)
+    app = app_for(convo)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await pilot.press("tab", "v")
+        await until(pilot, lambda: isinstance(app.screen, ViewAsScreen))
+        listing = app.screen.query_one("#view-as-list", OptionList)
+        ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
+        assert incognito in ids
+        prompt = listing.get_option_at_index(ids.index(incognito)).prompt
+        assert prompt.style == "dim" and prompt.plain.split(incognito)[1].startswith("  incognito")
+        await pilot.press("slash", *"incognito-1", "enter")
+        await until(pilot, lambda: app.caller.key == incognito)
+        assert "as agent:main:subagent:incognito-1 (agent)" in app.status_bar.plain_text()
+        app.search_input.focus()
+        await type_query(pilot, app, "zebra")
+        await until(pilot, lambda: app.last_response is not None
+                    and app.last_request.query == "zebra")
+        assert {(r.session_key, r.message_id) for r in app.results.results} == cli
+
+
 class Host(App[None]):
     """A throwaway app to run one screen on."""
 
@@ -417,7 +510,8 @@ def summary(key: str, incognito: bool = False, spawned_by: str | None = None) ->
                           True, incognito)
 
 
-async def test_view_as_screen_lists_sessions_without_incognito() -> None:
+async def test_view_as_screen_lists_incognito_sessions_dimmed() -> None:
+    """Incognito sessions are listed (``--as`` accepts them too), dimmed and marked."""
     sessions = [summary("agent:main:main"),
                 summary("agent:main:subagent:incognito-42", incognito=True),
                 summary("agent:ops:main")]
@@ -425,8 +519,13 @@ async def test_view_as_screen_lists_sessions_without_incognito() -> None:
     async with host.run_test() as pilot:
         listing = host.screen.query_one("#view-as-list", OptionList)
         ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
-        assert ids == ["operator", "agent:main:main", "agent:ops:main"]
-        await pilot.press("j", "j", "x", "enter")
+        assert ids == ["operator", "agent:main:main", "agent:main:subagent:incognito-42",
+                       "agent:ops:main"]
+        incognito = listing.get_option_at_index(2).prompt
+        assert "incognito" in incognito.plain.split("incognito-42", 1)[1]  # the marker
+        assert incognito.style == "dim"
+        assert listing.get_option_at_index(1).prompt.style == ""
+        await pilot.press("j", "j", "j", "x", "enter")
         assert host.answer == ViewAsChoice("agent:ops:main", True)
 
 
@@ -465,6 +564,42 @@ async def test_export_writes_a_redacted_file(state: StateDir, tmp_path: Path) ->
     assert target.stat().st_mode & 0o077 == 0  # private by default
 
 
+async def export_to(pilot: Any, app: BackscrollApp, target: Path, overwrite: bool) -> None:
+    await pilot.press("tab", "e")
+    await until(pilot, lambda: isinstance(app.screen, ExportScreen))
+    app.screen.query_one("#export-path", Input).value = str(target)
+    checkbox = app.screen.query_one("#export-overwrite", Checkbox)
+    assert checkbox.value is False  # off by default
+    if overwrite:
+        await pilot.press("tab", "space")  # from the path to the checkbox, as a person would
+        assert checkbox.value is True
+        await pilot.press("tab")  # to the Export button
+    await pilot.press("enter")
+    await until(pilot, lambda: not isinstance(app.screen, ExportScreen))
+
+
+async def test_export_refuses_an_existing_file_unless_asked(state: StateDir, tmp_path: Path) -> None:
+    add_session(state, "agent:main:main", [("user", "the walrus project"), ("assistant", "ok")])
+    target = tmp_path / "walrus.md"
+    target.write_bytes(b"my own notes, not an export\n")
+    app = app_for(state)
+    async with app.run_test(size=(120, 35), notifications=True) as pilot:
+        await type_query(pilot, app, "walrus")
+        await export_to(pilot, app, target, overwrite=False)
+        await until(pilot, lambda: any(n.severity == "error" for n in app._notifications))
+        refused = next(n for n in app._notifications if n.severity == "error")
+        assert refused.message == (f"{target} already exists: choose another path or "
+                                   "overwrite it")
+        assert target.read_bytes() == b"my own notes, not an export\n"
+        assert not any("exported" in n.message for n in app._notifications)
+        app.search_input.focus()
+        await export_to(pilot, app, target, overwrite=True)
+        await until(pilot, lambda: any("exported" in n.message for n in app._notifications))
+    body = target.read_text()
+    assert body.startswith("# agent:main:main") and "the walrus project" in body
+    assert target.stat().st_mode & 0o077 == 0
+
+
 async def test_export_screen_json_path_follows_format() -> None:
     host = Host(ExportScreen("agent:main:telegram:group:42"))
     async with host.run_test() as pilot:
@@ -475,6 +610,14 @@ async def test_export_screen_json_path_follows_format() -> None:
         assert path.value == "./agent-main-telegram-group-42.json"
         await pilot.press("enter")
         assert host.answer == ExportChoice("json", "./agent-main-telegram-group-42.json")
+
+
+async def test_export_screen_overwrite_checkbox() -> None:
+    host = Host(ExportScreen("agent:main:main"))
+    async with host.run_test() as pilot:
+        host.screen.query_one("#export-overwrite", Checkbox).value = True
+        await pilot.press("enter")
+        assert host.answer == ExportChoice("markdown", "./agent-main-main.md", overwrite=True)
 
 
 def test_default_export_path_is_sanitized() -> None:
@@ -513,12 +656,12 @@ def test_printable_keeps_offsets() -> None:
 async def test_empty_state_dir_says_how_to_start(tmp_path: Path) -> None:
     app = app_for(StateDir(tmp_path / "nothing-here"))
     async with app.run_test(size=(100, 30)) as pilot:
-        empty = app.query_one("#empty", Static)
+        empty = app.search_screen.query_one("#empty", Static)
         await until(pilot, lambda: empty.display and "backscroll demo" in rendered(empty))
         painted = rendered(empty)
         assert "backscroll import openclaw PATH" in painted
         assert "backscroll demo" in painted
-        assert not app.query_one("#body").display
+        assert not app.search_screen.query_one("#body").display
         await pilot.press(*"anything")
         await pilot.pause(0.2)
         assert app.results.results == [] and app.is_running
@@ -568,6 +711,31 @@ async def test_auto_reconcile_on_start_uses_the_background_reconciler(state: Sta
                     and not app.status.pending_sessions and not app.status.reconciling)
         await type_query(pilot, app, "narwhal")
         assert len(app.results.results) == 1
+
+
+async def test_auto_reconcile_starts_each_pending_agent_once_off_the_ui_thread(
+    state: StateDir,
+) -> None:
+    """The status worker only reads and posts; the handler decides, once per agent, and the
+    start itself (it opens the database) runs in a worker too."""
+    add_session(state, "agent:main:imported:one", [("user", "the narwhal")], imported=True)
+    calls: list[tuple[str, bool]] = []
+    polled_on: list[bool] = []
+
+    def record(agent: str) -> None:
+        calls.append((agent, threading.current_thread() is threading.main_thread()))
+
+    def status(s: StateDir) -> StateStatus:
+        polled_on.append(threading.current_thread() is threading.main_thread())
+        return state_status(s)
+
+    app = app_for(state, reconcile=record, auto_reconcile=True, status=status,
+                  poll_interval=0.02)
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: bool(calls))
+        await until(pilot, lambda: len(polled_on) >= 4)  # still pending: nothing reconciles
+        assert calls == [("main", False)]
+        assert not any(polled_on)
 
 
 def running_status(path: str, done: int, total: int) -> StateStatus:
@@ -621,7 +789,7 @@ async def test_fast_typing_on_a_slow_index_runs_one_search_at_a_time(
 ) -> None:
     """Single flight: while a (slow) search runs, keystrokes only mark the text as changed;
     the newest text is searched when it ends, and only its answer is shown."""
-    from backscroll.tui import app as app_module
+    from backscroll.tui.screens import search as app_module
 
     searched: list[str] = []
     running: list[int] = []

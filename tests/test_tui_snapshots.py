@@ -71,7 +71,7 @@ def waiting_for(condition: Callable[[BackscrollApp], bool], *keys: str) -> Calla
     async def run_before(pilot: Any) -> None:
         app = pilot.app
         deadline = time.monotonic() + 10
-        for field in app.query(Input):
+        for field in app.screen.query(Input):
             field.cursor_blink = False  # a blinking cursor would make the snapshot flaky
         while app.status is None:
             await pilot.pause(0.02)
@@ -92,7 +92,7 @@ def preview_shown(app: BackscrollApp) -> bool:
 def test_snapshot_empty_state_dir(snap_compare: Any) -> None:
     app = snapshot_app(StateDir("/nonexistent/backscroll-snapshot-state"))
     assert snap_compare(app, terminal_size=(100, 30),
-                        run_before=waiting_for(lambda a: a.query_one("#empty").display))
+                        run_before=waiting_for(lambda a: a.search_screen.query_one("#empty").display))
 
 
 def test_snapshot_results_with_history(snap_compare: Any, state: StateDir) -> None:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import humanize
+from rich.console import Group
 from rich.text import Text
 
 Clock = Callable[[], float]  # epoch seconds; tests pass a frozen one
@@ -51,3 +53,13 @@ def highlighted(text: str, spans: Iterable[tuple[int, int]], one_line: bool = Tr
     for start, end in spans:
         out.stylize(MATCH_STYLE, start, end)
     return out
+
+
+def plain_of(renderable: Any) -> str:
+    """The plain text of what a widget shows (a Group of Texts, a Text, or a Content)."""
+    if isinstance(renderable, Text):
+        return renderable.plain
+    if isinstance(renderable, Group):
+        return "\n".join(plain_of(r) for r in renderable.renderables)
+    plain = getattr(renderable, "plain", None)
+    return plain if isinstance(plain, str) else str(renderable)

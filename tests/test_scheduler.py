@@ -1,0 +1,152 @@
+"""The browser's search scheduling, without Textual: a fake clock and fake timers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+
+from backscroll.tui.scheduler import SearchScheduler
+
+DEBOUNCE = 0.025
+
+
+class Clock:
+    """A monotonic clock and timers that fire only when the test advances time."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.timers: list[list] = []  # [due, callback, live]
+
+    def __call__(self) -> float:
+        return self.now
+
+    def set_timer(self, delay: float, callback: Callable[[], None]) -> Callable[[], None]:
+        timer = [self.now + delay, callback, True]
+        self.timers.append(timer)
+
+        def cancel() -> None:
+            timer[2] = False
+
+        return cancel
+
+    @property
+    def armed(self) -> int:
+        return sum(1 for t in self.timers if t[2])
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+        for timer in list(self.timers):
+            if timer[2] and timer[0] <= self.now:
+                timer[2] = False
+                timer[1]()
+
+
+class Searches:
+    """The injected ``start``: records each generation started; ``empty`` = nothing to search."""
+
+    def __init__(self) -> None:
+        self.started: list[int] = []
+        self.empty = False
+
+    def __call__(self, generation: int) -> bool:
+        if self.empty:
+            return False
+        self.started.append(generation)
+        return True
+
+
+def scheduler() -> tuple[SearchScheduler, Clock, Searches]:
+    clock, searches = Clock(), Searches()
+    return SearchScheduler(searches, clock.set_timer, clock, DEBOUNCE), clock, searches
+
+
+def test_leading_edge_searches_at_once() -> None:
+    s, clock, searches = scheduler()
+    s.text_changed()
+    assert searches.started == [s.generation] and s.running and clock.armed == 0
+    s.finished()
+    clock.advance(1.0)  # a pause: the next key searches at once too
+    s.text_changed()
+    assert len(searches.started) == 2 and clock.armed == 0
+
+
+def test_a_burst_is_coalesced_into_one_search_of_its_last_text() -> None:
+    s, clock, searches = scheduler()
+    s.text_changed()  # leading edge
+    s.finished()
+    for _ in range(5):  # five keys 10 ms apart: each restarts the timer
+        clock.advance(0.010)
+        s.text_changed()
+        assert clock.armed == 1 and s.waiting and s.busy
+    assert len(searches.started) == 1
+    clock.advance(DEBOUNCE - 0.001)
+    assert len(searches.started) == 1  # not yet: the timer restarted with the last key
+    clock.advance(0.002)
+    assert searches.started[1:] == [s.generation]  # one search, for the newest text
+    assert not s.waiting
+
+
+def test_single_flight_and_the_pending_search_after_finish() -> None:
+    s, clock, searches = scheduler()
+    s.text_changed()
+    first = searches.started[0]
+    for _ in range(3):  # keys after pauses while the first search still runs
+        clock.advance(1.0)
+        s.text_changed()
+    assert searches.started == [first] and s.pending  # never two at once
+    s.finished()  # the first ends: the newest text is searched once
+    assert searches.started == [first, s.generation] and s.running and not s.pending
+    s.finished()
+    assert len(searches.started) == 2 and not s.running  # nothing pending: nothing more
+
+
+def test_a_timer_firing_while_a_search_runs_waits_for_it() -> None:
+    s, clock, searches = scheduler()
+    s.text_changed()
+    clock.advance(0.010)
+    s.text_changed()  # a burst: timer
+    clock.advance(DEBOUNCE)
+    assert len(searches.started) == 1 and s.pending
+    s.finished()
+    assert len(searches.started) == 2
+
+
+def test_stale_generations_are_dropped() -> None:
+    s, clock, searches = scheduler()
+    s.text_changed()
+    answer_for = searches.started[0]
+    assert s.is_current(answer_for)
+    clock.advance(1.0)
+    s.text_changed()  # newer text while the answer is in flight
+    assert not s.is_current(answer_for)
+    s.finished()
+    assert s.is_current(searches.started[-1])
+    s.search_now()  # a mode change searches again: the old answer is stale too
+    assert not s.is_current(answer_for) and not s.is_current(searches.started[1])
+
+
+def test_nothing_to_search_is_not_running_and_idle_drops_everything() -> None:
+    s, clock, searches = scheduler()
+    searches.empty = True
+    s.text_changed()
+    assert searches.started == [] and not s.running
+    searches.empty = False
+    s.text_changed()
+    clock.advance(0.010)
+    s.text_changed()  # a pending re-search and an armed timer...
+    s.search_now()
+    generation = s.generation
+    s.idle()  # ...are both dropped when the text is cleared
+    assert not s.pending and not s.waiting and not s.is_current(generation)
+    s.finished()
+    clock.advance(1.0)
+    assert len(searches.started) == 1
+
+
+def test_the_scheduler_imports_no_textual() -> None:
+    code = ("import sys, backscroll.tui.scheduler\n"
+            "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('textual', 'rich'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""

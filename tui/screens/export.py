@@ -1,0 +1,94 @@
+"""The export dialog: a format, a path, and whether an existing file may be replaced.
+
+It does no I/O (not even a check that the file exists): it answers with an ``ExportChoice``
+and the app's worker calls ``core.export.write_export``, which refuses an existing file
+unless ``overwrite`` is set, in one sentence the app shows as a notification.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Static
+
+from .. import keys
+from ..text import printable
+
+
+@dataclass(frozen=True)
+class ExportChoice:
+    fmt: str  # markdown | json
+    path: str
+    overwrite: bool = False  # replace the file if it exists
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+EXTENSIONS = {"markdown": ".md", "json": ".json"}
+
+
+def default_export_path(session_key: str, fmt: str = "markdown") -> str:
+    """``./agent-main-telegram-group-42.md`` for ``agent:main:telegram:group:42``."""
+    name = _UNSAFE.sub("-", session_key).strip("-.") or "conversation"
+    return f"./{name}{EXTENSIONS[fmt]}"
+
+
+class ExportScreen(ModalScreen[ExportChoice | None]):
+    """Choose a format and a path for the redacted export of one conversation."""
+
+    BINDINGS = keys.bindings(keys.EXPORT)
+
+    def __init__(self, session_key: str) -> None:
+        super().__init__()
+        self.session_key = session_key
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="export-dialog", classes="dialog"):
+            title = Text("Export ", style="bold")
+            title.append(printable(self.session_key, one_line=True), style="bold cyan")
+            yield Static(title, classes="dialog-title")
+            yield Static(
+                Text("The whole conversation, tools included, redacted.", style="dim"),
+                classes="dialog-help",
+            )
+            with RadioSet(id="export-format"):
+                yield RadioButton("Markdown", value=True, id="export-markdown")
+                yield RadioButton("JSON", id="export-json")
+            yield Input(default_export_path(self.session_key), id="export-path")
+            yield Checkbox("overwrite the file if it exists", value=False, id="export-overwrite")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Export", variant="primary", id="export-ok")
+                yield Button("Cancel", id="export-cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#export-path", Input).focus()
+
+    @property
+    def fmt(self) -> str:
+        return "json" if self.query_one("#export-json", RadioButton).value else "markdown"
+
+    @on(RadioSet.Changed, "#export-format")
+    def _format_changed(self) -> None:
+        path_input = self.query_one("#export-path", Input)
+        other = "markdown" if self.fmt == "json" else "json"
+        if path_input.value == default_export_path(self.session_key, other):
+            path_input.value = default_export_path(self.session_key, self.fmt)
+
+    @on(Input.Submitted, "#export-path")
+    @on(Button.Pressed, "#export-ok")
+    def _submit(self) -> None:
+        path = self.query_one("#export-path", Input).value.strip()
+        if not path:
+            self.notify("Type a path to write the export to.", severity="warning")
+            return
+        overwrite = self.query_one("#export-overwrite", Checkbox).value
+        self.dismiss(ExportChoice(self.fmt, path, overwrite))
+
+    @on(Button.Pressed, "#export-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,93 @@
+"""The status bar: reconciliation progress (a ProgressBar bound to reactives), whether the
+results may be incomplete, then the caller and the search modes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.reactive import reactive
+from textual.widgets import ProgressBar, Static
+
+from backscroll.core.status import StateStatus
+
+from ..text import plain_of, plural
+
+
+@dataclass(frozen=True)
+class IndexingView:
+    """What the status bar says about reconciliation, derived from a ``StateStatus``."""
+
+    running: bool
+    done: int
+    total: int
+    pending: int
+    messages: int
+    rate: float
+
+    @classmethod
+    def of(cls, status: StateStatus | None) -> IndexingView:
+        if status is None:
+            return cls(False, 0, 0, 0, 0, 0.0)
+        live = [a.progress for a in status.agents if a.progress.running]
+        return cls(
+            running=bool(live),
+            done=sum(p.sessions_done for p in live),
+            total=sum(p.sessions_total for p in live),
+            pending=status.pending_sessions,
+            messages=sum(p.messages_done for p in live),
+            rate=sum(p.rate for p in live),
+        )
+
+
+class StatusBar(Horizontal):
+    """Reconciliation progress (a ProgressBar bound to reactives), then caller and modes."""
+
+    DEFAULT_CSS = """
+    StatusBar { height: 1; background: $panel; color: $text; }
+    StatusBar > Static { width: auto; height: 1; padding: 0 1; }
+    StatusBar > #status-index { width: auto; }
+    StatusBar > ProgressBar { width: 24; height: 1; display: none; }
+    StatusBar > ProgressBar.-running { display: block; }
+    StatusBar > #status-note { color: $warning; }
+    StatusBar > #status-spacer { width: 1fr; }
+    """
+
+    done: reactive[int] = reactive(0)
+    total: reactive[int] = reactive(1)
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="status-index")
+        yield ProgressBar(total=1, show_eta=False, id="status-progress").data_bind(
+            progress=StatusBar.done, total=StatusBar.total
+        )
+        yield Static("", id="status-note")
+        yield Static("", id="status-spacer")
+        yield Static("", id="status-caller")
+
+    def show(self, indexing: IndexingView, incomplete: bool, sessions: int, context: str) -> None:
+        bar = self.query_one(ProgressBar)
+        bar.set_class(indexing.running, "-running")
+        if indexing.running:
+            self.total = max(indexing.total, indexing.done, 1)
+            self.done = indexing.done
+            text = f"indexing {indexing.done:,}/{indexing.total:,} sessions"
+            if indexing.messages:
+                text += f" · {indexing.messages:,} msgs"
+        elif indexing.pending:
+            text = f"{plural(indexing.pending, 'session')} awaiting indexing"
+        elif sessions:
+            text = f"{plural(sessions, 'session')} indexed"
+        else:
+            text = "no sessions yet"
+        self.query_one("#status-index", Static).update(Text(text))
+        note = "results may be incomplete" if incomplete else ""
+        self.query_one("#status-note", Static).update(Text(note))
+        self.query_one("#status-caller", Static).update(Text(context, no_wrap=True,
+                                                             overflow="ellipsis"))
+
+    def plain_text(self) -> str:
+        parts = [plain_of(s.content) for s in self.query(Static).results(Static)]
+        return " ".join(p for p in parts if p)
