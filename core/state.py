@@ -24,11 +24,16 @@ def default_state_dir() -> Path:
 
 
 class StateDir:
-    """A state directory and its storage. Cheap to make and to pickle (nothing is opened)."""
+    """A state directory and its storage. Cheap to make and to pickle (a copy holds no
+    connection).
 
-    def __init__(self, path: Path | str | None = None) -> None:
+    ``keep_readers`` suits long-lived processes (the MCP server): read connections stay open
+    between calls instead of being opened for each one.
+    """
+
+    def __init__(self, path: Path | str | None = None, keep_readers: bool = False) -> None:
         self.path = Path(path).expanduser() if path is not None else default_state_dir()
-        self.storage = SqliteStorage(self.path)
+        self.storage = SqliteStorage(self.path, keep_readers=keep_readers)
 
     @property
     def config_path(self) -> Path:

@@ -3,31 +3,41 @@
 ``SqliteStorage.open(agent)`` gives a reader (read-only connection: never creates, migrates
 or changes a file); ``open(agent, write=True)`` a writer (creates the folders 0700 and the
 file 0600, sets WAL, migrates). One ``AgentReader``/``AgentWriter`` wraps one connection: use
-one per thread.
+one per thread. With ``keep_readers`` a reader's connection stays open for the next reader of
+the same database in the same thread (``connection.KeptReaders``).
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
+from typing import Callable
 
 from ...errors import StoreError, ValidationError
 from ...keys import check_agent_id
 from .claims import Claims
-from .connection import connect
+from .connection import KeptReaders, connect
 from .reads import Reads
 
 DB_NAME = "sessions.sqlite"
 
 
 class _Handle:
-    def __init__(self, path: Path, agent_id: str, write: bool) -> None:
+    def __init__(
+        self,
+        path: Path,
+        agent_id: str,
+        conn: sqlite3.Connection,
+        release: Callable[[], None] | None = None,
+    ) -> None:
         self.path = path
         self.agent_id = agent_id
-        self.conn = connect(path, write)
+        self.conn = conn
+        self._release = release or conn.close  # a kept connection is given back, not closed
 
     def close(self) -> None:
-        self.conn.close()
+        self._release()
 
     def __enter__(self):  # noqa: ANN204 - returns the concrete class
         return self
@@ -50,8 +60,9 @@ AgentDB = AgentReader | AgentWriter
 class SqliteStorage:
     """Per-agent SQLite files under ``<root>/agents/``."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, keep_readers: bool = False) -> None:
         self.root = root
+        self._kept = KeptReaders() if keep_readers else None
 
     def describe(self) -> str:
         return f"sqlite ({self.root / 'agents'})"
@@ -79,7 +90,9 @@ class SqliteStorage:
         if not write:
             if not path.is_file():
                 raise StoreError(f"agent {agent_id!r} has no database at {path}")
-            return AgentReader(path, agent_id, write=False)
+            if self._kept is not None:
+                return AgentReader(path, agent_id, *self._kept.take(path))
+            return AgentReader(path, agent_id, connect(path, write=False))
         try:
             self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
             for folder in (self.root / "agents", path.parent):
@@ -90,7 +103,7 @@ class SqliteStorage:
             raise StoreError(
                 f"cannot create {path.parent}: {err.strerror or err} (choose a writable --state-dir)"
             ) from None
-        return AgentWriter(path, agent_id, write=True)
+        return AgentWriter(path, agent_id, connect(path, write=True))
 
 
 def _canonical(name: str) -> bool:
