@@ -1,12 +1,18 @@
-"""The sessions of a state dir, for pickers and listings (the browser's "view as")."""
+"""The sessions of a state dir, for pickers and listings (the browser's "view as", the MCP
+server's ``sessions_list``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import BackscrollError
-from .keys import is_incognito
+from .keys import check_agent_id, is_incognito
+from .redact import redact
 from .state import StateDir
+from .storage import SessionRow
+from .visibility import Caller, may_see_agent
+from .visible import resolve_caller, visible_sessions
 
 
 @dataclass(frozen=True)
@@ -22,6 +28,34 @@ class SessionSummary:
     searchable: bool
     incognito: bool
 
+    def as_json(self) -> dict[str, Any]:
+        """For programs (the MCP server's ``sessions_list``); a label is text, so redacted."""
+        return {
+            "sessionKey": self.key,
+            "sessionId": self.session_id,
+            "agent": self.agent,
+            "label": redact(self.label) if self.label else None,
+            "spawnedBy": self.spawned_by,
+            "createdAt": self.created_at,
+            "updatedAt": self.updated_at,
+            "indexing": not self.searchable,
+        }
+
+
+def _summary(agent_id: str, s: SessionRow) -> SessionSummary:
+    return SessionSummary(
+        key=s.key,
+        agent=agent_id,
+        session_id=s.session_id,
+        label=s.label,
+        spawned_by=s.spawned_by or s.parent_key,
+        created_at=s.created_at,
+        updated_at=s.updated_at,
+        events=s.last_seq,
+        searchable=s.searchable,
+        incognito=is_incognito(s.key),
+    )
+
 
 def list_sessions(state: StateDir) -> list[SessionSummary]:
     """Every session of every readable agent, newest activity first."""
@@ -32,20 +66,32 @@ def list_sessions(state: StateDir) -> list[SessionSummary]:
                 sessions = db.sessions()
         except BackscrollError:
             continue
-        found.extend(
-            SessionSummary(
-                key=s.key,
-                agent=agent_id,
-                session_id=s.session_id,
-                label=s.label,
-                spawned_by=s.spawned_by or s.parent_key,
-                created_at=s.created_at,
-                updated_at=s.updated_at,
-                events=s.last_seq,
-                searchable=s.searchable,
-                incognito=is_incognito(s.key),
-            )
-            for s in sessions
-        )
+        found.extend(_summary(agent_id, s) for s in sessions)
     found.sort(key=lambda s: s.updated_at, reverse=True)
+    return found
+
+
+def visible_session_list(
+    state: StateDir, caller: Caller, agent: str | None = None, since_ms: int | None = None
+) -> list[SessionSummary]:
+    """The sessions ``caller`` may see (the rule search and history apply), newest activity
+    first; optionally of one agent, or active since ``since_ms``."""
+    wanted = check_agent_id(agent) if agent is not None else None
+    state.require()
+    resolve_caller(state, caller)
+    found = []
+    for agent_id in state.agents():
+        if not may_see_agent(caller, agent_id) or wanted not in (None, agent_id):
+            continue
+        try:
+            with state.open(agent_id) as db, db.snapshot():
+                visible = visible_sessions(db, caller).visible
+        except BackscrollError:
+            continue  # as in search: an unreadable database hides nothing else
+        found.extend(
+            _summary(agent_id, s)
+            for s in visible.values()
+            if since_ms is None or s.updated_at >= since_ms
+        )
+    found.sort(key=lambda s: (s.updated_at, s.key), reverse=True)
     return found
