@@ -72,6 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_caller_args(p)
     p.add_argument("--json", action="store_true", help="print the JSON answer")
 
+    p = add("mcp", commands.cmd_mcp, "serve sessions_search and sessions_history to agents (MCP, stdio)")
+    _add_caller_args(p, "answer as this session would (default: the operator, who sees everything)")
+
     p = add("import", commands.cmd_import, "import transcripts (stored now, indexed in background)")
     p.add_argument("kind", choices=["openclaw", "claude-code", "codex"])
     p.add_argument("path", type=Path)
@@ -100,8 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_caller_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--as", dest="as_key", metavar="KEY", help="search as this session would")
+def _add_caller_args(p: argparse.ArgumentParser, as_help: str = "search as this session would") -> None:
+    p.add_argument("--as", dest="as_key", metavar="KEY", help=as_help)
     p.add_argument("--sandboxed", action="store_true", default=None, help="apply the sandbox clamp")
     p.add_argument("--visibility", choices=["self", "tree", "agent", "all"])
 

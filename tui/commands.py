@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from backscroll.core.config import load_config, make_caller
-from backscroll.core.errors import ValidationError
+from backscroll.core.errors import BackscrollError, ValidationError
 from backscroll.core.history import HistoryRequest, sessions_history
 from backscroll.core.importers import ImportReport
 from backscroll.core.importers.claude_code import import_claude_code
@@ -136,6 +136,20 @@ def cmd_history(state: StateDir, args: argparse.Namespace) -> int:
     else:
         render.history(response, anchor=args.message_id)
     return 0
+
+
+def cmd_mcp(state: StateDir, args: argparse.Namespace) -> int:
+    """Serve MCP on stdio as the caller fixed here; the SDK is loaded only now."""
+    caller = caller_from_args(state, args)
+    try:
+        from .mcp_server import serve
+    except ModuleNotFoundError as err:
+        missing = (err.name or "mcp").split(".")[0]
+        raise BackscrollError(
+            f"backscroll mcp needs the optional MCP support ({missing} is not installed): "
+            "install it with pip install 'backscroll[mcp]'"
+        ) from None
+    return serve(StateDir(state.path, keep_readers=True), caller)
 
 
 def cmd_reindex(state: StateDir, args: argparse.Namespace) -> int:
