@@ -114,6 +114,7 @@ class KeptReaders:
             return conn, conn.close
         identity = _identity(path)
         if entry is not None and not (entry.identity == identity and _current(entry.conn)):
+            del kept[path]
             entry.conn.close()
             entry = None
         if entry is None:
