@@ -208,6 +208,10 @@ def _print_sources(statuses: list[SourceStatus]) -> None:
     for status in statuses:
         for note in status.notes:
             console.print(f"  [yellow]•[/] {escape(printable(note, True))}")
+    unread = sum(s.unread for s in statuses)
+    if unread:
+        console.print(f"  {unread:,} file{'s' if unread != 1 else ''} new or changed since the "
+                      "last sync: `backscroll sync` takes them in")
 
 
 def _done(args: argparse.Namespace, as_json: dict[str, Any], text: str) -> int:

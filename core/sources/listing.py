@@ -66,9 +66,6 @@ def _status(state: StateDir, source: Source) -> SourceStatus:
               if st.problem and st.path in found]
     if not files and not notes and not vanished:
         notes.append(f"{source.path}: no {source.kind} transcripts in it yet")
-    if unread:
-        notes.append(f"{source.path}: {unread} file{'s' if unread != 1 else ''} not taken in "
-                     "yet: run `backscroll sync`")
     return SourceStatus(source, True, len(files), _sessions(known), unread, len(vanished),
                         last_sync, notes + _gone_note(source, vanished))
 

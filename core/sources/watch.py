@@ -23,7 +23,7 @@ from typing import Any, Callable
 from ..errors import BackscrollError
 from ..state import StateDir
 from .detect import Source, all_sources
-from .sync import SyncReport, sync_sources
+from .sync import Progress, SyncReport, sync_sources
 
 DEBOUNCE_MS = 200  # changes are gathered at most this long before a sync
 STEP_MS = 30  # ... and a sync starts once no change came for this long
@@ -39,24 +39,28 @@ def follow_sources(
     on_watching: Callable[[list[Source]], None] | None = None,
     reconcile: Callable[[str], Any] | None = None,
     polling: bool = False,
+    on_progress: Progress | None = None,
 ) -> None:
     """Sync, then sync again after every change of a source, until ``stop`` is set.
 
     ``on_sync`` gets every sync's report (most find nothing new); ``on_watching`` the sources
     followed whenever that set changes; ``reconcile`` is called with each agent that has
-    sessions to index after a sync. A config error at the start is raised; later ones are
-    reported once through ``on_sync``, and the sources followed so far stay."""
-    _Follower(state, on_sync, stop, on_watching, reconcile, polling).run()
+    sessions to index after a sync; ``on_progress`` follows the files each sync reads. A
+    config error at the start is raised; later ones are reported once through ``on_sync``, and
+    the sources followed so far stay."""
+    _Follower(state, on_sync, stop, on_watching, reconcile, polling, on_progress).run()
 
 
 class _Follower:
     def __init__(self, state: StateDir, on_sync: Callable[[SyncReport], None],
                  stop: threading.Event, on_watching: Callable[[list[Source]], None] | None,
-                 reconcile: Callable[[str], Any] | None, polling: bool) -> None:
+                 reconcile: Callable[[str], Any] | None, polling: bool,
+                 on_progress: Progress | None) -> None:
         self.state = state
         self.on_sync = on_sync
         self.stop = stop
         self.on_watching = on_watching
+        self.on_progress = on_progress
         self.reconcile = reconcile
         self.notify = None if polling else _watchfiles()
         self.sources = all_sources(state.path)
@@ -109,7 +113,7 @@ class _Follower:
 
     def sync(self, sources: list[Source]) -> None:
         try:
-            report = sync_sources(self.state, sources)
+            report = sync_sources(self.state, sources, self.on_progress)
         except BackscrollError as err:  # a database locked or unwritable: say so, go on
             report = SyncReport(sources=len(sources), problems=[str(err)])
         if self.reconcile is not None:
