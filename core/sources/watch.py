@@ -82,15 +82,17 @@ class _Follower:
                 self._watch(folders, identity)
 
     def _watch(self, folders: list[Path], identity: tuple) -> None:
-        """Sync the sources a change was reported under, until the folders change."""
-        last_full = time.monotonic()
+        """Sync the sources a change was reported under, until the folders change. The first
+        answer (a change, or the first timeout) syncs them all: a line written between the
+        catch-up sync and the moment the watcher started is not reported."""
+        last_full: float | None = None
         try:
             for changes in self.notify.watch(
                 *folders, watch_filter=_transcript_change, debounce=DEBOUNCE_MS, step=STEP_MS,
                 stop_event=self.stop, rust_timeout=int(CHECK_S * 1000), yield_on_timeout=True,
                 raise_interrupt=False, ignore_permission_denied=True,
             ):
-                if time.monotonic() - last_full > RESYNC_S:
+                if last_full is None or time.monotonic() - last_full > RESYNC_S:
                     self.sync(self.sources)
                     last_full = time.monotonic()
                 elif changes:
