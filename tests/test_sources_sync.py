@@ -17,8 +17,8 @@ from backscroll.core.importers.claude_code import import_claude_code
 from backscroll.core.importers.codex import import_codex
 from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.reconcile import reconcile_all
-from backscroll.core.sources import sync_sources
 from backscroll.core.sources import reading as reading_module
+from backscroll.core.sources import sync_sources
 from backscroll.core.sources.detect import Source
 from backscroll.core.state import StateDir
 from backscroll.core.verify import verify_state
