@@ -8,21 +8,21 @@ import argparse
 import json
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
-from rich.table import Table
 
 from backscroll.core.reconcile import start_background
-from backscroll.core.sources import SyncReport, add_source, remove_source, sync_sources
-from backscroll.core.sources.detect import Source, default_folders
-from backscroll.core.sources.listing import SourceStatus, sources_status
-from backscroll.core.sources.settings import SourceEntry, resolve_path
-from backscroll.core.sources.watch import follow_sources
 from backscroll.core.state import StateDir
 
 from .render import console, errors
 from .text import ago, printable
+
+if TYPE_CHECKING:  # the live sources are imported when one of these verbs runs
+    from backscroll.core.sources import SyncReport
+    from backscroll.core.sources.detect import Source
+    from backscroll.core.sources.listing import SourceStatus
+    from backscroll.core.sources.settings import SourceEntry
 
 PROGRESS_FROM = 20  # files to read before a progress bar is worth showing
 
@@ -54,6 +54,11 @@ def add_parsers(add: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_sources(state: StateDir, args: argparse.Namespace) -> int:
+    from backscroll.core.sources import add_source, remove_source
+    from backscroll.core.sources.detect import default_folders
+    from backscroll.core.sources.listing import sources_status
+    from backscroll.core.sources.settings import SourceEntry, resolve_path
+
     if args.action == "add":
         entry = add_source(state.path, args.kind, args.path, args.agent)
         return _done(args, {"added": _entry_json(entry)},
@@ -61,7 +66,8 @@ def cmd_sources(state: StateDir, args: argparse.Namespace) -> int:
     if args.action == "remove":
         target = resolve_path(args.path, state.path)
         detected = next((s for s in default_folders() if s.path == target), None)
-        text = remove_source(state.path, target, _entry(detected) if detected else None)
+        entry = SourceEntry(detected.kind, detected.path) if detected else None
+        text = remove_source(state.path, target, entry)
         return _done(args, {"removed": str(target)}, text)
     statuses = sources_status(state)
     if args.json:
@@ -72,6 +78,8 @@ def cmd_sources(state: StateDir, args: argparse.Namespace) -> int:
 
 
 def cmd_sync(state: StateDir, args: argparse.Namespace) -> int:
+    from backscroll.core.sources import sync_sources
+
     if args.json:
         report = sync_sources(state)
     else:
@@ -94,6 +102,8 @@ def cmd_sync(state: StateDir, args: argparse.Namespace) -> int:
 
 def cmd_watch(state: StateDir, args: argparse.Namespace) -> int:
     """Follow the sources in a thread; this thread waits for ctrl+c and stops it cleanly."""
+    from backscroll.core.sources.watch import follow_sources
+
     stop = threading.Event()
     printer = _WatchPrinter(args.json)
     failure: list[BaseException] = []
@@ -169,6 +179,8 @@ def _sync_with_progress(state: StateDir) -> SyncReport:
     """``sync_sources`` under a Rich progress bar, shown once enough files are to be read."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from backscroll.core.sources import sync_sources
+
     bar = Progress(TextColumn("syncing"), BarColumn(), MofNCompleteColumn(),
                    TextColumn("files  [dim]{task.fields[file]}"), TimeElapsedColumn(),
                    console=console, transient=True)
@@ -188,6 +200,8 @@ def _sync_with_progress(state: StateDir) -> SyncReport:
 
 
 def _print_sources(statuses: list[SourceStatus]) -> None:
+    from rich.table import Table
+
     table = Table(title="sources", title_justify="left")
     for column in ("kind", "path", "agent", "files", "sessions", "last sync"):
         table.add_column(column, justify="right" if column in ("files", "sessions") else "left",
@@ -220,10 +234,6 @@ def _done(args: argparse.Namespace, as_json: dict[str, Any], text: str) -> int:
     else:
         console.print(escape(text))
     return 0
-
-
-def _entry(source: Source) -> SourceEntry:
-    return SourceEntry(source.kind, source.path)
 
 
 def _entry_json(entry: SourceEntry) -> dict[str, Any]:

@@ -58,8 +58,8 @@ def _status(state: StateDir, source: Source) -> SourceStatus:
                             [f"{source.path}: {note}"] + _gone_note(source, known))
     scan = scan_source(source)
     files = [f for f in scan.files if f.kind != STORE]
-    found = {str(f.path) for f in scan.files}
-    unread = sum(1 for f in files if not unchanged(known.get(str(f.path)), f.stat))
+    found = {f.path for f in scan.files}
+    unread = sum(1 for f in files if not unchanged(known.get(f.path), f.stat))
     vanished = {p: st for p, st in known.items() if p not in found}
     notes = scan.problems + scan.notes
     notes += [f"{st.path}: {st.problem}" for st in known.values()

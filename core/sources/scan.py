@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from ..importers.claude_code.reading import is_subagent_file
 from ..importers.openclaw import folder_agent_id, is_transcript_name, session_folders
 from .detect import Source
 
@@ -24,11 +23,15 @@ OPENCLAW_DATABASES = ("*/agent/*.sqlite", "*/*.sqlite")  # under agents/: newer 
 
 @dataclass(frozen=True)
 class FoundFile:
-    path: Path
+    path: str  # a string: thousands are compared with what the database remembers
     kind: str  # claude-code | codex | openclaw | openclaw-store
     agent: str  # the agent its sessions are stored under
     stat: os.stat_result
-    folder: Path  # the folder it was found in (OpenClaw: its sessions folder)
+    folder: Path | None = None  # OpenClaw: its sessions folder (the store's)
+
+    @property
+    def file(self) -> Path:
+        return Path(self.path)
 
 
 @dataclass
@@ -50,13 +53,13 @@ def scan_source(source: Source) -> Scan:
         return scan
     if source.kind == "claude-code":
         found = _walk(path, lambda name: name.endswith(".jsonl"), scan.problems)
-        ordered = sorted(found, key=lambda item: (is_subagent_file(item[0]), str(item[0])))
+        ordered = sorted(found, key=lambda item: (_is_subagent(item[0]), item[0]))
         agent = source.agent_for()
-        scan.files = [FoundFile(p, "claude-code", agent, st, p.parent) for p, st in ordered]
+        scan.files = [FoundFile(p, "claude-code", agent, st) for p, st in ordered]
     elif source.kind == "codex":
         found = _walk(path, _is_rollout, scan.problems)
         agent = source.agent_for()
-        scan.files = [FoundFile(p, "codex", agent, st, p.parent) for p, st in sorted(found)]
+        scan.files = [FoundFile(p, "codex", agent, st) for p, st in sorted(found)]
     else:
         _scan_openclaw(scan)
     return scan
@@ -64,6 +67,12 @@ def scan_source(source: Source) -> Scan:
 
 def _is_rollout(name: str) -> bool:
     return name.startswith("rollout-") and name.endswith((".jsonl", ".jsonl.zst"))
+
+
+def _is_subagent(path: str) -> bool:
+    """``is_subagent_file`` on a path string (main transcripts are read first)."""
+    folder, name = os.path.split(path)
+    return name.startswith("agent-") or os.path.basename(folder) == "subagents"
 
 
 def _scan_openclaw(scan: Scan) -> None:
@@ -77,8 +86,9 @@ def _scan_openclaw(scan: Scan) -> None:
         agent = source.agent_for(folder_agent_id(folder))
         found = _walk(folder, lambda name: name == "sessions.json" or is_transcript_name(name),
                       scan.problems, recursive=False)
-        for path, st in sorted(found, key=lambda item: (item[0].name != "sessions.json", item[0])):
-            kind = STORE if path.name == "sessions.json" else "openclaw"
+        for path, st in sorted(found, key=lambda item: (not item[0].endswith("/sessions.json"),
+                                                        item[0])):
+            kind = STORE if path.endswith("/sessions.json") else "openclaw"
             scan.files.append(FoundFile(path, kind, agent, st, folder))
     databases = sorted(p for pattern in OPENCLAW_DATABASES
                        for p in (source.path / "agents").glob(pattern))
@@ -93,15 +103,15 @@ def _scan_openclaw(scan: Scan) -> None:
 
 def _walk(
     root: Path, wanted: Callable[[str], bool], problems: list[str], recursive: bool = True
-) -> Iterator[tuple[Path, os.stat_result]]:
+) -> Iterator[tuple[str, os.stat_result]]:
     """(path, stat) of the wanted files under ``root``, following symlinks but entering no
     folder twice; a folder that cannot be listed or a file that cannot be stat'ed is named."""
     seen: set[tuple[int, int]] = set()
-    stack = [root]
+    stack = [str(root)]
     while stack:
         folder = stack.pop()
         try:
-            identity = folder.stat()
+            identity = os.stat(folder)
             listing = os.scandir(folder)
         except OSError as err:
             problems.append(f"{folder}: cannot be listed ({err.strerror or err})")
@@ -117,8 +127,8 @@ def _walk(
                 try:
                     if entry.is_dir():
                         if recursive:
-                            stack.append(Path(entry.path))
+                            stack.append(entry.path)
                     elif wanted(entry.name) and entry.is_file():
-                        yield Path(entry.path), entry.stat()
+                        yield entry.path, entry.stat()
                 except OSError as err:
                     problems.append(f"{entry.path}: cannot be read ({err.strerror or err})")

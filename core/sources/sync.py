@@ -31,11 +31,13 @@ from ..importers.openclaw_follow import follow_openclaw, follow_store
 from ..state import StateDir
 from ..storage import FileState, now_ms
 from ..storage.sqlite import AgentWriter
+from ..storage.sqlite.connection import SchemaBehind
 from .detect import Source, all_sources
 from .reading import Chunk, ReadProblem, read_new, unchanged
 from .scan import STORE, FoundFile, scan_source
 
 Progress = Callable[[int, int, str], None]  # (files read, files to read, the file now)
+RECORD_SYNC_S = 60.0  # a sync that finds nothing new records its time at most this often
 
 
 @dataclass
@@ -83,10 +85,10 @@ class _Work:
 
     source: Source
     agent: str
-    db: AgentWriter
     known: dict[str, FileState]
     todo: list[tuple[FoundFile, FileState | None, str | None]]  # (file, before, moved from)
     gone: list[str]
+    db: AgentWriter | None = None  # opened once there is something to write
 
 
 def sync_sources(
@@ -94,81 +96,97 @@ def sync_sources(
     sources: list[Source] | None = None,
     on_progress: Progress | None = None,
 ) -> SyncReport:
-    """Take in what is new in ``sources`` (default: every source of the state dir)."""
+    """Take in what is new in ``sources`` (default: every source of the state dir).
+
+    What each database remembers is read through read-only connections; a writer is opened
+    only for an agent with something to write, so a sync that finds nothing new writes
+    nothing (but its time, at most once every ``RECORD_SYNC_S``)."""
     sources = all_sources(state.path) if sources is None else sources
     report = SyncReport(sources=len(sources))
+    scans = [scan_source(source) for source in sources]
+    existing = state.agents()
+    scanned = dict.fromkeys(f.agent for scan in scans for f in scan.files)
+    remembered = {agent: _remembered(state, agent, [s.root for s in sources], agent in existing)
+                  for agent in dict.fromkeys([*scanned, *existing])}
+    plan: list[_Work] = []
+    when = now_ms()
+    for scan in scans:
+        report.problems += scan.problems
+        report.notes += scan.notes
+        report.files += sum(1 for f in scan.files if f.kind != STORE)
+        root = scan.source.root
+        for agent, (known, syncs) in remembered.items():
+            files = [f for f in scan.files if f.agent == agent]
+            here = {path: st for path, st in known.items() if st.root == root}
+            if not files and not here:
+                continue
+            work = _plan(scan.source, agent, here, files)
+            if work.todo or work.gone or when - syncs.get(root, 0) > RECORD_SYNC_S * 1000:
+                plan.append(work)
+    total = sum(len(work.todo) for work in plan)
+    done = 0
     with ExitStack() as stack:
-        plan: list[_Work] = []
-        for source in sources:
-            scan = scan_source(source)
-            report.problems += scan.problems
-            report.notes += scan.notes
-            report.files += sum(1 for f in scan.files if f.kind != STORE)
-            agents = dict.fromkeys(f.agent for f in scan.files)
-            for agent in agents:
-                db = stack.enter_context(state.open(agent, write=True))
-                files = [f for f in scan.files if f.agent == agent]
-                plan.append(_plan(source, agent, db, files))
-            plan += _vanished(state, source, agents, stack)
-        total = sum(len(work.todo) for work in plan)
-        done = 0
-        when = now_ms()
+        writers: dict[str, AgentWriter] = {}
         for work in plan:
+            if work.agent not in writers:
+                writers[work.agent] = stack.enter_context(state.open(work.agent, write=True))
+            work.db = db = writers[work.agent]
             follower = _Follower(work, report)
             for found, before, moved_from in work.todo:
                 if on_progress is not None:
-                    on_progress(done, total, str(found.path))
+                    on_progress(done, total, found.path)
                 follower.take_in(found, before, moved_from)
                 done += 1
             if work.gone:
-                work.db.mark_missing(work.gone, when)
+                db.mark_missing(work.gone, when)
                 report.gone += len(work.gone)
-            work.db.record_sync([(work.source.root, work.source.kind)], when)
-            if work.db.has_pending_sessions():
-                report.pending.add(work.agent)
-        if on_progress is not None and total:
-            on_progress(total, total, "")
+            db.record_sync([(work.source.root, work.source.kind)], when)
+        report.pending = {agent for agent, db in writers.items() if db.has_pending_sessions()}
+    if on_progress is not None and total:
+        on_progress(total, total, "")
     return report
 
 
-def _plan(source: Source, agent: str, db: AgentWriter, files: list[FoundFile]) -> _Work:
-    known = db.file_states([source.root])
-    found = {str(f.path) for f in files}
+def _remembered(state: StateDir, agent: str, roots: list[str],
+                exists: bool) -> tuple[dict[str, FileState], dict[str, int]]:
+    """What an agent's database remembers of the files under ``roots``, and when each root
+    was last synced; nothing for an agent without a database."""
+    if not exists:
+        return {}, {}
+    try:
+        with state.open(agent) as db:
+            return db.file_states(roots), db.source_syncs()
+    except SchemaBehind:  # written by an older backscroll: the writer upgrades it
+        with state.open(agent, write=True) as db:
+            return db.file_states(roots), db.source_syncs()
+
+
+def _plan(source: Source, agent: str, known: dict[str, FileState],
+          files: list[FoundFile]) -> _Work:
+    found = {f.path for f in files}
     vanished = {path: st for path, st in known.items() if path not in found}
     by_identity = {(st.device, st.inode): st for st in vanished.values()}
     todo: list[tuple[FoundFile, FileState | None, str | None]] = []
     for file in files:
-        before = known.get(str(file.path))
+        before = known.get(file.path)
         if unchanged(before, file.stat):
             continue
         moved = None if before else by_identity.pop((file.stat.st_dev, file.stat.st_ino), None)
         if moved is not None:  # renamed (an OpenClaw reset archives a transcript this way)
             vanished.pop(moved.path, None)
-            todo.append((file, replace(moved, path=str(file.path)), moved.path))
+            todo.append((file, replace(moved, path=file.path), moved.path))
         else:
             todo.append((file, before, None))
     gone = [path for path, st in vanished.items()
             if st.missing_since is None and not os.path.lexists(path)]
-    return _Work(source, agent, db, known, todo, gone)
-
-
-def _vanished(state: StateDir, source: Source, scanned: dict[str, None],
-              stack: ExitStack) -> list[_Work]:
-    """Agents whose files under the source all vanished: mark them gone, too."""
-    works = []
-    for agent in state.agents():
-        if agent in scanned:
-            continue
-        db = stack.enter_context(state.open(agent, write=True))
-        if db.file_states([source.root]):
-            works.append(_plan(source, agent, db, []))
-    return works
+    return _Work(source, agent, known, todo, gone)
 
 
 class _Follower:
     """Takes in the changed files of one ``_Work``, each in one transaction."""
 
     def __init__(self, work: _Work, report: SyncReport) -> None:
+        assert work.db is not None
         self.work = work
         self.db = work.db
         self.report = report
@@ -176,7 +194,7 @@ class _Follower:
         self.views: dict[Path, StoreView] = {}  # OpenClaw: each folder's sessions.json
 
     def take_in(self, found: FoundFile, before: FileState | None, moved_from: str | None) -> None:
-        path = found.path
+        path = found.file
         from_start = before is None or before.context is None
         for attempt in (1, 2):
             file_report = ImportReport()
@@ -190,7 +208,7 @@ class _Follower:
                 self.report.problems.append(f"{path}: cannot be read ({err.strerror or err})")
                 return
             with self.db.atomic():
-                if self.db.file_state(str(path)) != self.work.known.get(str(path)):
+                if self.db.file_state(found.path) != self.work.known.get(found.path):
                     return  # another sync took it in meanwhile
                 if chunk is not None and not chunk.lines:  # nothing complete yet
                     followed = Followed(None if chunk.from_start or not before else before.context)
@@ -207,7 +225,7 @@ class _Follower:
 
     def _follow(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
                 report: ImportReport) -> Followed:
-        db, agent, path = self.db, found.agent, found.path
+        db, agent, path = self.db, found.agent, found.file
         if chunk is None:  # sessions.json: read whole, every time it changes
             self.views.pop(found.folder, None)
             follow_store(db, self._view(found), report)
@@ -243,7 +261,7 @@ def _state(root: str, found: FoundFile, chunk: Chunk | None, followed: Followed,
     problem = None if keys or found.kind == STORE else next(
         iter(report.notes + report.skipped), None)
     return FileState(
-        path=str(found.path),
+        path=found.path,
         kind=found.kind,
         root=root,
         device=st.st_dev,
