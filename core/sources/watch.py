@@ -48,10 +48,10 @@ def follow_sources(
     sessions to index after a sync; ``on_progress`` follows the files each sync reads. A
     config error at the start is raised; later ones are reported once through ``on_sync``, and
     the sources followed so far stay."""
-    _Follower(state, on_sync, stop, on_watching, reconcile, polling, on_progress).run()
+    _Watcher(state, on_sync, stop, on_watching, reconcile, polling, on_progress).run()
 
 
-class _Follower:
+class _Watcher:
     def __init__(self, state: StateDir, on_sync: Callable[[SyncReport], None],
                  stop: threading.Event, on_watching: Callable[[list[Source]], None] | None,
                  reconcile: Callable[[str], Any] | None, polling: bool,

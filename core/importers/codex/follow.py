@@ -50,4 +50,5 @@ def follow_rollout(
 
 
 def _dumps(session_id: str, carry: Carry | None) -> str:
-    return json.dumps({"sessionId": session_id, **asdict(carry or Carry())}, ensure_ascii=False)
+    return json.dumps({"sessionId": session_id, **asdict(carry or Carry())}, ensure_ascii=False,
+                      separators=(",", ":"))

@@ -20,16 +20,12 @@ _COLUMNS = (
 
 
 class SourceReads(Reads):
-    def file_states(self, roots: Iterable[str] | None = None) -> dict[str, FileState]:
-        """The files taken in, by path; only those found under ``roots`` when given."""
-        if roots is None:
-            rows = self._all(f"SELECT {_COLUMNS} FROM source_files")
-        else:
-            rows = self._all(
-                f"SELECT {_COLUMNS} FROM source_files WHERE root IN "
-                "(SELECT value FROM json_each(?))",
-                (json.dumps(list(roots)),),
-            )
+    def file_states(self, roots: Iterable[str]) -> dict[str, FileState]:
+        """The files taken in from the source folders ``roots``, by path."""
+        rows = self._all(
+            f"SELECT {_COLUMNS} FROM source_files WHERE root IN (SELECT value FROM json_each(?))",
+            (json.dumps(list(roots)),),
+        )
         return {row[0]: _state(row) for row in rows}
 
     def file_state(self, path: str) -> FileState | None:
@@ -40,15 +36,6 @@ class SourceReads(Reads):
         """The key a session is stored under, found by its session id."""
         row = self._one("SELECT key FROM sessions WHERE session_id = ?", (session_id,))
         return row[0] if row else None
-
-    def messages_since(self, key: str, seq: int) -> int:
-        """Message events a session stored after its ``seq``-th event."""
-        row = self._one(
-            "SELECT count(*) FROM events e JOIN sessions s ON s.pk = e.session_pk "
-            "WHERE s.key = ? AND e.seq > ? AND e.kind = 'message'",
-            (key.lower(), seq),
-        )
-        return row[0]
 
     def source_syncs(self) -> dict[str, int]:
         """When each source folder was last synced (epoch ms), by folder."""
