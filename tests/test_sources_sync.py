@@ -251,6 +251,18 @@ def test_not_a_transcript_and_bad_folders_are_one_line_each(state: StateDir,
     assert report.events > 0  # everything else was taken in
 
 
+def test_a_source_inside_another_is_read_once(synced: StateDir, home: dict[str, Path]) -> None:
+    inner = Source("claude-code", home["project"], origin="config")
+    report = sync_sources(synced, [*_defaults(), inner])
+    assert (report.files, report.read, report.events) == (9, 0, 0)
+    assert sync_sources(synced, [inner, *_defaults()]).read == 0  # known whoever finds it
+    append(home["short"], claude_user(home["short"], "cc-inner", "the okapiledger"))
+    assert sync_sources(synced, [inner, *_defaults()]).events == 1
+    append(home["short"], claude_user(home["short"], "cc-outer", "the okapiledger again"))
+    assert sync_sources(synced).events == 1
+    assert sorted(m for _, m in hits(synced, "okapiledger")) == ["cc-inner", "cc-outer"]
+
+
 def test_new_sessions_and_links_are_picked_up(synced: StateDir, home: dict[str, Path]) -> None:
     """A new OpenClaw subagent (in sessions.json and its own file), a new Claude Code
     sub-agent file under subagents/."""

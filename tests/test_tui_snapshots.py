@@ -93,7 +93,7 @@ def test_snapshot_empty_state_dir(snap_compare: Any) -> None:
     app = snapshot_app(StateDir("/nonexistent/backscroll-snapshot-state"))
 
     def sources_listed(a: BackscrollApp) -> bool:
-        return a.search_screen.query_one("#empty").display and a._listed is not None
+        return a.search_screen.query_one("#empty").display and a.listed_sources is not None
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=waiting_for(sources_listed))
 

@@ -55,6 +55,11 @@ class LiveSources(_Base):
     def following(self) -> bool:
         return self._follow_stop is not None
 
+    @property
+    def listed_sources(self) -> list[Any] | None:
+        """The sources found for the empty state (None until they are listed)."""
+        return self._listed
+
     def live_first_status(self, empty: bool) -> None:
         """The first status is in: follow the sources, or (nothing here yet) list them."""
         if not self.sources_enabled:

@@ -46,44 +46,45 @@ class SourceStatus:
 def sources_status(state: StateDir) -> list[SourceStatus]:
     """Every source, including default folders that do not exist (so a person sees where
     backscroll looks)."""
-    return [_status(state, source) for source in all_sources(state.path, include_missing=True)]
+    known, syncs = _remembered(state)
+    return [_status(source, known, syncs.get(source.root))
+            for source in all_sources(state.path, include_missing=True)]
 
 
-def _status(state: StateDir, source: Source) -> SourceStatus:
-    known, last_sync = _remembered(state, source)
+def _status(source: Source, known: dict[str, FileState], last_sync: int | None) -> SourceStatus:
+    mine = {path: st for path, st in known.items() if st.root == source.root}
     if not source.path.exists():
         note = ("not found: nothing to read" if source.origin == "detected"
                 else "does not exist")
-        return SourceStatus(source, False, 0, _sessions(known), 0, len(known), last_sync,
-                            [f"{source.path}: {note}"] + _gone_note(source, known))
+        return SourceStatus(source, False, 0, _sessions(mine), 0, len(mine), last_sync,
+                            [f"{source.path}: {note}"] + _gone_note(source, mine))
     scan = scan_source(source)
     files = [f for f in scan.files if f.kind != STORE]
-    found = {f.path for f in scan.files}
+    found = {f.path: known[f.path] for f in scan.files if f.path in known}
     unread = sum(1 for f in files if not unchanged(known.get(f.path), f.stat))
-    vanished = {p: st for p, st in known.items() if p not in found}
+    vanished = {p: st for p, st in mine.items() if p not in found}
     notes = scan.problems + scan.notes
-    notes += [f"{st.path}: {st.problem}" for st in known.values()
-              if st.problem and st.path in found]
+    notes += [f"{st.path}: {st.problem}" for st in found.values() if st.problem]
     if not files and not notes and not vanished:
         notes.append(f"{source.path}: no {source.kind} transcripts in it yet")
-    return SourceStatus(source, True, len(files), _sessions(known), unread, len(vanished),
-                        last_sync, notes + _gone_note(source, vanished))
+    return SourceStatus(source, True, len(files), _sessions({**mine, **found}), unread,
+                        len(vanished), last_sync, notes + _gone_note(source, vanished))
 
 
-def _remembered(state: StateDir, source: Source) -> tuple[dict[str, FileState], int | None]:
-    """What every agent database remembers of the source's files, and its last sync."""
+def _remembered(state: StateDir) -> tuple[dict[str, FileState], dict[str, int]]:
+    """What every agent database remembers of the files taken in, and when each source was
+    last synced."""
     known: dict[str, FileState] = {}
-    synced: list[int] = []
+    syncs: dict[str, int] = {}
     for agent in state.agents():
         try:
             with state.open(agent) as db:
-                known.update(db.file_states([source.root]))
-                when = db.source_syncs().get(source.root)
+                known.update(db.file_states())
+                for root, when in db.source_syncs().items():
+                    syncs[root] = max(when, syncs.get(root, 0))
         except BackscrollError:
             continue  # unreadable or older: `status` names it
-        if when is not None:
-            synced.append(when)
-    return known, max(synced, default=None)
+    return known, syncs
 
 
 def _sessions(known: dict[str, FileState]) -> int:

@@ -14,6 +14,7 @@ import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from ..errors import BackscrollError
 from ..storage import FileState
@@ -44,11 +45,10 @@ def read_new(path: Path, before: FileState | None, from_start: bool = False) -> 
     """The lines added since ``before`` (all of them when it is None, when the file is not
     the one read then, or with ``from_start``). OSError when it cannot be read."""
     with path.open("rb") as handle:
-        fd = handle.fileno()
-        st = os.fstat(fd)
+        st = os.fstat(handle.fileno())
         if path.name.endswith(".zst"):
             return _read_compressed(handle, st)
-        start = from_start or before is None or not _continues(fd, st, before)
+        start = from_start or before is None or not _continues(handle, st, before)
         begin = 0 if start or before is None else before.done_bytes
         handle.seek(begin)
         wanted = st.st_size - begin
@@ -65,8 +65,8 @@ def read_new(path: Path, before: FileState | None, from_start: bool = False) -> 
             stat=st,
             done_bytes=done,
             done_lines=first - 1 + len(lines),
-            head_hash=_hash(os.pread(fd, min(HEAD_BYTES, done), 0)),
-            tail_hash=_hash(_before_offset(fd, done)),
+            head_hash=_hash(_read_at(handle, 0, min(HEAD_BYTES, done))),
+            tail_hash=_hash(_before_offset(handle, done)),
         )
 
 
@@ -80,25 +80,31 @@ def unchanged(before: FileState | None, st: os.stat_result) -> bool:
     )
 
 
-def _continues(fd: int, st: os.stat_result, before: FileState) -> bool:
+def _continues(handle: BinaryIO, st: os.stat_result, before: FileState) -> bool:
     """The open file holds what ``before`` took from it: read on from its offset."""
     done = before.done_bytes
     if done == 0 or st.st_size < done:
         return False
-    head = os.pread(fd, min(HEAD_BYTES, done), 0)
-    return _hash(head) == before.head_hash and _hash(_before_offset(fd, done)) == before.tail_hash
+    head = _read_at(handle, 0, min(HEAD_BYTES, done))
+    return (_hash(head) == before.head_hash
+            and _hash(_before_offset(handle, done)) == before.tail_hash)
 
 
-def _before_offset(fd: int, done: int) -> bytes:
+def _before_offset(handle: BinaryIO, done: int) -> bytes:
     size = min(TAIL_BYTES, done)
-    return os.pread(fd, size, done - size)
+    return _read_at(handle, done - size, size)
+
+
+def _read_at(handle: BinaryIO, offset: int, size: int) -> bytes:
+    handle.seek(offset)
+    return handle.read(size)
 
 
 def _hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def _read_compressed(handle, st: os.stat_result) -> Chunk:  # noqa: ANN001 - a binary file
+def _read_compressed(handle: BinaryIO, st: os.stat_result) -> Chunk:
     try:
         import zstandard
     except ImportError:

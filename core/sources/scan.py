@@ -69,6 +69,10 @@ def _is_rollout(name: str) -> bool:
     return name.startswith("rollout-") and name.endswith((".jsonl", ".jsonl.zst"))
 
 
+def _is_store(path: str) -> bool:
+    return os.path.basename(path) == "sessions.json"
+
+
 def _is_subagent(path: str) -> bool:
     """``is_subagent_file`` on a path string (main transcripts are read first)."""
     folder, name = os.path.split(path)
@@ -86,9 +90,8 @@ def _scan_openclaw(scan: Scan) -> None:
         agent = source.agent_for(folder_agent_id(folder))
         found = _walk(folder, lambda name: name == "sessions.json" or is_transcript_name(name),
                       scan.problems, recursive=False)
-        for path, st in sorted(found, key=lambda item: (not item[0].endswith("/sessions.json"),
-                                                        item[0])):
-            kind = STORE if path.endswith("/sessions.json") else "openclaw"
+        for path, st in sorted(found, key=lambda item: (not _is_store(item[0]), item[0])):
+            kind = STORE if _is_store(path) else "openclaw"
             scan.files.append(FoundFile(path, kind, agent, st, folder))
     databases = sorted(p for pattern in OPENCLAW_DATABASES
                        for p in (source.path / "agents").glob(pattern))

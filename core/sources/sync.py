@@ -104,9 +104,13 @@ def sync_sources(
     sources = all_sources(state.path) if sources is None else sources
     report = SyncReport(sources=len(sources))
     scans = [scan_source(source) for source in sources]
+    taken: set[str] = set()
+    for scan in scans:  # a folder inside another source is read once, as the first one's
+        scan.files = [f for f in scan.files if f.path not in taken]
+        taken.update(f.path for f in scan.files)
     existing = state.agents()
     scanned = dict.fromkeys(f.agent for scan in scans for f in scan.files)
-    remembered = {agent: _remembered(state, agent, [s.root for s in sources], agent in existing)
+    remembered = {agent: _remembered(state, agent, agent in existing)
                   for agent in dict.fromkeys([*scanned, *existing])}
     plan: list[_Work] = []
     when = now_ms()
@@ -117,10 +121,9 @@ def sync_sources(
         root = scan.source.root
         for agent, (known, syncs) in remembered.items():
             files = [f for f in scan.files if f.agent == agent]
-            here = {path: st for path, st in known.items() if st.root == root}
-            if not files and not here:
+            if not files and not any(st.root == root for st in known.values()):
                 continue
-            work = _plan(scan.source, agent, here, files)
+            work = _plan(scan.source, agent, known, files)
             if work.todo or work.gone or when - syncs.get(root, 0) > RECORD_SYNC_S * 1000:
                 plan.append(work)
     total = sum(len(work.todo) for work in plan)
@@ -147,24 +150,26 @@ def sync_sources(
     return report
 
 
-def _remembered(state: StateDir, agent: str, roots: list[str],
+def _remembered(state: StateDir, agent: str,
                 exists: bool) -> tuple[dict[str, FileState], dict[str, int]]:
-    """What an agent's database remembers of the files under ``roots``, and when each root
-    was last synced; nothing for an agent without a database."""
+    """What an agent's database remembers of the files it took in (whichever source found
+    them: a folder may be reached through two), and when each source was last synced."""
     if not exists:
         return {}, {}
     try:
         with state.open(agent) as db:
-            return db.file_states(roots), db.source_syncs()
+            return db.file_states(), db.source_syncs()
     except SchemaBehind:  # written by an older backscroll: the writer upgrades it
         with state.open(agent, write=True) as db:
-            return db.file_states(roots), db.source_syncs()
+            return db.file_states(), db.source_syncs()
 
 
 def _plan(source: Source, agent: str, known: dict[str, FileState],
           files: list[FoundFile]) -> _Work:
+    """What to read of ``files``; the files ``known`` under this source that vanished."""
     found = {f.path for f in files}
-    vanished = {path: st for path, st in known.items() if path not in found}
+    vanished = {path: st for path, st in known.items()
+                if st.root == source.root and path not in found}
     by_identity = {(st.device, st.inode): st for st in vanished.values()}
     todo: list[tuple[FoundFile, FileState | None, str | None]] = []
     for file in files:

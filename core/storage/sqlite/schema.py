@@ -135,7 +135,6 @@ MIGRATIONS: dict[int, str] = {
         missing_since INTEGER,                  -- gone from disk; its sessions stay
         problem     TEXT                        -- why it was not (fully) taken in
     );
-    CREATE INDEX source_files_by_root ON source_files(root);
 
     -- One row per source folder: when it was last synced.
     CREATE TABLE source_syncs (

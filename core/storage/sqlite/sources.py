@@ -20,13 +20,9 @@ _COLUMNS = (
 
 
 class SourceReads(Reads):
-    def file_states(self, roots: Iterable[str]) -> dict[str, FileState]:
-        """The files taken in from the source folders ``roots``, by path."""
-        rows = self._all(
-            f"SELECT {_COLUMNS} FROM source_files WHERE root IN (SELECT value FROM json_each(?))",
-            (json.dumps(list(roots)),),
-        )
-        return {row[0]: _state(row) for row in rows}
+    def file_states(self) -> dict[str, FileState]:
+        """Every file taken in, by path (a few thousand rows: read whole by each sync)."""
+        return {row[0]: _state(row) for row in self._all(f"SELECT {_COLUMNS} FROM source_files")}
 
     def file_state(self, path: str) -> FileState | None:
         row = self._one(f"SELECT {_COLUMNS} FROM source_files WHERE path = ?", (path,))
