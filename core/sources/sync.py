@@ -59,7 +59,7 @@ class SyncReport:
         what = (f"synced {_plural(self.messages, 'new message')} "
                 f"({_plural(self.events, 'event')}) in {_plural(len(self.sessions), 'session')}"
                 if self.events else "nothing new")
-        where = f"{_plural(self.read, 'file')} read of {self.files} in " \
+        where = f"{_plural(self.read, 'file')} read of {self.files:,} in " \
                 f"{_plural(self.sources, 'source')}"
         gone = f"; {self.gone} gone (their sessions stay)" if self.gone else ""
         return f"{what}: {where}{gone}"
