@@ -85,10 +85,7 @@ def test_add_and_remove_keep_the_rest_of_the_file(state: StateDir, home, tmp_pat
 def test_removing_a_detected_folder_turns_it_off_and_adding_it_back_works(state: StateDir,
                                                                           home) -> None:
     codex = Path.home() / ".codex" / "sessions"
-    detected = next(s for s in all_sources(state.path) if s.kind == "codex")
-    from backscroll.core.sources.settings import SourceEntry
-
-    text = remove_source(state.path, codex, SourceEntry("codex", detected.path))
+    text = remove_source(state.path, codex)
     assert "turned off" in text
     assert [s.kind for s in all_sources(state.path)] == ["claude-code", "openclaw"]
     add_source(state.path, "codex", codex)

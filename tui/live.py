@@ -11,11 +11,12 @@ A mixin of ``BackscrollApp``: workers post messages, the handlers here act on th
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import work
+from textual.timer import Timer
 
-from backscroll.core.sources.listing import sources_status
+from backscroll.core.sources.listing import SourceStatus, sources_status
 from backscroll.core.sources.watch import follow_sources
 
 from .messages import SourcesListed, SourcesSynced, SourcesWatching, SyncProgress, TakeInRequested
@@ -34,21 +35,14 @@ REFRESH_S = 0.3  # new messages refresh the results at most this often
 
 
 class LiveSources(_Base):
-    sources_enabled: bool
-    _follow_stop: threading.Event | None
-    _watching: int
-    _listed: list[Any] | None
-    _taking_in: bool
-    _refresh_timer: Any
-    _note_timer: Any
-
     def init_live(self, enabled: bool) -> None:
         self.sources_enabled = enabled
-        self._follow_stop = None
-        self._watching = 0
-        self._listed = None  # the sources found, for the empty state
+        self._follow_stop: threading.Event | None = None  # set: the follow thread stops
+        self._watching = 0  # folders followed
+        self._listed: list[SourceStatus] | None = None  # the sources found, for the empty state
         self._taking_in = False
-        self._refresh_timer = self._note_timer = None
+        self._refresh_timer: Timer | None = None
+        self._note_timer: Timer | None = None
         self._shown_problems: set[str] = set()
 
     @property
@@ -56,7 +50,7 @@ class LiveSources(_Base):
         return self._follow_stop is not None
 
     @property
-    def listed_sources(self) -> list[Any] | None:
+    def listed_sources(self) -> list[SourceStatus] | None:
         """The sources found for the empty state (None until they are listed)."""
         return self._listed
 

@@ -55,20 +55,16 @@ def add_parsers(add: Any, common: argparse.ArgumentParser) -> None:
 
 def cmd_sources(state: StateDir, args: argparse.Namespace) -> int:
     from backscroll.core.sources import add_source, remove_source
-    from backscroll.core.sources.detect import default_folders
     from backscroll.core.sources.listing import sources_status
-    from backscroll.core.sources.settings import SourceEntry, resolve_path
+    from backscroll.core.sources.settings import resolve_path
 
     if args.action == "add":
         entry = add_source(state.path, args.kind, args.path, args.agent)
         return _done(args, {"added": _entry_json(entry)},
                      f"added {entry.kind} source {entry.path}: `backscroll sync` takes it in")
     if args.action == "remove":
-        target = resolve_path(args.path, state.path)
-        detected = next((s for s in default_folders() if s.path == target), None)
-        entry = SourceEntry(detected.kind, detected.path) if detected else None
-        text = remove_source(state.path, target, entry)
-        return _done(args, {"removed": str(target)}, text)
+        text = remove_source(state.path, args.path)
+        return _done(args, {"removed": str(resolve_path(args.path, state.path))}, text)
     statuses = sources_status(state)
     if args.json:
         print(json.dumps({"sources": [s.as_json() for s in statuses]}, ensure_ascii=False))

@@ -9,8 +9,8 @@ transaction with its state), ``watch`` (following changes), ``listing`` (what ``
 sources`` shows).
 """
 
-from .detect import Source, all_sources, default_folders
-from .settings import KINDS, add_source, configured_sources, remove_source
+from .detect import Source, all_sources, default_folders, remove_source
+from .settings import KINDS, add_source, configured_sources
 from .sync import SyncReport, sync_sources
 
 __all__ = [

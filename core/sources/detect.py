@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..importers.claude_code import DEFAULT_AGENT as CLAUDE_AGENT
 from ..importers.codex import DEFAULT_AGENT as CODEX_AGENT
-from .settings import SourceEntry, configured_sources
+from .settings import SourceEntry, configured_sources, remove_entry, resolve_path
 
 DEFAULT_AGENTS = {"claude-code": CLAUDE_AGENT, "codex": CODEX_AGENT}
 
@@ -72,3 +72,11 @@ def all_sources(state_dir: Path, include_missing: bool = False) -> list[Source]:
             sources.append(found)
     sources += [Source(e.kind, e.path, e.agent, "config") for e in by_path.values() if e.enabled]
     return sources
+
+
+def remove_source(state_dir: Path, path: Path | str) -> str:
+    """Stop reading a folder: its ``[[sources]]`` entry goes, and a folder found by default is
+    turned off (``enabled = false``). Its sessions stay. One sentence says what was done."""
+    target = resolve_path(path, Path(state_dir))
+    detected = next((s.kind for s in default_folders() if s.path == target), None)
+    return remove_entry(state_dir, target, detected)

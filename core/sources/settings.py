@@ -85,13 +85,14 @@ def add_source(state_dir: Path, kind: str, path: Path, agent: str | None = None)
     return entry
 
 
-def remove_source(state_dir: Path, path: Path, detected: SourceEntry | None = None) -> str:
-    """Remove the entry for ``path``; for a folder found by default (``detected``), write an
-    entry that turns it off. Return what was done, in one sentence."""
+def remove_entry(state_dir: Path, target: Path, detected_kind: str | None = None) -> str:
+    """Remove the entry for the folder ``target``; for a folder found by default (of
+    ``detected_kind``), write an entry that turns it off. Return what was done, in one
+    sentence."""
     state_dir = Path(state_dir)
-    target = resolve_path(path, state_dir)
     current = configured_sources(state_dir)
     same = [e for e in current if e.path == target]
+    detected = SourceEntry(detected_kind, target) if detected_kind else None
     if detected is None and not same:
         raise ValidationError(f"{target} is not a source (see `backscroll sources`)")
     if detected is not None and any(not e.enabled for e in same):
