@@ -185,6 +185,21 @@ def test_a_file_that_cannot_be_read_is_named_and_the_others_sync(
     assert [k for k, _ in hits(synced, "lockedaway")] == [CODEX_KEY]
 
 
+def test_a_database_that_cannot_be_used_is_named_and_the_others_sync(
+        state: StateDir, home: dict[str, Path]) -> None:
+    broken = state.path / "agents" / "codex" / "sessions.sqlite"
+    broken.parent.mkdir(parents=True)
+    broken.write_bytes(b"not a database at all" * 100)
+    report = sync_sources(state)
+    assert len(report.problems) == 1 and str(broken) in report.problems[0]
+    assert "\n" not in report.problems[0]
+    with state.open("claude-code") as db:
+        assert db.session(CC_SHORT_KEY) is not None
+    broken.unlink()
+    assert sync_sources(state).problems == []
+    assert CODEX_KEY in stored(state)
+
+
 def test_binary_junk_appended_is_named_and_loses_nothing(synced: StateDir,
                                                          home: dict[str, Path]) -> None:
     record = json.dumps(claude_user(home["short"], "cc-junk", "after the yakgarland")).encode()

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from ..errors import BackscrollError, StoreError
 from ..importers.claude_code.follow import follow_transcript
 from ..importers.claude_code.reading import Tasks
 from ..importers.codex.follow import follow_rollout
@@ -110,8 +111,12 @@ def sync_sources(
         taken.update(f.path for f in scan.files)
     existing = state.agents()
     scanned = dict.fromkeys(f.agent for scan in scans for f in scan.files)
-    remembered = {agent: _remembered(state, agent, agent in existing)
-                  for agent in dict.fromkeys([*scanned, *existing])}
+    remembered: dict[str, tuple[dict[str, FileState], dict[str, int]]] = {}
+    for agent in dict.fromkeys([*scanned, *existing]):
+        try:
+            remembered[agent] = _remembered(state, agent, agent in existing)
+        except BackscrollError as err:  # a database that cannot be read: the others go on
+            report.problems.append(str(err))
     plan: list[_Work] = []
     when = now_ms()
     for scan in scans:
@@ -130,9 +135,17 @@ def sync_sources(
     done = 0
     with ExitStack() as stack:
         writers: dict[str, AgentWriter] = {}
+        failed: set[str] = set()
         for work in plan:
+            if work.agent in failed:
+                continue
             if work.agent not in writers:
-                writers[work.agent] = stack.enter_context(state.open(work.agent, write=True))
+                try:
+                    writers[work.agent] = stack.enter_context(state.open(work.agent, write=True))
+                except BackscrollError as err:  # not writable, locked, not SQLite
+                    report.problems.append(str(err))
+                    failed.add(work.agent)
+                    continue
             work.db = db = writers[work.agent]
             follower = _Follower(work, report)
             for found, before, moved_from in work.todo:
@@ -212,21 +225,37 @@ class _Follower:
             except OSError as err:
                 self.report.problems.append(f"{path}: cannot be read ({err.strerror or err})")
                 return
-            with self.db.atomic():
-                if self.db.file_state(found.path) != self.work.known.get(found.path):
-                    return  # another sync took it in meanwhile
-                if chunk is not None and not chunk.lines:  # nothing complete yet
-                    followed = Followed(None if chunk.from_start or not before else before.context)
-                else:
-                    followed = self._follow(found, chunk, before, file_report)
-                if followed.restart:
-                    continue  # nothing was stored: read the whole file
-                keys = tuple(dict.fromkeys([*(before.sessions if before else ()),
-                                            *file_report.keys]))
-                state = _state(self.work.source.root, found, chunk, followed, keys, file_report)
-                self.db.save_file_state(state, moved_from)
+            try:
+                followed = self._store(found, chunk, before, moved_from, file_report)
+            except StoreError as err:  # the database stayed locked, or the disk is full
+                self.report.problems.append(f"{path}: not taken in this time: {err}")
+                return
+            if followed is None or not followed.restart:
+                break  # else nothing was stored: read the whole file
+        if followed is not None and not followed.restart:
             self._count(found, file_report)
-            return
+
+    def _store(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
+               moved_from: str | None, file_report: ImportReport) -> Followed | None:
+        """The file's new events and its new state, in one transaction; None when another
+        sync took it in meanwhile."""
+        with self.db.atomic():
+            if self.db.file_state(found.path) != self.work.known.get(found.path):
+                return None
+            if chunk is not None and not chunk.lines:  # nothing complete yet
+                return self._save(found, chunk, before, moved_from, file_report, Followed(
+                    None if chunk.from_start or not before else before.context))
+            followed = self._follow(found, chunk, before, file_report)
+            if followed.restart:
+                return followed
+            return self._save(found, chunk, before, moved_from, file_report, followed)
+
+    def _save(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
+              moved_from: str | None, file_report: ImportReport, followed: Followed) -> Followed:
+        keys = tuple(dict.fromkeys([*(before.sessions if before else ()), *file_report.keys]))
+        state = _state(self.work.source.root, found, chunk, followed, keys, file_report)
+        self.db.save_file_state(state, moved_from)
+        return followed
 
     def _follow(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
                 report: ImportReport) -> Followed:
