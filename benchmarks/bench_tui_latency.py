@@ -57,7 +57,7 @@ async def measure(path: Path, queries: tuple[str, ...], size: tuple[int, int]
     from backscroll.core.state import StateDir
 
     search_screen.sessions_search = timed_search  # the search screen's own call, timed
-    app = make_app(StateDir(path), auto_reconcile=False)
+    app = make_app(StateDir(path), auto_reconcile=False, sources=False)
     latencies: dict[str, list[float]] = {}
     core: dict[str, list[float]] = {}
     async with app.run_test(size=size) as pilot:

@@ -54,6 +54,7 @@ async def typed(pilot: Any, app: BackscrollApp, query: str) -> None:
 def app_on(state: StateDir, clock: Callable[[], float], **options: Any) -> BackscrollApp:
     options.setdefault("auto_reconcile", False)
     options.setdefault("reconcile", lambda agent: None)
+    options.setdefault("sources", False)  # the demo: never the transcripts of this machine
     return make_app(state, now=clock, **options)
 
 

@@ -36,7 +36,7 @@ from backscroll.tui.screens import (
     default_export_path,
 )
 from backscroll.tui.text import printable
-from backscroll.tui.widgets import HistoryPane, IndexingView, StatusBar
+from backscroll.tui.widgets import EmptyState, HistoryPane, IndexingView, StatusBar
 
 from .events import BASE_MS, header, msg
 
@@ -348,7 +348,8 @@ def test_every_binding_comes_from_the_key_table_and_has_an_action() -> None:
 
     for owner, table in ((BackscrollApp, keys.APP), (SearchScreen, keys.SEARCH),
                          (ConversationScreen, keys.CONVERSATION), (ViewAsScreen, keys.VIEW_AS),
-                         (ExportScreen, keys.EXPORT), (HelpScreen, keys.HELP)):
+                         (ExportScreen, keys.EXPORT), (HelpScreen, keys.HELP),
+                         (EmptyState, keys.EMPTY)):
         own = [b for b in owner.BINDINGS if b.id]
         assert [b.id for b in own] == [k.id for k in table if k.bound]
         assert all(b.id for b in owner.BINDINGS)
@@ -656,9 +657,12 @@ def test_printable_keeps_offsets() -> None:
 async def test_empty_state_dir_says_how_to_start(tmp_path: Path) -> None:
     app = app_for(StateDir(tmp_path / "nothing-here"))
     async with app.run_test(size=(100, 30)) as pilot:
-        empty = app.search_screen.query_one("#empty", Static)
-        await until(pilot, lambda: empty.display and "backscroll demo" in rendered(empty))
+        empty = app.search_screen.query_one("#empty-text", Static)
+        await until(pilot, lambda: app.search_screen.query_one("#empty").display
+                    and "No transcript folders found" in rendered(empty))
         painted = rendered(empty)
+        assert "~/.claude/projects, ~/.codex/sessions, ~/.openclaw" in painted
+        assert "backscroll sources add KIND PATH" in painted
         assert "backscroll import openclaw PATH" in painted
         assert "backscroll demo" in painted
         assert not app.search_screen.query_one("#body").display

@@ -91,8 +91,11 @@ def preview_shown(app: BackscrollApp) -> bool:
 
 def test_snapshot_empty_state_dir(snap_compare: Any) -> None:
     app = snapshot_app(StateDir("/nonexistent/backscroll-snapshot-state"))
-    assert snap_compare(app, terminal_size=(100, 30),
-                        run_before=waiting_for(lambda a: a.search_screen.query_one("#empty").display))
+
+    def sources_listed(a: BackscrollApp) -> bool:
+        return a.search_screen.query_one("#empty").display and a.listed_sources is not None
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=waiting_for(sources_listed))
 
 
 def test_snapshot_results_with_history(snap_compare: Any, state: StateDir) -> None:

@@ -33,6 +33,7 @@ from backscroll.core.status import StateStatus, state_status
 from backscroll.core.visibility import OPERATOR, Caller
 
 from . import keys
+from .live import LiveSources
 from .messages import CallerChanged, ExportFinished, ExportRequested, StatusPolled
 from .screens import ExportChoice, ExportScreen, HelpScreen, Scope, SearchScreen, ViewAsChoice
 from .text import Clock
@@ -44,7 +45,7 @@ STATUS_POLL_S = 0.5
 IDLE_POLL_TICKS = 4  # nothing to index: poll every 2 s instead
 
 
-class BackscrollApp(App[int]):
+class BackscrollApp(LiveSources, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "backscroll"
     BINDINGS = keys.bindings(keys.APP)
@@ -61,8 +62,10 @@ class BackscrollApp(App[int]):
         debounce: float = SEARCH_DEBOUNCE_S,
         preview_debounce: float = PREVIEW_DEBOUNCE_S,
         poll_interval: float = STATUS_POLL_S,
+        sources: bool = True,
     ) -> None:
         super().__init__()
+        self.init_live(sources)
         self.state = state
         self.caller = caller or OPERATOR
         self.now = now
@@ -82,6 +85,9 @@ class BackscrollApp(App[int]):
         await self.push_screen(self._search_screen)
         self.poll_status()
         self.set_interval(self._poll_interval, self._status_tick)
+
+    def on_unmount(self) -> None:
+        self.stop_following()  # the follow thread ends at its next check (tens of ms)
 
     # --- the search screen and its state, by name (tests and scripts read these) --------
 
@@ -173,6 +179,10 @@ class BackscrollApp(App[int]):
                 self._auto_started.update(waiting)
                 self.start_reconciling(waiting)
         self.search_screen.status_changed(first)
+        if first:
+            self.live_first_status(not message.status.agents)
+        if not message.status.agents:
+            self.show_empty()
 
     @work(thread=True, exclusive=True, group="reconcile", exit_on_error=False)
     def start_reconciling(self, agents: list[str]) -> None:
@@ -280,12 +290,13 @@ def make_app(state: StateDir, caller: Caller | None = None, **options: Any) -> B
 
     ``options``: ``now`` (a clock in epoch seconds; tests freeze it), ``reconcile`` (called
     with an agent id when indexing is pending; default a background thread), ``status`` (the
-    status reader), ``auto_reconcile``, ``debounce``, ``preview_debounce``, ``poll_interval``.
+    status reader), ``auto_reconcile``, ``debounce``, ``preview_debounce``, ``poll_interval``,
+    ``sources`` (sync the live sources on open and follow them; False for the demo).
     """
     return BackscrollApp(state, caller, **options)
 
 
-def run_browser(state: StateDir, caller: Caller | None = None) -> int:
-    app = make_app(state, caller)
+def run_browser(state: StateDir, caller: Caller | None = None, sources: bool = True) -> int:
+    app = make_app(state, caller, sources=sources)
     app.run()
     return app.return_code or 0

@@ -17,6 +17,7 @@ from backscroll.core.errors import BackscrollError, ValidationError
 from backscroll.core.state import StateDir
 
 from . import commands
+from . import sources as live
 
 
 class _Parser(argparse.ArgumentParser):
@@ -100,6 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("verify", commands.cmd_verify, "prove the index equals every clean active branch")
     p.add_argument("--json", action="store_true")
+
+    live.add_parsers(add, common)
     return parser
 
 

@@ -189,14 +189,14 @@ def cmd_demo(state: StateDir, args: argparse.Namespace) -> int:
     if args.no_browser:
         render.info(f"demo state dir: {demo.path}")
         return 0
-    return _browse(demo)
+    return _browse(demo, sources=False)  # made-up conversations: never mixed with real ones
 
 
 def cmd_browse(state: StateDir, args: argparse.Namespace) -> int:
     return _browse(state)
 
 
-def _browse(state: StateDir) -> int:
+def _browse(state: StateDir, sources: bool = True) -> int:
     from .app import run_browser
 
-    return run_browser(state)
+    return run_browser(state, sources=sources)

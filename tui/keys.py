@@ -41,6 +41,9 @@ APP = (
     KeyAction("command_palette", "command_palette", "ctrl+p", "palette",
               "command palette: every command by name", show=False, priority=True),
     KeyAction("quit", "quit", "q", "Quit", "quit"),
+    KeyAction("follow", "toggle_follow", "f", "Follow",
+              "live follow: take in new lines of the transcripts as they are written (on/off)",
+              show=False, title="Toggle live follow"),
 )
 
 SEARCH = (
@@ -102,6 +105,11 @@ VIEW_AS = (
     KeyAction("view_as.cancel", "cancel", "escape", "Cancel", "cancel"),
 )
 
+EMPTY = (
+    KeyAction("take_in", "take_in", "t", "Take in",
+              "with nothing imported yet: take in the transcripts of the sources found"),
+)
+
 EXPORT = (KeyAction("export.cancel", "cancel", "escape", "Cancel", "cancel"),)
 HELP = (
     KeyAction("help.close", "close", "escape,question_mark,f1", "Close", "close this help"),
@@ -115,6 +123,7 @@ SECTIONS: tuple[tuple[str, tuple[KeyAction, ...]], ...] = (
     ("Everywhere", APP),
     ("In a conversation", CONVERSATION),
     ("In “view as”", VIEW_AS),
+    ("With nothing imported yet", EMPTY),
 )
 
 # The welcome note's hints: (ids, what they do).
@@ -127,7 +136,7 @@ WELCOME: tuple[tuple[tuple[str, ...], str], ...] = (
     (("help",), "all keys"),
 )
 
-_BY_ID = {k.id: k for k in (*APP, *SEARCH, *CONVERSATION, *VIEW_AS, *EXPORT, *HELP)}
+_BY_ID = {k.id: k for k in (*APP, *SEARCH, *CONVERSATION, *VIEW_AS, *EMPTY, *EXPORT, *HELP)}
 # How a key is written: compact for hints, as a keymap names it (but ? and /) in the help.
 _SHORT = {"question_mark": "?", "slash": "/", "escape": "esc", "down": "↓", "up": "↑",
           "pagedown": "pgdn", "pageup": "pgup"}

@@ -11,6 +11,8 @@ from textual.message import Message
 from backscroll.core.catalog import SessionSummary
 from backscroll.core.history import HistoryResponse
 from backscroll.core.search import SearchRequest, SearchResponse, SearchResult
+from backscroll.core.sources import Source, SyncReport
+from backscroll.core.sources.listing import SourceStatus
 from backscroll.core.status import StateStatus
 from backscroll.core.visibility import Caller
 
@@ -90,3 +92,43 @@ class ExportRequested(Message):
     def __init__(self, session_key: str) -> None:
         super().__init__()
         self.session_key = session_key
+
+
+class SourcesSynced(Message):
+    """A sync of the live sources ended (most find nothing new)."""
+
+    def __init__(self, report: SyncReport) -> None:
+        super().__init__()
+        self.report = report
+
+
+class SourcesWatching(Message):
+    """The live follow now watches these sources (it starts over when they change)."""
+
+    def __init__(self, sources: list[Source]) -> None:
+        super().__init__()
+        self.sources = sources
+
+
+class SyncProgress(Message):
+    """Files read so far by a sync; a newer one replaces an unprocessed older one."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SyncProgress)
+
+
+class SourcesListed(Message):
+    """The sources found on this machine, for the first screen of an empty state dir."""
+
+    def __init__(self, statuses: list[SourceStatus]) -> None:
+        super().__init__()
+        self.statuses = statuses
+
+
+class TakeInRequested(Message):
+    """The person asked to take in the sources found (the empty state's key)."""

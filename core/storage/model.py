@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..indexer import INDEXER_VERSION
 
@@ -86,6 +86,14 @@ class AppendResult:
     outcome: str  # indexed | stored | dirty
 
 
+class Imported(NamedTuple):
+    """What ``import_session`` stored: the session's key, new events, new message events."""
+
+    key: str
+    events: int
+    messages: int
+
+
 @dataclass(frozen=True)
 class Claim:
     session_pk: int
@@ -135,3 +143,25 @@ class Progress:
 
 
 IDLE = Progress("idle", None, None, None, 0, 0, 0, None, None, None)
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What a sync took in from one transcript file (SPEC 14), as the storage keeps it."""
+
+    path: str
+    kind: str  # openclaw | openclaw-store | claude-code | codex
+    root: str  # the source folder it was found in
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    done_bytes: int = 0  # just after the last complete line taken in
+    done_lines: int = 0  # complete lines before done_bytes
+    head_hash: str = ""  # of the first few KB, at most done_bytes of them
+    tail_hash: str = ""  # of the bytes just before done_bytes
+    context: str | None = None  # what the format needs to read on from done_bytes (JSON)
+    sessions: tuple[str, ...] = ()  # keys of the sessions it feeds
+    synced_at: int = 0
+    missing_since: int | None = None  # gone from disk; its sessions stay
+    problem: str | None = None  # why it was not (fully) taken in

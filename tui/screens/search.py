@@ -34,12 +34,12 @@ from ..messages import HistoryLoaded, SearchAnswered, SessionsLoaded
 from ..scheduler import Cancel, SearchScheduler
 from ..text import printable
 from ..widgets import (
+    EmptyState,
     HistoryPane,
     IndexingView,
     ResultsList,
     StatusBar,
     count_line,
-    empty_state_text,
     welcome_text,
 )
 from .conversation import ConversationScreen
@@ -103,7 +103,7 @@ class SearchScreen(Screen[None]):
                 placeholder="The conversation around the highlighted result shows here.",
                 id="history",
             )
-        yield Static("", id="empty")
+        yield EmptyState(id="empty")
         yield StatusBar(id="status")
         yield Footer()
 
@@ -304,16 +304,18 @@ class SearchScreen(Screen[None]):
         assert status is not None
         empty = not status.agents
         self.query_one("#body").display = not empty
-        empty_note = self.query_one("#empty", Static)
+        empty_note = self.query_one("#empty", EmptyState)
         empty_note.display = empty
         if empty:
-            empty_note.update(empty_state_text(status.path))
-        elif not self.search_input.value.strip() and self.last_request is None:
+            empty_note.focus()  # its key takes the sources in
+        elif self.focused in (None, empty_note):
+            self.search_input.focus()  # the sources were taken in
+        if not empty and not self.search_input.value.strip() and self.last_request is None:
             counts = (status.total_sessions, sum(a.messages for a in status.agents))
             if counts != self._welcome_counts:
                 self._welcome_counts = counts
                 self.history.show_note(self._welcome())
-        elif first:
+        elif not empty and first:
             self.search_now()
         if self.refresh_when_indexed and not status.reconciling and not status.pending_sessions:
             self.refresh_when_indexed = False  # once: the search below decides again

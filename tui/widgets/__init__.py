@@ -3,15 +3,19 @@
 - ``results``: the results list and its count line
 - ``history_pane``: a conversation with the hit marked (preview pane, conversation screen)
 - ``status_bar``: reconciliation progress, caller and modes
-- ``notes``: the welcome note and the empty state
+- ``notes``: the welcome note
+- ``empty_state``: the first screen of an empty state dir (sources found, one key to take
+  them in)
 """
 
+from .empty_state import EmptyState, empty_state_text
 from .history_pane import HistoryPane, block_renderables, message_renderable, messages_renderable
-from .notes import empty_state_text, welcome_text
+from .notes import welcome_text
 from .results import ResultsList, count_line, result_prompt
 from .status_bar import IndexingView, StatusBar
 
 __all__ = [
+    "EmptyState",
     "HistoryPane",
     "IndexingView",
     "ResultsList",

@@ -1,5 +1,6 @@
-"""The status bar: reconciliation progress (a ProgressBar bound to reactives), whether the
-results may be incomplete, then the caller and the search modes."""
+"""The status bar: reconciliation progress (a ProgressBar bound to reactives), what the live
+follow of the sources did, whether the results may be incomplete, then the caller and the
+search modes."""
 
 from __future__ import annotations
 
@@ -52,6 +53,8 @@ class StatusBar(Horizontal):
     StatusBar > ProgressBar { width: 24; height: 1; display: none; }
     StatusBar > ProgressBar.-running { display: block; }
     StatusBar > #status-note { color: $warning; }
+    StatusBar > #status-live { color: $text-muted; display: none; }
+    StatusBar > #status-live.-shown { display: block; }
     StatusBar > #status-spacer { width: 1fr; }
     """
 
@@ -63,6 +66,7 @@ class StatusBar(Horizontal):
         yield ProgressBar(total=1, show_eta=False, id="status-progress").data_bind(
             progress=StatusBar.done, total=StatusBar.total
         )
+        yield Static("", id="status-live")
         yield Static("", id="status-note")
         yield Static("", id="status-spacer")
         yield Static("", id="status-caller")
@@ -87,6 +91,12 @@ class StatusBar(Horizontal):
         self.query_one("#status-note", Static).update(Text(note))
         self.query_one("#status-caller", Static).update(Text(context, no_wrap=True,
                                                              overflow="ellipsis"))
+
+    def show_live(self, text: str) -> None:
+        """What the live follow of the sources says ("watching 3 sources")."""
+        live = self.query_one("#status-live", Static)
+        live.update(Text(text))
+        live.set_class(bool(text), "-shown")
 
     def plain_text(self) -> str:
         parts = [plain_of(s.content) for s in self.query(Static).results(Static)]

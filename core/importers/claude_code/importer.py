@@ -8,7 +8,7 @@ from pathlib import Path
 from ...errors import ValidationError
 from ...state import StateDir
 from ...storage.sqlite import AgentWriter
-from ..common import ImportReport, import_agent_id
+from ..common import ImportReport, NumberedLines, import_agent_id
 from .convert import Converter
 from .reading import Tasks, Transcript, is_subagent_file
 from .store import store_groups
@@ -32,7 +32,7 @@ def import_claude_code(state: StateDir, path: Path, agent: str | None = None) ->
     tasks: Tasks = {}
     with state.open(agent_id, write=True) as db:
         for file in files:
-            _import_file(db, agent_id, file, report, tasks)
+            import_file(db, agent_id, file, report, tasks)
     return report
 
 
@@ -44,22 +44,30 @@ def _transcript_files(path: Path) -> list[Path]:
     return sorted(found, key=lambda p: (is_subagent_file(p), str(p)))
 
 
-def _import_file(
-    db: AgentWriter, agent_id: str, file: Path, report: ImportReport, tasks: Tasks
-) -> None:
-    """Convert one Claude Code ``.jsonl`` file into one or more sessions and store them."""
+def import_file(
+    db: AgentWriter,
+    agent_id: str,
+    file: Path,
+    report: ImportReport,
+    tasks: Tasks,
+    lines: NumberedLines | None = None,
+) -> Converter | None:
+    """Convert one Claude Code ``.jsonl`` file (or its ``lines`` already read) into one or
+    more sessions and store them; the converter tells what a later read needs (``carry``)."""
     transcript = Transcript(file)
-    bad = transcript.read()
+    bad = transcript.read(lines)
     if not transcript.records:
         # Nothing in the file is a Claude Code record (e.g. history.jsonl): one note, not
         # one complaint per line.
         report.notes.append(f"{file}: not a Claude Code transcript; skipped")
-        return
+        return None
     report.skipped.extend(bad)
     transcript.index(tasks)
     transcript.add_progress_subagents(report)
-    groups = Converter(transcript, agent_id, report).convert()
+    converter = Converter(transcript, agent_id, report)
+    groups = converter.convert()
     if not any(group.entries for group in groups.values()):
         report.notes.append(f"{file}: no conversation records; nothing imported")
-        return
+        return converter
     store_groups(db, file, groups, tasks, report)
+    return converter

@@ -8,9 +8,9 @@ from pathlib import Path
 from ...errors import ValidationError
 from ...state import StateDir
 from ...storage.sqlite import AgentWriter
-from ..common import ImportReport, import_agent_id
-from .convert import convert
-from .reading import read_rollout
+from ..common import ImportReport, NumberedLines, import_agent_id
+from .convert import Converted, convert
+from .reading import Rollout, read_rollout
 from .store import store_rollout
 
 DEFAULT_AGENT = "codex"
@@ -35,17 +35,25 @@ def import_codex(state: StateDir, path: Path, agent: str | None = None) -> Impor
     report = ImportReport()
     with state.open(agent_id, write=True) as db:
         for file in files:
-            _import_rollout(db, agent_id, file, report)
+            import_rollout(db, agent_id, file, report)
     return report
 
 
-def _import_rollout(db: AgentWriter, agent_id: str, file: Path, report: ImportReport) -> None:
-    rollout = read_rollout(file, report)
+def import_rollout(
+    db: AgentWriter,
+    agent_id: str,
+    file: Path,
+    report: ImportReport,
+    lines: NumberedLines | None = None,
+) -> tuple[Rollout, Converted] | None:
+    """Read (or take ``lines`` read from it), convert and store one rollout file."""
+    rollout = read_rollout(file, report, lines)
     if rollout is None:
-        return
+        return None
     converted = convert(rollout)
     if converted.inherited:
         report.notes.append(
             f"{file}: {converted.inherited} lines replayed from a parent thread skipped"
         )
     store_rollout(db, agent_id, rollout, converted, report)
+    return rollout, converted

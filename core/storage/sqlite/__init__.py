@@ -18,7 +18,7 @@ from ...errors import StoreError, ValidationError
 from ...keys import check_agent_id
 from .claims import Claims
 from .connection import KeptReaders, connect
-from .reads import Reads
+from .sources import SourceReads, SourceWrites
 
 DB_NAME = "sessions.sqlite"
 
@@ -46,11 +46,11 @@ class _Handle:
         self.close()
 
 
-class AgentReader(_Handle, Reads):
+class AgentReader(_Handle, SourceReads):
     """One agent's database, read-only."""
 
 
-class AgentWriter(_Handle, Claims):
+class AgentWriter(_Handle, Claims, SourceWrites):
     """One agent's database, for the write path, imports and reconciliation."""
 
 

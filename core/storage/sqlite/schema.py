@@ -1,7 +1,8 @@
 """The per-agent database schema, versioned with ``PRAGMA user_version``.
 
-Each entry of ``MIGRATIONS`` takes a database from version ``n - 1`` to ``n``; a database
-newer than this code is refused with one sentence rather than misread. Only FTS5 features
+Each entry of ``MIGRATIONS`` takes a database from the version before it to ``n`` (numbers
+are handed out per branch, so one may be missing until they are merged); a database newer
+than this code is refused with one sentence rather than misread. Only FTS5 features
 available in SQLite 3.40 are used, so the stock ``sqlite3`` module can read every file.
 """
 
@@ -112,6 +113,36 @@ MIGRATIONS: dict[int, str] = {
         UPDATE meta SET value = value + 1 WHERE key = 'visibility_rev';
     END;
     """,
+    4: """
+    -- Live sources (SPEC 14): what was taken in from each transcript file, so a sync that
+    -- finds a file unchanged only stats it, and a grown file is read from its offset. A
+    -- file's new events and its new row here are written in one transaction.
+    CREATE TABLE source_files (
+        path        TEXT PRIMARY KEY,
+        kind        TEXT NOT NULL,              -- openclaw | openclaw-store | claude-code | codex
+        root        TEXT NOT NULL,              -- the source folder it was found in
+        device      INTEGER NOT NULL,
+        inode       INTEGER NOT NULL,
+        size        INTEGER NOT NULL,
+        mtime_ns    INTEGER NOT NULL,
+        done_bytes  INTEGER NOT NULL DEFAULT 0, -- just after the last complete line taken in
+        done_lines  INTEGER NOT NULL DEFAULT 0, -- complete lines before done_bytes
+        head_hash   TEXT NOT NULL DEFAULT '',   -- of the first few KB (at most done_bytes)
+        tail_hash   TEXT NOT NULL DEFAULT '',   -- of the bytes just before done_bytes
+        context     TEXT,                       -- what the format needs to read on (JSON)
+        sessions    TEXT NOT NULL DEFAULT '[]', -- keys of the sessions it feeds (JSON)
+        synced_at   INTEGER NOT NULL,
+        missing_since INTEGER,                  -- gone from disk; its sessions stay
+        problem     TEXT                        -- why it was not (fully) taken in
+    );
+
+    -- One row per source folder: when it was last synced.
+    CREATE TABLE source_syncs (
+        root        TEXT PRIMARY KEY,
+        kind        TEXT NOT NULL,
+        synced_at   INTEGER NOT NULL
+    );
+    """,
 }
 
 SCHEMA_VERSION = max(MIGRATIONS)
@@ -135,7 +166,7 @@ def migrate(conn: sqlite3.Connection, path: str) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
-        for target in range(version + 1, SCHEMA_VERSION + 1):
+        for target in sorted(n for n in MIGRATIONS if n > version):
             for statement in _statements(MIGRATIONS[target]):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {target}")

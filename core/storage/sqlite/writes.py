@@ -13,7 +13,7 @@ from typing import Any, Iterator
 from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
 from ...keys import normalize_key
 from ...transcript import advance, indexable, node_id, parse_event
-from ..model import AppendResult, SessionMeta, now_ms
+from ..model import AppendResult, Imported, SessionMeta, now_ms
 from .connection import sqlite_errors
 from .reads import Reads
 
@@ -23,7 +23,11 @@ class Writes(Reads):
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT, rolled back on any error (nothing half-written)."""
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any error (nothing half-written).
+        Inside ``atomic()`` it joins the transaction already open."""
+        if self.conn.in_transaction:
+            yield self.conn
+            return
         with sqlite_errors(self.path):
             self.conn.execute("BEGIN IMMEDIATE")
             try:
@@ -32,6 +36,13 @@ class Writes(Reads):
                 self.conn.execute("ROLLBACK")
                 raise
             self.conn.execute("COMMIT")
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One transaction around several writes (a file's new events and its new state):
+        after a crash, either all of them are stored or none."""
+        with self.transaction():
+            yield
 
     def _create_session(self, meta: SessionMeta, clean: bool) -> tuple[int, str, int]:
         created = meta.created_at if meta.created_at is not None else now_ms()
@@ -58,12 +69,16 @@ class Writes(Reads):
         )
         return pk, session_id, created
 
-    def append(self, meta: SessionMeta, line: str | dict[str, Any]) -> AppendResult:
+    def append(
+        self, meta: SessionMeta, line: str | dict[str, Any], skip_known: bool = False
+    ) -> AppendResult:
         """Store one event; index it in the same transaction when it extends the active leaf.
 
         An event that moves the leaf elsewhere (a leaf control, a branch switch, an
         out-of-order parent) marks the session dirty instead; so does any write that lands
-        while a rebuild holds the session (the rebuild then abandons its claim).
+        while a rebuild holds the session (the rebuild then abandons its claim). With
+        ``skip_known``, an event the session already holds (same id; an id-less one with the
+        same text) is not stored again: the outcome is ``known``.
         """
         key = normalize_key(meta.key)
         event = parse_event(line)
@@ -81,6 +96,8 @@ class Writes(Reads):
                 last_seq, leaf, state, version = 0, None, "clean", INDEXER_VERSION
             else:
                 pk, session_id, created_at, last_seq, leaf, state, version = found
+                if skip_known and self._holds(pk, event, body):
+                    return AppendResult(last_seq, "known")
             seq = last_seq + 1
             step = advance(leaf, seq, event, lambda eid: self._has_entry(pk, eid))
             moved_off = step.node is not None and step.leaf == step.node and not step.extends
@@ -119,6 +136,17 @@ class Writes(Reads):
             "WHERE session_pk = ?",
             (pk,),
         )
+
+    def _holds(self, pk: int, event: dict[str, Any], body: str) -> bool:
+        """The session already stores this event: by id, or an id-less one by its text."""
+        entry_id = event.get("id") if event["type"] not in ("session", "leaf") else None
+        if isinstance(entry_id, str) and entry_id:
+            return self._has_entry(pk, entry_id)
+        row = self.conn.execute(
+            "SELECT 1 FROM events WHERE session_pk = ? AND entry_id IS NULL AND body = ?",
+            (pk, body),
+        ).fetchone()
+        return row is not None
 
     def _has_entry(self, pk: int, entry_id: str) -> bool:
         row = self.conn.execute(
@@ -203,8 +231,9 @@ class Writes(Reads):
 
     def import_session(
         self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
-    ) -> tuple[str, int]:
-        """Store already-validated event lines without indexing; return (key, events added).
+    ) -> Imported:
+        """Store already-validated event lines without indexing; return the key it is stored
+        under and what was added.
         ``parsed`` may carry the lines' parsed events, to spare parsing them twice.
 
         Importing the same transcript again adds nothing: entries already stored are
@@ -262,7 +291,7 @@ class Writes(Reads):
                     (last_seq + len(added), meta.updated_at or 0, pk),
                 )
                 self._mark_dirty(pk)
-        return key, len(added)
+        return Imported(key, len(added), sum(1 for row in added if row[3] == "message"))
 
 
 def _lower(value: str | None) -> str | None:
