@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from .bounds import cut_text
 from .errors import Forbidden, ValidationError
 from .keys import agent_of, normalize_key
 from .redact import redact
@@ -72,8 +73,10 @@ class _Cleaner:
         self.cut = False
 
     def text(self, value: str) -> str:
-        clean = redact(value)
-        self.redacted = self.redacted or clean != value
+        bounded = cut_text(value)  # a message over the bound is shown cut, with a marker
+        clean = redact(bounded)
+        self.redacted = self.redacted or clean != bounded
+        self.cut = self.cut or bounded is not value
         if len(clean) > self.max_chars:
             self.cut = True
             clean = clean[: self.max_chars] + "…"

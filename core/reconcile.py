@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import BackscrollError
-from .indexer import session_rows
+from .indexer import IndexRow, session_rows
 from .state import StateDir
 from .storage import Claim, Progress
-from .storage.sqlite import AgentWriter
+from .storage.sqlite import AgentDB, AgentWriter
 from .storage.sqlite.claims import PublishItem
 from .storage.sqlite.connection import SchemaBehind
 
@@ -121,11 +121,15 @@ def reconcile_agent(
 def _build(state: StateDir, agent_id: str, claims: list[Claim]) -> list[PublishItem]:
     """Rows of claimed sessions, read through a connection of its own (a helper process)."""
     with state.open(agent_id) as db:
-        items = []
-        for claim in claims:
-            rows, branch = session_rows(claim.key, db.events(claim.session_pk), claim.created_at)
-            items.append((claim, rows, branch.leaf, "; ".join(branch.problems)))
-        return items
+        return [(claim, *_rows(db, claim)) for claim in claims]
+
+
+def _rows(db: AgentDB, claim: Claim) -> tuple[list[IndexRow], str | None, str]:
+    """A claimed session's rows, its leaf, and the problems found: stored rows that no longer
+    parse and broken tree links, each skipped and reported, never raised."""
+    problems: list[str] = []
+    rows, branch = session_rows(claim.key, db.events(claim.session_pk, problems), claim.created_at)
+    return rows, branch.leaf, "; ".join(problems + branch.problems)
 
 
 class _RowBuilder:
@@ -174,8 +178,7 @@ def _rebuild_small(db: AgentWriter, claims: list[Claim], owner: str, stats: Reco
         for claim in claims:
             if not db.still_mine(claim, owner):
                 continue
-            rows, branch = session_rows(claim.key, db.events(claim.session_pk), claim.created_at)
-            items.append((claim, rows, branch.leaf, "; ".join(branch.problems)))
+            items.append((claim, *_rows(db, claim)))
         published = db.publish(items, owner)
     _count(stats, items, published)
 
@@ -183,15 +186,14 @@ def _rebuild_small(db: AgentWriter, claims: list[Claim], owner: str, stats: Reco
 def _rebuild_large(db: AgentWriter, claim: Claim, owner: str, lease_ms: int, batch: int,
                    stats: ReconcileStats) -> None:
     """Rebuild a big session in batch transactions; publish if nothing changed meanwhile."""
-    rows, branch = session_rows(claim.key, db.events(claim.session_pk), claim.created_at)
+    rows, leaf, problems = _rows(db, claim)
     for start in range(0, max(len(rows), 1), batch):
         if not db.write_rows(claim, owner, rows[start : start + batch], start == 0, lease_ms):
             stats.abandoned += 1
             return
-    item: PublishItem = (claim, None, branch.leaf, "; ".join(branch.problems))
     with db.transaction():
-        published = db.publish([item], owner)
-    _count(stats, [(claim, rows, branch.leaf, item[3])], published)
+        published = db.publish([(claim, None, leaf, problems)], owner)
+    _count(stats, [(claim, rows, leaf, problems)], published)
 
 
 def _count(stats: ReconcileStats, items: list, published: list[Claim]) -> None:

@@ -249,6 +249,6 @@ def test_append_reads_every_line_after_a_bad_byte(state: StateDir, capsys, monke
     out, err = capsys.readouterr()
     assert code == 2
     assert json.loads(out) == {
-        "stored": 2, "indexed": 2, "dirty": 0, "refused": ["stdin:2: not valid UTF-8"]
+        "stored": 2, "indexed": 2, "dirty": 0, "refused": ["stdin:2: not valid UTF-8 (byte 1)"]
     }
-    assert "stdin:2: not valid UTF-8" in err
+    assert "stdin:2: not valid UTF-8 (byte 1)" in err

@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from backscroll.core.bounds import read_lines
 from backscroll.core.config import load_config, make_caller
 from backscroll.core.errors import ValidationError
 from backscroll.core.history import HistoryRequest, sessions_history
@@ -36,10 +37,13 @@ def cmd_append(state: StateDir, args: argparse.Namespace) -> int:
     meta = SessionMeta(
         key=args.key, spawned_by=args.spawned_by, parent_key=args.parent, label=args.label
     )
+    stdin = getattr(sys.stdin, "buffer", None)
     report = append_events(
         state,
         meta,
-        getattr(sys.stdin, "buffer", sys.stdin),  # bytes: a bad byte refuses one line only
+        # bytes, each line read with a bounded buffer: a bad byte or a huge line refuses
+        # that line only
+        read_lines(stdin) if stdin is not None else sys.stdin,
         on_refused=lambda problem: print(
             f"backscroll: {problem}; event not stored", file=sys.stderr
         ),

@@ -58,7 +58,7 @@ class Writes(Reads):
         )
         return pk, session_id, created
 
-    def append(self, meta: SessionMeta, line: str | dict[str, Any]) -> AppendResult:
+    def append(self, meta: SessionMeta, line: str | bytes | dict[str, Any]) -> AppendResult:
         """Store one event; index it in the same transaction when it extends the active leaf.
 
         An event that moves the leaf elsewhere (a leaf control, a branch switch, an
@@ -66,9 +66,12 @@ class Writes(Reads):
         while a rebuild holds the session (the rebuild then abandons its claim).
         """
         key = normalize_key(meta.key)
-        event = parse_event(line)
-        body = line if isinstance(line, str) else json.dumps(event, ensure_ascii=False)
-        body = body.strip()
+        event = parse_event(line)  # the entry bounds are checked here (bounds.py)
+        if isinstance(line, dict):
+            body = json.dumps(event, ensure_ascii=False)
+        else:
+            body = line.decode("utf-8") if isinstance(line, bytes) else line
+            body = body.strip().lstrip("\ufeff")
         with self.transaction() as conn:
             found = conn.execute(
                 "SELECT s.pk, s.session_id, s.created_at, s.last_seq, s.leaf_id, i.state, "
@@ -240,7 +243,7 @@ class Writes(Reads):
                 }
             added = []
             for n, line in enumerate(lines):
-                event = parsed[n] if parsed is not None else json.loads(line)
+                event = parsed[n] if parsed is not None else parse_event(line)
                 seq = last_seq + len(added) + 1
                 kind = event.get("type")
                 stored_id = None if kind in ("session", "leaf") else node_id(event, seq)
