@@ -7,10 +7,12 @@ Importers never import each other; what two of them need lives here.
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..bounds import check_encoded, read_lines, too_long
 from ..errors import ValidationError
 from ..keys import check_agent_id
 from ..storage import SessionMeta
@@ -18,6 +20,8 @@ from ..storage.sqlite import AgentWriter
 from ..transcript import active_branch, decode_line, moves_leaf, parse_event
 
 LABEL_CHARS = 80
+MAX_SKIPS_PER_FILE = 20  # malformed lines named one by one; beyond, one line counts them
+BINARY_PROBE_BYTES = 8192
 
 
 @dataclass
@@ -48,24 +52,65 @@ class ImportReport:
 
 
 def json_lines(file: Path, report: ImportReport) -> Iterator[tuple[int, str, Any]]:
-    """(line number, text, decoded value) of each non-blank line; a line that is not UTF-8
-    or not JSON is reported as ``file:line: reason`` and skipped, never raised."""
+    """(line number, text, decoded value) of each non-blank line, decoded within the entry
+    bounds (``bounds.py``); a line that is too long, not UTF-8 or not JSON is reported as
+    ``file:line: reason`` and skipped, never raised. A binary file (a NUL byte in its first
+    block) is one skip, and after ``MAX_SKIPS_PER_FILE`` complaints the rest are counted."""
     try:
         handle = file.open("rb")
     except OSError as err:
         report.skip(file, None, f"cannot read ({err.strerror or err})")
         return
+    skipped = 0
     with handle:
-        for lineno, raw in enumerate(handle, start=1):
-            raw = raw.strip()
-            if not raw:
-                continue
+        if b"\0" in handle.peek(BINARY_PROBE_BYTES)[:BINARY_PROBE_BYTES]:
+            report.skip(file, None, "a binary file, not JSON lines; skipped")
+            return
+        for lineno, raw in enumerate(read_lines(handle), start=1):
             try:
+                if isinstance(raw, int):
+                    raise ValidationError(too_long(raw))
+                raw = raw.strip()
+                if not raw:
+                    continue
                 value = decode_line(raw)
             except ValidationError as err:
-                report.skip(file, lineno, str(err))
+                skipped += 1
+                if skipped <= MAX_SKIPS_PER_FILE:
+                    report.skip(file, lineno, str(err))
                 continue
-            yield lineno, raw.decode("utf-8"), value
+            yield lineno, raw.decode("utf-8").lstrip("\ufeff"), value
+    if skipped > MAX_SKIPS_PER_FILE:
+        report.skip(file, None, f"{skipped - MAX_SKIPS_PER_FILE} more malformed lines skipped")
+
+
+def found_inside(root: Path, found: Path, report: ImportReport) -> bool:
+    """Whether a file or folder found under ``root`` really is there: a symbolic link that
+    leads out of the folder given is not followed (noted once)."""
+    try:
+        real, base = found.resolve(), root.resolve()
+    except (OSError, RuntimeError) as err:  # a link loop
+        report.notes.append(f"{found}: cannot be resolved ({err}); not followed")
+        return False
+    if real == base or real.is_relative_to(base):
+        return True
+    report.notes.append(f"{found}: a link to {real}, outside {root}; not followed")
+    return False
+
+
+@contextmanager
+def each_file(file: Path, report: ImportReport) -> Iterator[None]:
+    """One file's import: data no rule foresaw (or a key its ids cannot make) stops this file,
+    never the import. A store error (the database itself) still stops everything."""
+    try:
+        yield
+    except ValidationError as err:
+        report.skip(file, None, f"{err}; the rest of this file is not imported")
+    except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as err:
+        report.skip(
+            file, None, f"import stopped by unexpected data ({type(err).__name__}: {err}); "
+            "sessions stored before it are kept, the rest of this file is not imported"
+        )
 
 
 def import_agent_id(agent: str | None, default: str) -> str:
@@ -101,12 +146,14 @@ def store_converted(
     lines: list[str] = []
     parsed: list[dict[str, Any]] = []
     for event in events:
+        line = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
         try:
+            check_encoded(event, line)  # converting may nest a record a little deeper
             parsed.append(parse_event(event))
-        except ValidationError as err:  # defensive: converted data always passes
+        except ValidationError as err:
             report.skip(file, None, f"entry {event.get('id')}: {err}")
             continue
-        lines.append(json.dumps(event, ensure_ascii=False, separators=(",", ":")))
+        lines.append(line)
     key, added = db.import_session(meta, lines, parsed)
     if 0 < added < len(lines):
         leaf = next((e["id"] for e in reversed(parsed) if moves_leaf(e) and e.get("id")), None)

@@ -16,17 +16,18 @@ Decisions (see docs/importers.md):
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Callable
 
+from ..bounds import MAX_STORE_BYTES, decode_json
 from ..errors import ValidationError
 from ..keys import check_agent_id, normalize_key
 from ..state import StateDir
 from ..storage import SessionMeta
+from ..storage.sqlite import AgentWriter
 from ..transcript import iso_to_ms, parse_event
-from .common import ImportReport, json_lines
+from .common import ImportReport, each_file, found_inside, json_lines
 
 _ARCHIVE_RE = re.compile(r"^(?P<sid>.+?)\.jsonl\.(?P<kind>reset|deleted)\.(?P<ts>.+)$")
 _SKIPPED_PARTS = (".trajectory.", ".checkpoint.", ".bak-", ".lock", "-path.json")
@@ -43,9 +44,9 @@ def import_openclaw(state: StateDir, path: Path, agent: str | None = None) -> Im
             f"{path} is not a folder (give an OpenClaw sessions folder or state dir)"
         )
     report = ImportReport()
-    folders = _session_folders(path)
+    folders = [f for f in _session_folders(path) if found_inside(path, f, report)]
     for folder in folders:
-        _import_folder(state, folder, agent, report)
+        _import_folder(state, path, folder, agent, report)
     if not report.sessions and not report.skipped:
         raise ValidationError(
             f"{path} holds no OpenClaw transcripts (expected sessions.json and *.jsonl files, "
@@ -69,51 +70,76 @@ def _holds_transcripts(folder: Path) -> bool:
     return (folder / "sessions.json").is_file() or any(folder.glob("*.jsonl*"))
 
 
-def _import_folder(state: StateDir, folder: Path, agent: str | None, report: ImportReport) -> None:
-    store = _read_store(folder / "sessions.json", report)
+def _import_folder(
+    state: StateDir, root: Path, folder: Path, agent: str | None, report: ImportReport
+) -> None:
+    store_file = folder / "sessions.json"
+    inside = not store_file.exists() or found_inside(root, store_file, report)
+    store = _read_store(store_file, report) if inside else {}
     agent_id = agent or _agent_id(folder, store)  # checked again by the storage's door
     own = _owner(agent_id, store, report, folder)
-    store = {own(key): entry for key, entry in store.items()}
-    by_session_id = {
-        entry.get("sessionId"): key for key, entry in store.items() if entry.get("sessionId")
-    }
     with state.open(agent_id, write=True) as db:
-        seen_ids: set[str] = set()
+        each = _Folder(db, agent_id, {own(key): entry for key, entry in store.items()}, own, report)
         for file in sorted(folder.iterdir()):
             name = file.name
             archive = _ARCHIVE_RE.match(name)
             if not file.is_file() or any(part in name for part in _SKIPPED_PARTS):
                 continue
-            if not (name.endswith(".jsonl") or archive):
+            if not (name.endswith(".jsonl") or archive) or not found_inside(root, file, report):
                 continue
-            lines, events, header = _read_transcript(file, report)
-            session_id = (header or {}).get("id") or (
-                archive.group("sid") if archive else file.name[: -len(".jsonl")]
+            with each_file(file, report):
+                each.import_file(file, archive)
+        each.import_missing()
+
+
+class _Folder:
+    """One sessions folder's import: its store's entries, and the transcripts seen so far."""
+
+    def __init__(self, db: AgentWriter, agent_id: str, store: dict[str, dict[str, Any]],
+                 own: Callable[[str], str], report: ImportReport) -> None:
+        self.db, self.agent_id, self.store, self.own, self.report = db, agent_id, store, own, report
+        self.by_session_id = {
+            entry["sessionId"]: key for key, entry in store.items() if "sessionId" in entry
+        }
+        self.seen_ids: set[str] = set()
+
+    def import_file(self, file: Path, archive: re.Match[str] | None) -> None:
+        """One transcript (or archive) file, stored as one session."""
+        lines, events, header = _read_transcript(file, self.report)
+        if not lines:
+            self.report.notes.append(f"{file}: no events in it; nothing imported")
+            return
+        session_id = (header or {}).get("id") or (
+            archive.group("sid") if archive else file.name[: -len(".jsonl")]
+        )
+        self.seen_ids.add(session_id)
+        key = self.by_session_id.get(session_id)
+        entry = self.store.get(key, {}) if key else {}
+        if archive:
+            kind = archive.group("kind")
+            label = f"{kind} archive of {key or session_id} ({archive.group('ts')})"
+            key = f"agent:{self.agent_id}:{kind}:{session_id}"
+        else:
+            label = (
+                entry.get("label")
+                or entry.get("displayName")
+                or (None if key else f"imported {file.name}")
             )
-            seen_ids.add(session_id)
-            key = by_session_id.get(session_id)
-            entry = store.get(key, {}) if key else {}
-            if archive:
-                label = f"{archive.group('kind')} archive of {key or session_id} ({archive.group('ts')})"
-                key = f"agent:{agent_id}:{archive.group('kind')}:{session_id}"
-            else:
-                label = (
-                    entry.get("label")
-                    or entry.get("displayName")
-                    or (None if key else f"imported {name}")
-                )
-                key = key or f"agent:{agent_id}:import:{session_id}"
-            meta = _meta(key, session_id, entry, label, header, lines, own)
-            stored_key, added = db.import_session(meta, lines, events)
-            report.add(stored_key, added)
-        for key, entry in store.items():
-            if entry.get("sessionId") in seen_ids:
+            key = key or f"agent:{self.agent_id}:import:{session_id}"
+        meta = _meta(key, session_id, entry, label, header, self.own)
+        self.report.add(*self.db.import_session(meta, lines, events))
+
+    def import_missing(self) -> None:
+        """Store entries whose transcript is missing, so ``spawnedBy`` links keep working."""
+        for key, entry in self.store.items():
+            if entry.get("sessionId") in self.seen_ids:
                 continue
-            meta = _meta(key, entry.get("sessionId"), entry, entry.get("label"), None, [], own)
-            stored_key, added = db.import_session(meta, [])
-            report.add(stored_key, added)
-            report.notes.append(
-                f"{key}: transcript {entry.get('sessionId')}.jsonl not found; kept without messages"
+            meta = _meta(key, entry.get("sessionId"), entry, entry.get("label"), None, self.own)
+            self.report.add(*self.db.import_session(meta, []))
+            found = entry.get("sessionId")
+            self.report.notes.append(
+                f"{key}: no transcript {found}.jsonl with events; kept without messages"
+                if found else f"{key}: no sessionId, so no transcript; kept without messages"
             )
 
 
@@ -137,14 +163,17 @@ def _owner(
 
 
 def _read_store(path: Path, report: ImportReport) -> dict[str, dict[str, Any]]:
-    """sessions.json, read defensively: missing or broken means no metadata, not failure."""
+    """sessions.json, read defensively: missing or broken means no metadata, not failure; a
+    field of the wrong type is dropped (the entry keeps the rest)."""
     if not path.is_file():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
+        with path.open("rb") as handle:
+            data = decode_json(handle.read(MAX_STORE_BYTES + 1), MAX_STORE_BYTES)
+    except (OSError, ValidationError) as err:
         report.skipped.append(
-            f"{path}: unreadable session store ({err}); transcripts imported without it"
+            f"{path}: unreadable session store ({getattr(err, 'strerror', None) or err}); "
+            "transcripts imported without it"
         )
         return {}
     if not isinstance(data, dict):
@@ -153,10 +182,35 @@ def _read_store(path: Path, report: ImportReport) -> dict[str, dict[str, Any]]:
     store = {}
     for key, entry in data.items():
         try:
-            store[normalize_key(key)] = entry if isinstance(entry, dict) else {}
+            store[normalize_key(key)] = _clean_entry(entry, f"{path}: {key!r}", report)
         except ValidationError as err:
             report.skipped.append(f"{path}: {err}; entry skipped")
     return store
+
+
+# The fields of a sessions.json entry this importer reads: text, and times (epoch ms or ISO).
+_TEXT_FIELDS = ("sessionId", "label", "displayName", "spawnedBy", "parentSessionKey")
+_TIME_FIELDS = ("updatedAt", "sessionStartedAt", "startedAt")
+
+
+def _clean_entry(entry: Any, where: str, report: ImportReport) -> dict[str, Any]:
+    """The fields read from one entry; one of the wrong type is named and dropped."""
+    if not isinstance(entry, dict):
+        report.skipped.append(f"{where}: not a JSON object; kept without metadata")
+        return {}
+    clean = {}
+    for name in (*_TEXT_FIELDS, *_TIME_FIELDS):
+        value = entry.get(name)
+        if value is None:
+            continue
+        if name in _TIME_FIELDS and iso_to_ms(value):
+            clean[name] = value
+        elif name in _TEXT_FIELDS and isinstance(value, str) and value:
+            clean[name] = value
+        else:
+            what = "time" if name in _TIME_FIELDS else "string"
+            report.skipped.append(f"{where}: {name} is not a {what}; ignored")
+    return clean
 
 
 def _agent_id(folder: Path, store: dict[str, Any]) -> str:
@@ -192,10 +246,9 @@ def _meta(
     entry: dict[str, Any],
     label: str | None,
     header: dict[str, Any] | None,
-    lines: list[str],
     own: Callable[[str], str],
 ) -> SessionMeta:
-    created = iso_to_ms((header or {}).get("timestamp")) or _int(
+    created = iso_to_ms((header or {}).get("timestamp")) or iso_to_ms(
         entry.get("sessionStartedAt") or entry.get("startedAt") or entry.get("updatedAt")
     )
     return SessionMeta(
@@ -205,7 +258,7 @@ def _meta(
         parent_key=_key_or_none(entry.get("parentSessionKey"), own),
         label=label if isinstance(label, str) else None,
         created_at=created or None,
-        updated_at=_int(entry.get("updatedAt")) or created or None,
+        updated_at=iso_to_ms(entry.get("updatedAt")) or created or None,
         source="openclaw",
     )
 
@@ -215,7 +268,3 @@ def _key_or_none(value: Any, own: Callable[[str], str]) -> str | None:
         return own(normalize_key(value)) if value else None
     except ValidationError:
         return None
-
-
-def _int(value: Any) -> int:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
