@@ -6,11 +6,15 @@ from dataclasses import dataclass
 
 from .errors import BackscrollError
 from .keys import is_incognito
+from .redact import redact
 from .state import StateDir
 
 
 @dataclass(frozen=True)
 class SessionSummary:
+    """A session for a picker. The label and session id are redacted; the keys stay as stored
+    (they are what a caller is made from) and are redacted wherever they are shown."""
+
     key: str
     agent: str
     session_id: str
@@ -36,8 +40,8 @@ def list_sessions(state: StateDir) -> list[SessionSummary]:
             SessionSummary(
                 key=s.key,
                 agent=agent_id,
-                session_id=s.session_id,
-                label=s.label,
+                session_id=redact(s.session_id),
+                label=redact(s.label) if s.label else s.label,
                 spawned_by=s.spawned_by or s.parent_key,
                 created_at=s.created_at,
                 updated_at=s.updated_at,

@@ -14,6 +14,7 @@ from .errors import StoreError, ValidationError
 from .excerpt import make_excerpt
 from .keys import agent_of, check_agent_id, normalize_key
 from .query import ParsedQuery, parse_query
+from .redact import redact
 from .state import StateDir
 from .storage import MatchRow, SessionFilter, SessionRow
 from .storage.sqlite import AgentDB
@@ -50,6 +51,9 @@ class SearchRequest:
 
 @dataclass(frozen=True)
 class SearchResult:
+    """One hit. Ids are redacted (a token can sit in any of them); the key stays as stored, for
+    opening the session in this process, and is redacted wherever it is shown (``as_json``)."""
+
     session_key: str
     session_id: str
     message_id: str
@@ -62,7 +66,7 @@ class SearchResult:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "sessionKey": self.session_key,
+            "sessionKey": redact(self.session_key),
             "sessionId": self.session_id,
             "messageId": self.message_id,
             "timestamp": self.timestamp,
@@ -168,8 +172,8 @@ def sessions_search(
         response.results.append(
             SearchResult(
                 session_key=session.key,
-                session_id=session.session_id,
-                message_id=row.entry_id,
+                session_id=redact(session.session_id),
+                message_id=redact(row.entry_id),
                 timestamp=row.ts,
                 role=row.role,
                 excerpt=excerpt.text,

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import BackscrollError
+from .redact import redact
 from .state import StateDir
 from .storage import IDLE, Progress
 
@@ -31,7 +32,7 @@ class AgentStatus:
             "dirty": self.dirty,
             "neverIndexed": self.never_indexed,
             "reconcile": self.progress.as_json(),
-            **({"error": self.error} if self.error else {}),
+            **({"error": redact(self.error)} if self.error else {}),
         }
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from .errors import BackscrollError
 from .indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT, session_rows
+from .redact import redact
 from .state import StateDir
 from .storage.sqlite import AgentDB
 
@@ -34,7 +35,7 @@ class VerifyReport:
             "sessionsChecked": self.sessions_checked,
             "sessionsSkipped": self.sessions_skipped,
             "rowsChecked": self.rows_checked,
-            "problems": self.problems,
+            "problems": [redact(p) for p in self.problems],  # they quote keys and ids
         }
 
 

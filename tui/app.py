@@ -35,7 +35,7 @@ from backscroll.core.visibility import OPERATOR, Caller
 from . import keys
 from .messages import CallerChanged, ExportFinished, ExportRequested, StatusPolled
 from .screens import ExportChoice, ExportScreen, HelpScreen, Scope, SearchScreen, ViewAsChoice
-from .text import Clock
+from .text import Clock, shown
 from .widgets import HistoryPane, ResultsList, StatusBar
 
 SEARCH_DEBOUNCE_S = 0.025  # keystroke-to-repaint goal: p95 <= 100 ms (docs/browser.md)
@@ -195,7 +195,7 @@ class BackscrollApp(App[int]):
             text = str(error)
         else:
             text = f"unexpected {type(error).__name__}: {error}"
-        self.notify(text, title="backscroll", severity="error", markup=False, timeout=8)
+        self.notify(shown(text), title="backscroll", severity="error", markup=False, timeout=8)
 
     # --- export -----------------------------------------------------------------------------
 
@@ -217,7 +217,8 @@ class BackscrollApp(App[int]):
 
     def on_export_finished(self, message: ExportFinished) -> None:
         self.notify(
-            f"exported {message.session_key} ({message.size:,} bytes, redacted) to {message.path}",
+            f"exported {shown(message.session_key)} ({message.size:,} bytes, redacted) to "
+            f"{shown(message.path)}",
             title="export",
             markup=False,
         )
@@ -239,7 +240,7 @@ class BackscrollApp(App[int]):
         self.caller = message.caller
         note = "; incognito: it never finds incognito sessions, its own included" if (
             self.caller.key and is_incognito(self.caller.key)) else ""
-        self.notify(f"searching as {self.caller.describe()}{note}", markup=False, timeout=4)
+        self.notify(f"searching as {shown(self.caller.describe())}{note}", markup=False, timeout=4)
         self.search_screen.caller_changed()
 
     # --- keys: help, palette, keymap ------------------------------------------------------

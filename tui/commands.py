@@ -17,6 +17,7 @@ from backscroll.core.importers.codex import import_codex
 from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.ingest import append_events, delete_session
 from backscroll.core.reconcile import reconcile_all, start_background
+from backscroll.core.redact import redact
 from backscroll.core.search import SearchRequest, sessions_search, validate_limit
 from backscroll.core.state import StateDir
 from backscroll.core.status import state_status
@@ -26,6 +27,7 @@ from backscroll.core.verify import verify_state
 from backscroll.core.visibility import Caller
 
 from . import render
+from .text import shown
 
 
 def emit_json(value: Any) -> None:
@@ -45,7 +47,7 @@ def cmd_append(state: StateDir, args: argparse.Namespace) -> int:
         # that line only
         read_lines(stdin) if stdin is not None else sys.stdin,
         on_refused=lambda problem: print(
-            f"backscroll: {problem}; event not stored", file=sys.stderr
+            f"backscroll: {shown(problem)}; event not stored", file=sys.stderr
         ),
     )
     if args.json:
@@ -58,7 +60,7 @@ def cmd_append(state: StateDir, args: argparse.Namespace) -> int:
 def cmd_delete(state: StateDir, args: argparse.Namespace) -> int:
     key = delete_session(state, args.key)
     if args.json:
-        emit_json({"deleted": key})
+        emit_json({"deleted": redact(key)})
     else:
         render.info(f"deleted {key}: its events, index rows and index state are gone")
     return 0
@@ -72,7 +74,7 @@ def cmd_import(state: StateDir, args: argparse.Namespace) -> int:
     }
     report: ImportReport = importers[args.kind](state, args.path, agent=args.agent)
     for line in report.skipped:
-        print(f"backscroll: skipped {line}", file=sys.stderr)
+        print(f"backscroll: skipped {shown(line)}", file=sys.stderr)
     if args.json:
         emit_json(report.as_json())
     else:
@@ -153,7 +155,7 @@ def cmd_reindex(state: StateDir, args: argparse.Namespace) -> int:
         results = render.reindex_with_progress(state, reconcile_all)
     for stats in results:
         for problem in stats.problems:
-            print(f"backscroll: {problem}", file=sys.stderr)
+            print(f"backscroll: {shown(problem)}", file=sys.stderr)
     summary = {
         "sessions": sum(r.sessions for r in results),
         "messages": sum(r.messages for r in results),

@@ -15,6 +15,7 @@ from typing import Any, Iterator
 from ..bounds import check_encoded, read_lines, too_long
 from ..errors import ValidationError
 from ..keys import check_agent_id
+from ..redact import redact
 from ..storage import SessionMeta
 from ..storage.sqlite import AgentWriter
 from ..transcript import active_branch, decode_line, moves_leaf, parse_event
@@ -46,8 +47,8 @@ class ImportReport:
         return {
             "sessions": self.sessions,
             "events": self.events,
-            "skipped": self.skipped,
-            "notes": self.notes,
+            "skipped": [redact(line) for line in self.skipped],  # they quote keys and ids
+            "notes": [redact(line) for line in self.notes],
         }
 
 
