@@ -12,6 +12,7 @@ from typing import Any
 
 from .errors import StoreError, ValidationError
 from .history import HistoryRequest, sessions_history
+from .private import FILE_MODE
 from .redact import redact
 from .state import StateDir
 from .visibility import Caller
@@ -91,7 +92,8 @@ def write_export(
     except OSError as err:
         raise StoreError(f"cannot write {target}: {err.strerror or err}") from None
     try:
-        with os.fdopen(fd, "wb") as handle:  # mkstemp: mode 0600, whatever the umask
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), FILE_MODE)  # 0600, whatever the umask took away
             handle.write(data)
         os.replace(temp, target)
     except OSError as err:

@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
+from backscroll.core import private
 from backscroll.core.config import load_config, make_caller
 from backscroll.core.errors import BackscrollError
 from backscroll.core.export import write_export
@@ -33,7 +34,7 @@ from backscroll.core.status import StateStatus, state_status
 from backscroll.core.visibility import OPERATOR, Caller
 
 from . import keys
-from .messages import CallerChanged, ExportFinished, ExportRequested, StatusPolled
+from .messages import CallerChanged, ExportFinished, ExportRequested, PrivacyWarning, StatusPolled
 from .screens import ExportChoice, ExportScreen, HelpScreen, Scope, SearchScreen, ViewAsChoice
 from .text import Clock, shown
 from .widgets import HistoryPane, ResultsList, StatusBar
@@ -78,10 +79,19 @@ class BackscrollApp(App[int]):
         self._search_screen: SearchScreen | None = None
 
     async def on_mount(self) -> None:
+        # Warnings about loose modes come from worker threads; post_message is thread-safe.
+        private.set_warning_sink(lambda text: self.post_message(PrivacyWarning(text)))
         self._search_screen = SearchScreen(self._debounce, self._preview_debounce)
         await self.push_screen(self._search_screen)
         self.poll_status()
         self.set_interval(self._poll_interval, self._status_tick)
+
+    def on_unmount(self) -> None:
+        private.set_warning_sink(None)
+
+    def on_privacy_warning(self, message: PrivacyWarning) -> None:
+        self.notify(shown(message.text), title="not private", severity="warning", markup=False,
+                    timeout=10)
 
     # --- the search screen and its state, by name (tests and scripts read these) --------
 

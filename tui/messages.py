@@ -90,3 +90,11 @@ class ExportRequested(Message):
     def __init__(self, session_key: str) -> None:
         super().__init__()
         self.session_key = session_key
+
+
+class PrivacyWarning(Message):
+    """A folder or database looser than 0700 / 0600 (``core/private.py``), from any thread."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text

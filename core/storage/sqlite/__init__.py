@@ -2,15 +2,15 @@
 
 ``SqliteStorage.open(agent)`` gives a reader (read-only connection: never creates, migrates
 or changes a file); ``open(agent, write=True)`` a writer (creates the folders 0700 and the
-file 0600, sets WAL, migrates). One ``AgentReader``/``AgentWriter`` wraps one connection: use
-one per thread.
+file 0600 whatever the umask, tightens looser ones of its own, sets WAL, migrates). One
+``AgentReader``/``AgentWriter`` wraps one connection: use one per thread.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
+from ... import private
 from ...errors import StoreError, ValidationError
 from ...keys import check_agent_id
 from .claims import Claims
@@ -79,18 +79,27 @@ class SqliteStorage:
         if not write:
             if not path.is_file():
                 raise StoreError(f"agent {agent_id!r} has no database at {path}")
+            self._warn_if_loose(path)
             return AgentReader(path, agent_id, write=False)
         try:
-            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private.make_dir(self.root, tighten=False)  # perhaps a folder the user chose
             for folder in (self.root / "agents", path.parent):
-                folder.mkdir(mode=0o700, exist_ok=True)
-            if not path.exists():
-                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+                private.make_dir(folder, tighten=True)
+            private.make_file(path)
+            private.check_database(path, tighten=True)
         except OSError as err:
             raise StoreError(
                 f"cannot create {path.parent}: {err.strerror or err} (choose a writable --state-dir)"
             ) from None
         return AgentWriter(path, agent_id, write=True)
+
+
+    def _warn_if_loose(self, path: Path) -> None:
+        """A reader never changes a file: it only says once when a folder or the database is
+        looser than 0700 / 0600 (``private.py``)."""
+        for folder in (self.root, self.root / "agents", path.parent):
+            private.check(folder, private.FOLDER_MODE, tighten=False)
+        private.check_database(path, tighten=False)
 
 
 def _canonical(name: str) -> bool:
