@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from backscroll.core import private
+from backscroll.core.errors import StoreError, ValidationError
+from backscroll.core.export import write_export
 from backscroll.core.search import SearchRequest, sessions_search
 from backscroll.core.state import StateDir
 from backscroll.core.storage import SessionMeta
@@ -130,3 +132,38 @@ def test_a_reader_never_creates_a_folder(tmp_path: Path, warnings: list[str]) ->
     with pytest.raises(Exception):
         state.open("main")
     assert not state.path.exists() and warnings == []
+
+
+def test_exports_never_follow_links_never_overwrite_unasked_and_are_0600(state: StateDir,
+                                                                           tmp_path: Path) -> None:
+    with state.open("main", write=True) as db:
+        db.append(SessionMeta("agent:main:main"), json.dumps(msg("a", None, "user", "heron")))
+    out = tmp_path / "out"
+    out.mkdir()
+    existing = out / "old.md"
+    existing.write_text("keep me")
+    os.chmod(existing, 0o644)
+    with pytest.raises(ValidationError, match="already exists"):
+        write_export(state, "agent:main:main", OPERATOR, existing)
+    assert existing.read_text() == "keep me"
+    path, size = write_export(state, "agent:main:main", OPERATOR, existing, overwrite=True)
+    assert "heron" in existing.read_text() and size == existing.stat().st_size
+    assert stat.S_IMODE(existing.stat().st_mode) == 0o600  # the loose mode is not kept
+
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("not yours")
+    link = out / "link.md"
+    os.symlink(target, link)
+    with pytest.raises(ValidationError, match="already exists"):
+        write_export(state, "agent:main:main", OPERATOR, link)
+    os.symlink(tmp_path / "missing", out / "dangling.md")
+    with pytest.raises(ValidationError, match="already exists"):
+        write_export(state, "agent:main:main", OPERATOR, out / "dangling.md")
+    assert not (tmp_path / "missing").exists()
+    write_export(state, "agent:main:main", OPERATOR, link, overwrite=True)
+    assert target.read_text() == "not yours" and not link.is_symlink()  # the link was replaced
+    with pytest.raises(ValidationError, match="is a folder"):
+        write_export(state, "agent:main:main", OPERATOR, out)
+    with pytest.raises(StoreError, match="cannot write"):
+        write_export(state, "agent:main:main", OPERATOR, tmp_path / "no" / "such" / "dir.md")
+    assert sorted(p.name for p in out.iterdir()) == ["dangling.md", "link.md", "old.md"]
