@@ -55,6 +55,7 @@ class ReconcileStats:
     messages: int = 0
     abandoned: int = 0
     problems: list[str] = field(default_factory=list)
+    error: str | None = None  # the database could not be reconciled (one sentence)
 
 
 def new_owner() -> str:
@@ -211,10 +212,15 @@ def _count(stats: ReconcileStats, items: list, published: list[Claim]) -> None:
 
 def reconcile_all(state: StateDir, on_progress: Callable[[str, Progress], None] | None = None,
                   stop: threading.Event | None = None) -> list[ReconcileStats]:
+    """Reconcile every agent; a database that cannot be (corrupt, newer schema, read-only)
+    is reported in its stats' ``error`` and the other agents are reconciled all the same."""
     results = []
     for agent_id in state.agents():
         callback = (lambda p, a=agent_id: on_progress(a, p)) if on_progress else None
-        results.append(reconcile_agent(state, agent_id, on_progress=callback, stop=stop))
+        try:
+            results.append(reconcile_agent(state, agent_id, on_progress=callback, stop=stop))
+        except BackscrollError as err:
+            results.append(ReconcileStats(agent_id, started=False, error=str(err)))
     return results
 
 

@@ -82,8 +82,10 @@ class SearchResponse:
     indexing: bool = False
     truncated: bool = False
     pending_agents: list[str] = field(default_factory=list)  # agents with sessions to reindex
+    waiting_agents: list[str] = field(default_factory=list)  # ... that the caller may see
     ranked_window: bool = False  # bm25 ranked only the newest RANK_WINDOW matches
     unreadable: list[str] = field(default_factory=list)  # agent databases that failed
+    read_only: list[str] = field(default_factory=list)  # databases whose pending work is stuck
 
     def as_json(self, with_highlights: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {"results": [r.as_json() for r in self.results]}
@@ -92,6 +94,7 @@ class SearchResponse:
                 item["highlights"] = [list(span) for span in result.highlights]
         warnings = [INDEXING_WARNING] if self.indexing else []
         warnings += [f"Skipped an unreadable database: {e}" for e in self.unreadable]
+        warnings += self.read_only
         if self.indexing:
             out["indexing"] = True
         if warnings:
@@ -163,8 +166,12 @@ def sessions_search(
         except StoreError as err:
             response.unreadable.append(str(err))  # the other agents still answer
             continue
-        if agent_id in response.pending_agents and on_pending is not None:
-            on_pending(agent_id)
+        if agent_id in response.pending_agents:
+            read_only = state.unwritable(agent_id)
+            if read_only is None and on_pending is not None:
+                on_pending(agent_id)
+            elif read_only and agent_id in response.waiting_agents:  # said only to a caller
+                response.read_only.append(read_only)  # who waits for sessions stuck there
     candidates.sort(key=lambda c: _rank_key(c[0], request.order))
     more_matched = more_matched or len(candidates) > request.limit
     for row, session, agent_id in candidates[: request.limit]:
@@ -205,7 +212,9 @@ def _search_agent(
         searchable = {pk: s for pk, s in searchable.items() if s.key == key}
     if db.has_pending_sessions():
         response.pending_agents.append(db.agent_id)
-    response.indexing = response.indexing or visible.pending
+    if visible.pending:
+        response.indexing = True
+        response.waiting_agents.append(db.agent_id)
     if not searchable:
         return False
     rows, windowed = db.match(

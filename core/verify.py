@@ -40,6 +40,8 @@ class VerifyReport:
 
 
 def verify_state(state: StateDir) -> VerifyReport:
+    """Check every agent; an unreadable or read-only database is one problem, and the other
+    agents are checked all the same."""
     report = VerifyReport()
     for agent_id in state.agents():
         report.agents += 1
@@ -48,10 +50,16 @@ def verify_state(state: StateDir) -> VerifyReport:
                 verify_agent(db, report)
         except BackscrollError as err:  # one unreadable database: the others are checked
             report.problems.append(f"{agent_id}: {err}")
+            continue
+        read_only = state.unwritable(agent_id)
+        if read_only:
+            report.problems.append(f"{agent_id}: {read_only}")
     return report
 
 
 def verify_agent(db: AgentDB, report: VerifyReport) -> None:
+    for problem in db.integrity_problems():
+        report.problems.append(f"{db.agent_id}: the database is damaged ({problem})")
     no_session, no_index = db.orphan_index_rows()
     if no_session:
         report.problems.append(f"{db.agent_id}: {no_session} index rows belong to no session")

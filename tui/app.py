@@ -77,6 +77,7 @@ class BackscrollApp(App[int]):
         self._poll_interval = poll_interval
         self._ticks_since_poll = 0
         self._search_screen: SearchScreen | None = None
+        self._reported: set[str] = set()  # database problems already notified about
 
     async def on_mount(self) -> None:
         # Warnings about loose modes come from worker threads; post_message is thread-safe.
@@ -88,6 +89,12 @@ class BackscrollApp(App[int]):
 
     def on_unmount(self) -> None:
         private.set_warning_sink(None)
+
+    def report_database(self, problem: str, title: str) -> None:
+        """One notification per database problem, however often a poll or a search meets it."""
+        if problem not in self._reported:
+            self._reported.add(problem)
+            self.notify(shown(problem), title=title, severity="error", markup=False, timeout=10)
 
     def on_privacy_warning(self, message: PrivacyWarning) -> None:
         self.notify(shown(message.text), title="not private", severity="warning", markup=False,
@@ -176,6 +183,8 @@ class BackscrollApp(App[int]):
             return
         first = self.status is None
         self.status = message.status
+        for agent in message.status.broken:
+            self.report_database(agent.error or agent.state, f"Database {agent.state}")
         if self._auto_reconcile:
             waiting = [a.agent for a in message.status.agents if a.dirty and not a.error
                        and not a.progress.running and a.agent not in self._auto_started]

@@ -89,7 +89,7 @@ def cmd_status(state: StateDir, args: argparse.Namespace) -> int:
         emit_json(status.as_json())
     else:
         render.status(status)
-    return 0
+    return 1 if status.broken else 0  # a read-only or unreadable database (docs/architecture.md)
 
 
 def cmd_verify(state: StateDir, args: argparse.Namespace) -> int:
@@ -156,17 +156,20 @@ def cmd_reindex(state: StateDir, args: argparse.Namespace) -> int:
     for stats in results:
         for problem in stats.problems:
             print(f"backscroll: {shown(problem)}", file=sys.stderr)
+        if stats.error:
+            print(f"backscroll: {shown(stats.error)}", file=sys.stderr)
     summary = {
         "sessions": sum(r.sessions for r in results),
         "messages": sum(r.messages for r in results),
         "abandoned": sum(r.abandoned for r in results),
-        "busy": [r.agent for r in results if not r.started],
+        "busy": [r.agent for r in results if not r.started and not r.error],
+        "failed": [{"agent": r.agent, "error": redact(r.error)} for r in results if r.error],
     }
     if args.json:
         emit_json({"done": True, **summary})
     else:
         render.reindex_summary(summary)
-    return 0
+    return 1 if summary["failed"] else 0
 
 
 def cmd_demo(state: StateDir, args: argparse.Namespace) -> int:

@@ -55,13 +55,20 @@ def status(status: StateStatus) -> None:
         )
         return
     table = Table(title=f"backscroll state in {escape(shown(status.path))}", title_justify="left")
-    for column in ("agent", "sessions", "messages", "indexed rows", "to reindex", "reconcile"):
-        table.add_column(column, justify="left" if column in ("agent", "reconcile") else "right")
+    table.add_column("agent")
+    table.add_column("state", no_wrap=True)  # a short word; the sentence follows the table
+    for column in ("sessions", "messages", "indexed rows", "to reindex"):
+        table.add_column(column, justify="right")
+    table.add_column("reconcile")
     for agent in status.agents:
         progress = agent.progress
-        if agent.error:
-            reconcile = f"[red]{escape(shown(agent.error))}[/]"
-        elif progress.running:
+        state = {"ok": "ok", "older schema": "[yellow]older schema[/]"}.get(
+            agent.state, f"[red]{agent.state}[/]"
+        )
+        if agent.state in ("unreadable", "older schema"):
+            table.add_row(escape(agent.agent), state, "-", "-", "-", "-", "-")  # unknown
+            continue
+        if progress.running:
             reconcile = (
                 f"[yellow]running[/] {progress.sessions_done}/{progress.sessions_total} sessions, "
                 f"{progress.messages_done:,} messages, {progress.rate:,.0f}/s"
@@ -70,6 +77,7 @@ def status(status: StateStatus) -> None:
             reconcile = "idle"
         table.add_row(
             escape(agent.agent),
+            state,
             f"{agent.sessions:,}",
             f"{agent.messages:,}",
             f"{agent.indexed:,}",
@@ -77,6 +85,9 @@ def status(status: StateStatus) -> None:
             reconcile,
         )
     console.print(table)
+    for agent in status.agents:
+        if agent.error:
+            console.print(f"  {escape(agent.agent)}: {escape(shown(agent.error))}")
 
 
 def verify(report: VerifyReport) -> None:
@@ -118,6 +129,8 @@ def search(request: Any, response: Any, caller: Any) -> None:
         errors.print("[yellow]indexing in progress: results may be incomplete; retry soon[/]")
     for problem in response.unreadable:
         errors.print(f"[yellow]skipped an unreadable database: {escape(shown(problem))}[/]")
+    for problem in response.read_only:
+        errors.print(f"[yellow]{escape(shown(problem))}[/]")
 
 
 def history(response: Any, anchor: str | None = None) -> None:
@@ -201,4 +214,6 @@ def reindex_summary(summary: dict[str, Any]) -> None:
         )
     if summary["busy"]:
         line += f"; another reconciler is already running for {', '.join(summary['busy'])}"
+    if summary["failed"]:
+        line += f"; could not reindex {', '.join(f['agent'] for f in summary['failed'])} (above)"
     console.print(escape(line))

@@ -82,7 +82,6 @@ class SearchScreen(Screen[None]):
                                          debounce)
         self._preview_debounce = preview_debounce
         self._preview_timer: Timer | None = None
-        self._reported_unreadable: set[str] = set()  # databases already notified about
         self._welcome_counts: tuple[int, int] | None = None
 
     @property
@@ -224,10 +223,9 @@ class SearchScreen(Screen[None]):
         self.search_indexing = response.indexing
         self.refresh_when_indexed = response.indexing
         for problem in response.unreadable:
-            if problem not in self._reported_unreadable:  # one notification per database
-                self._reported_unreadable.add(problem)
-                self.notify(shown(problem), title="Skipped a database", severity="error",
-                            markup=False)
+            self.browser.report_database(problem, "Skipped a database")
+        for problem in response.read_only:
+            self.browser.report_database(problem, "Read-only database")
         self.query_one("#count", Static).update(count_line(message.request, response))
         self.results.show_results(response.results, self.browser.now, message.request.query,
                                   keep)

@@ -8,6 +8,7 @@ file 0600 whatever the umask, tightens looser ones of its own, sets WAL, migrate
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ... import private
@@ -72,6 +73,17 @@ class SqliteStorage:
     def db_path(self, agent_id: str) -> Path:
         """The one door from an agent id to the filesystem: the id is checked here."""
         return self.root / "agents" / check_agent_id(agent_id) / DB_NAME
+
+    def unwritable(self, agent_id: str) -> str | None:
+        """Why writes to this agent's database would fail (a read-only file or folder), in
+        one sentence; None when nothing is known against them."""
+        path = self.db_path(agent_id)
+        if path.is_file() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+            return (
+                f"{path} is read-only: nothing new can be stored in it, and sessions waiting "
+                "to be indexed there stay out of results"
+            )
+        return None
 
     def open(self, agent_id: str, write: bool = False) -> AgentReader | AgentWriter:
         agent_id = check_agent_id(agent_id)

@@ -196,6 +196,11 @@ class Reads:
             "neverIndexed": never,
         }
 
+    def integrity_problems(self, limit: int = 5) -> list[str]:
+        """What SQLite's ``quick_check`` finds wrong with the file (every page is read)."""
+        rows = self._all(f"PRAGMA quick_check({int(limit)})")
+        return [row[0] for row in rows if row[0] != "ok"]
+
     def orphan_index_rows(self) -> tuple[int, int]:
         """(index rows of no session, text rows with no index row): both must be 0."""
         no_session = self._one(
