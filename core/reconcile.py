@@ -78,6 +78,7 @@ def reconcile_agent(
         if not db.start_run(owner, uuid.uuid4().hex, lease_ms):
             stats.started = False
             return stats
+        db.purge(only_if_pending=True)  # a delete interrupted before its purge
         attempts: dict[int, int] = {}
         builder = _RowBuilder.for_backfill(state, db)
         try:

@@ -14,8 +14,10 @@ from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, 
 from ...keys import normalize_key
 from ...transcript import advance, indexable, node_id, parse_event
 from ..model import AppendResult, SessionMeta, now_ms
-from .connection import sqlite_errors
+from .connection import BUSY_TIMEOUT_S, sqlite_errors
 from .reads import Reads
+
+CHECKPOINT_WAIT_MS = 1000  # how long a purge waits for readers to leave the log
 
 
 class Writes(Reads):
@@ -191,7 +193,8 @@ class Writes(Reads):
         self.conn.execute("DELETE FROM message_index WHERE session_pk = ?", (pk,))
 
     def delete_session(self, key: str) -> bool:
-        """Remove a session's events, index rows and index state in one transaction."""
+        """Remove a session's events, index rows and index state in one transaction, then
+        purge its words from the full-text index and the log (``purge``)."""
         key = normalize_key(key)
         with self.transaction() as conn:
             found = conn.execute("SELECT pk FROM sessions WHERE key = ?", (key,)).fetchone()
@@ -202,7 +205,35 @@ class Writes(Reads):
             conn.execute("DELETE FROM events WHERE session_pk = ?", (pk,))
             conn.execute("DELETE FROM index_state WHERE session_pk = ?", (pk,))
             conn.execute("DELETE FROM sessions WHERE pk = ?", (pk,))
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('purge_pending', '1')")
+        self.purge()
         return True
+
+    def purge(self, only_if_pending: bool = False) -> bool:
+        """Make deleted text unrecoverable from the files: FTS5 keeps a deleted row's words in
+        its older index segments until they are merged, so they are merged into one
+        (``optimize``); freed pages are zeroed (``secure_delete``); the WAL, which holds old
+        copies of pages, is checkpointed and truncated. A crash before the end leaves
+        ``purge_pending`` set, and the next purge (a delete, or a reconciliation pass)
+        finishes. Returns whether the log could be emptied (a reader may hold it)."""
+        with self.transaction() as conn:
+            pending = conn.execute("SELECT 1 FROM meta WHERE key = 'purge_pending'").fetchone()
+            if only_if_pending and pending is None:
+                return True
+            conn.execute("INSERT INTO message_fts (message_fts) VALUES ('optimize')")
+            conn.execute("DELETE FROM meta WHERE key = 'purge_pending'")
+        with sqlite_errors(self.path):
+            # TRUNCATE waits for readers to leave the log: briefly, a writer is never held up
+            self.conn.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
+            try:
+                busy, _log, _done = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            if busy:  # a reader still uses the log: the next purge truncates it
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('purge_pending', '1')"
+                )
+        return not busy
 
     def import_session(
         self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
