@@ -50,10 +50,11 @@ def decode_line(line: str | bytes, max_bytes: int | None = MAX_LINE_BYTES) -> An
     return decode_json(line, max_bytes)
 
 
-def parse_event(line: str | bytes | dict[str, Any]) -> dict[str, Any]:
+def parse_event(line: str | bytes | Any) -> dict[str, Any]:
     """Parse and validate one event; raise ValidationError with the reason (no location).
-    A line is decoded within the entry bounds; a dict is taken as already decoded."""
-    event = line if isinstance(line, dict) else decode_line(line)
+    A line (text or bytes) is decoded within the entry bounds; anything else is taken as an
+    already decoded JSON value."""
+    event = decode_line(line) if isinstance(line, (str, bytes)) else line
     if not isinstance(event, dict):
         raise ValidationError("an event must be a JSON object")
     kind = event.get("type")
