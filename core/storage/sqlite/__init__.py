@@ -9,6 +9,8 @@ file 0600 whatever the umask, tightens looser ones of its own, sets WAL, migrate
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
 
 from ... import private
@@ -19,6 +21,7 @@ from .connection import connect
 from .reads import Reads
 
 DB_NAME = "sessions.sqlite"
+STALE_TEMP_S = 60  # a temporary database older than this was left by a crash
 
 
 class _Handle:
@@ -97,7 +100,8 @@ class SqliteStorage:
             private.make_dir(self.root, tighten=False)  # perhaps a folder the user chose
             for folder in (self.root / "agents", path.parent):
                 private.make_dir(folder, tighten=True)
-            private.make_file(path)
+            if not path.exists():
+                _create(path)
             private.check_database(path, tighten=True)
         except OSError as err:
             raise StoreError(
@@ -105,13 +109,36 @@ class SqliteStorage:
             ) from None
         return AgentWriter(path, agent_id, write=True)
 
-
     def _warn_if_loose(self, path: Path) -> None:
         """A reader never changes a file: it only says once when a folder or the database is
         looser than 0700 / 0600 (``private.py``)."""
         for folder in (self.root, self.root / "agents", path.parent):
             private.check(folder, private.FOLDER_MODE, tighten=False)
         private.check_database(path, tighten=False)
+
+
+def _create(path: Path) -> None:
+    """A new database appears whole or not at all: it is made (0600, WAL, every migration)
+    under a temporary name and linked into place, so a crash while creating it never leaves
+    an empty file that would read as a broken database. A concurrent creator that won keeps
+    its file; names left by a creator that crashed are removed."""
+    for stale in path.parent.glob(f"{path.name}.new-*"):
+        if time.time() - stale.stat().st_mtime > STALE_TEMP_S:
+            stale.unlink(missing_ok=True)
+    temp = path.with_name(f"{path.name}.new-{os.getpid()}-{threading.get_ident()}")
+    try:
+        private.make_file(temp)
+        connect(temp, write=True).close()  # the last connection's close removes its WAL
+        try:
+            os.link(temp, path)  # never over an existing file, unlike a rename
+        except FileExistsError:
+            pass
+        except OSError:  # a filesystem without hard links
+            if not path.exists():
+                os.replace(temp, path)
+    finally:
+        for name in (temp, Path(f"{temp}-wal"), Path(f"{temp}-shm")):
+            name.unlink(missing_ok=True)
 
 
 def _canonical(name: str) -> bool:
