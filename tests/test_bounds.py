@@ -7,6 +7,7 @@ import io
 import json
 import sqlite3
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -200,3 +201,10 @@ def test_excerpts_look_at_a_bounded_window(monkeypatch) -> None:
     assert max(seen) <= excerpt.SCAN_CHARS
     late = excerpt.make_excerpt("x " * 50_000 + "Café", parse_query("cafe"))  # folding only
     assert late.text.startswith("x x") and len(late.text) <= 301
+
+
+def test_bounds_in_the_docs_match_the_code() -> None:
+    docs = (Path(__file__).resolve().parents[1] / "SECURITY.md").read_text()
+    for text in (f"{MAX_DEPTH} levels", "32 MB", f"{MAX_MESSAGE_CHARS:,} characters",
+                 f"{excerpt.SCAN_CHARS:,} characters", f"{bounds.MAX_ID_CHARS} characters"):
+        assert text in docs
