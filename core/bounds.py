@@ -13,6 +13,7 @@ line has a ``\\ud`` escape.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import IO, Any, Iterator
 
@@ -38,50 +39,51 @@ def decode_json(raw: str | bytes, max_bytes: int | None = MAX_LINE_BYTES) -> Any
     """Decode one JSON text within the bounds; a ValidationError gives the reason.
 
     ``max_bytes=None`` skips the size bound (events stored before it existed are read whole
-    and cut when indexed); depth and Unicode are always checked.
+    and cut when indexed); depth and Unicode are always checked. The checks cost little next
+    to ``json.loads`` (``benchmarks/bench_bounds.py``): two byte counts and one short regex
+    scan; the structure is only walked when the line holds more brackets than the bound.
     """
-    import json
-
     if isinstance(raw, bytes):
         if max_bytes is not None and len(raw) > max_bytes:
-            raise ValidationError(
-                f"line is {_size_text(len(raw))}; the limit is {_size_text(max_bytes)}"
-            )
+            raise ValidationError(too_long(len(raw), max_bytes))
         if raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
-        brackets = raw.count(b"[") + raw.count(b"{")
-        escapes = b"\\u" in raw and _SURROGATE_ESCAPE_BYTES.search(raw) is not None
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as err:
             raise ValidationError(f"not valid UTF-8 (byte {err.start + 1})") from None
+        value = _loads(text)
+        brackets = raw.count(b"[") + raw.count(b"{")
+        escapes = _SURROGATE_ESCAPE_BYTES.search(raw) is not None
     else:
         text = raw[1:] if raw.startswith(_BOM) else raw
         if max_bytes is not None and len(text) * 4 > max_bytes:
             size = len(text.encode("utf-8", "surrogatepass"))
             if size > max_bytes:
-                raise ValidationError(
-                    f"line is {_size_text(size)}; the limit is {_size_text(max_bytes)}"
-                )
+                raise ValidationError(too_long(size, max_bytes))
         if not text.isascii():
             try:
                 text.encode("utf-8")
             except UnicodeEncodeError:
                 raise ValidationError("holds a lone surrogate, which is not valid Unicode") from None
+        value = _loads(text)
         brackets = text.count("[") + text.count("{")
-        escapes = "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        raise ValidationError(f"not valid JSON (nested deeper than {MAX_DEPTH} levels)") from None
-    except ValueError as err:  # JSONDecodeError, or a number of more than 4300 digits
-        reason = err.msg if isinstance(err, json.JSONDecodeError) else "a number too long"
-        raise ValidationError(f"not valid JSON ({reason})") from None
+        escapes = _SURROGATE_ESCAPE.search(text) is not None
     if brackets > MAX_DEPTH and depth_over(value, MAX_DEPTH):
         raise ValidationError(f"nested deeper than {MAX_DEPTH} levels")
     if escapes and has_lone_surrogate(value):
         raise ValidationError("holds a lone surrogate (a \\ud800-\\udfff escape), not valid Unicode")
     return value
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValidationError(f"not valid JSON (nested deeper than {MAX_DEPTH} levels)") from None
+    except ValueError as err:  # JSONDecodeError, or a number of more than 4300 digits
+        reason = err.msg if isinstance(err, json.JSONDecodeError) else "a number too long"
+        raise ValidationError(f"not valid JSON ({reason})") from None
 
 
 def check_encoded(value: Any, text: str) -> None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable
 
-from .bounds import MAX_LINE_BYTES, check_id, decode_json
+from .bounds import check_id, decode_json
 from .errors import ValidationError
 
 CANONICAL_TYPES = frozenset(
@@ -44,10 +44,10 @@ INDEXED_ROLES = ("user", "assistant")
 TEXT_BLOCK_TYPES = frozenset({"text", "input_text", "output_text"})
 
 
-def decode_line(line: str | bytes, max_bytes: int | None = MAX_LINE_BYTES) -> Any:
-    """One JSON line, decoded within the entry bounds (``bounds.py``: size, nesting depth,
-    valid Unicode); a ValidationError gives the reason (callers add the place)."""
-    return decode_json(line, max_bytes)
+# One JSON line, decoded within the entry bounds (``bounds.py``: size, nesting depth, valid
+# Unicode); a ValidationError gives the reason (callers add the place). Every JSON line of a
+# transcript is decoded here: parse_event, append, every importer, stored events.
+decode_line = decode_json
 
 
 def parse_event(line: str | bytes | Any) -> dict[str, Any]:

@@ -315,9 +315,13 @@ def calibrate(op: Operation, source: Source, work: Path) -> float:
     assert child.stdout is not None
     assert child.stdout.readline().strip() == "ready", child.stderr.read() if child.stderr else ""
     start = time.monotonic()
-    out, err = child.communicate(timeout=300)
+    for line in child.stdout:  # until "done", not until the interpreter has exited
+        if line.strip() == "done":
+            break
+    elapsed = time.monotonic() - start
+    _out, err = child.communicate(timeout=300)
     assert child.returncode == 0, err
-    return max(time.monotonic() - start, 0.05)
+    return max(elapsed, 0.05)
 
 
 def _fresh(op: Operation, source: Source, state: Path) -> Path:
