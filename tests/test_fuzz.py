@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +26,7 @@ from backscroll.core.storage import SessionMeta
 from backscroll.core.timeparse import parse_time
 from backscroll.core.transcript import decode_line, parse_event
 from backscroll.core.verify import verify_state
+from backscroll.tui.cli import main
 
 FUZZ = settings(max_examples=40, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -170,3 +172,13 @@ def test_the_time_parser_gives_a_time_or_one_sentence(text: str) -> None:
         assert "\n" not in str(err) and len(str(err)) < 300
         return
     assert ms is None or isinstance(ms, int)
+
+
+@pytest.mark.parametrize("since", ["²", "9" * 5000, "１２", "3ｈ", "2026-13-40", "99999-01-01",
+                                   "1" * 30 + "d"])
+def test_odd_since_values_are_bad_input(since: str, state: StateDir, capsys) -> None:
+    with state.open("main", write=True):
+        pass
+    code = main(["--state-dir", str(state.path), "search", "x", "--since", since])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "internal error" not in err, err
