@@ -49,10 +49,11 @@ def decode_json(raw: str | bytes, max_bytes: int | None = MAX_LINE_BYTES) -> Any
         if raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
         try:
-            text = raw.decode("utf-8")
+            value = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError as err:
             raise ValidationError(f"not valid UTF-8 (byte {err.start + 1})") from None
-        value = _loads(text)
+        except (RecursionError, ValueError) as err:
+            raise _not_json(err) from None
         brackets = raw.count(b"[") + raw.count(b"{")
         escapes = _SURROGATE_ESCAPE_BYTES.search(raw) is not None
     else:
@@ -66,7 +67,10 @@ def decode_json(raw: str | bytes, max_bytes: int | None = MAX_LINE_BYTES) -> Any
                 text.encode("utf-8")
             except UnicodeEncodeError:
                 raise ValidationError("holds a lone surrogate, which is not valid Unicode") from None
-        value = _loads(text)
+        try:
+            value = json.loads(text)
+        except (RecursionError, ValueError) as err:
+            raise _not_json(err) from None
         brackets = text.count("[") + text.count("{")
         escapes = _SURROGATE_ESCAPE.search(text) is not None
     if brackets > MAX_DEPTH and depth_over(value, MAX_DEPTH):
@@ -76,14 +80,13 @@ def decode_json(raw: str | bytes, max_bytes: int | None = MAX_LINE_BYTES) -> Any
     return value
 
 
-def _loads(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ValidationError(f"not valid JSON (nested deeper than {MAX_DEPTH} levels)") from None
-    except ValueError as err:  # JSONDecodeError, or a number of more than 4300 digits
-        reason = err.msg if isinstance(err, json.JSONDecodeError) else "a number too long"
-        raise ValidationError(f"not valid JSON ({reason})") from None
+def _not_json(err: Exception) -> ValidationError:
+    """The sentence for what ``json.loads`` refused: too deep for the interpreter's stack,
+    bad JSON, or a number of more than 4300 digits."""
+    if isinstance(err, RecursionError):
+        return ValidationError(f"not valid JSON (nested deeper than {MAX_DEPTH} levels)")
+    reason = err.msg if isinstance(err, json.JSONDecodeError) else "a number too long"
+    return ValidationError(f"not valid JSON ({reason})")
 
 
 def check_encoded(value: Any, text: str) -> None:
