@@ -114,6 +114,7 @@ class Operation:
     name: str
     script: str
     check: Callable[[Round, "Source"], list[str]]  # problems found
+    start_from: str | None = None  # the prepared state a round starts from: imported, indexed
     fresh_state: bool = True  # start each round from the prepared state (else keep going)
     runs_forever: bool = False
     extra_args: Callable[["Source"], list[str]] = lambda source: []
@@ -281,11 +282,11 @@ def _delete_keys(source: Source) -> list[str]:
 OPERATIONS = {
     "append": Operation("append", APPEND, check_append, fresh_state=False, runs_forever=True),
     "import": Operation("import", IMPORT, check_import),
-    "reconcile": Operation("reconcile", RECONCILE, check_reconcile,
+    "reconcile": Operation("reconcile", RECONCILE, check_reconcile, start_from="imported",
                            extra_args=lambda source: [str(LEASE_MS)]),
-    "delete": Operation("delete", DELETE, check_delete, extra_args=_delete_keys),
+    "delete": Operation("delete", DELETE, check_delete, start_from="indexed",
+                        extra_args=_delete_keys),
 }
-_START_FROM = {"import": None, "reconcile": "imported", "delete": "indexed", "append": None}
 
 
 # ----------------------------------------------------------------------------- the campaign
@@ -326,9 +327,8 @@ def calibrate(op: Operation, source: Source, work: Path) -> float:
 
 def _fresh(op: Operation, source: Source, state: Path) -> Path:
     shutil.rmtree(state, ignore_errors=True)
-    start = _START_FROM[op.name]
-    if start is not None:
-        shutil.copytree(getattr(source, start), state)
+    if op.start_from is not None:
+        shutil.copytree(getattr(source, op.start_from), state)
     return state
 
 
