@@ -17,6 +17,9 @@ from .visible import resolve_caller, visible_sessions
 
 @dataclass(frozen=True)
 class SessionSummary:
+    """A session for a picker. The label and session id are redacted; the keys stay as stored
+    (they are what a caller is made from) and are redacted wherever they are shown."""
+
     key: str
     agent: str
     session_id: str
@@ -46,8 +49,8 @@ def _summary(agent_id: str, s: SessionRow) -> SessionSummary:
     return SessionSummary(
         key=s.key,
         agent=agent_id,
-        session_id=s.session_id,
-        label=s.label,
+        session_id=redact(s.session_id),
+        label=redact(s.label) if s.label else s.label,
         spawned_by=s.spawned_by or s.parent_key,
         created_at=s.created_at,
         updated_at=s.updated_at,

@@ -14,6 +14,7 @@ from .errors import StoreError, ValidationError
 from .excerpt import make_excerpt
 from .keys import agent_of, check_agent_id, normalize_key
 from .query import ParsedQuery, parse_query
+from .redact import redact
 from .state import StateDir
 from .storage import MatchRow, SessionFilter, SessionRow
 from .storage.sqlite import AgentDB
@@ -50,6 +51,9 @@ class SearchRequest:
 
 @dataclass(frozen=True)
 class SearchResult:
+    """One hit. Ids are redacted (a token can sit in any of them); the key stays as stored, for
+    opening the session in this process, and is redacted wherever it is shown (``as_json``)."""
+
     session_key: str
     session_id: str
     message_id: str
@@ -62,7 +66,7 @@ class SearchResult:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "sessionKey": self.session_key,
+            "sessionKey": redact(self.session_key),
             "sessionId": self.session_id,
             "messageId": self.message_id,
             "timestamp": self.timestamp,
@@ -78,8 +82,10 @@ class SearchResponse:
     indexing: bool = False
     truncated: bool = False
     pending_agents: list[str] = field(default_factory=list)  # agents with sessions to reindex
+    waiting_agents: list[str] = field(default_factory=list)  # ... that the caller may see
     ranked_window: bool = False  # bm25 ranked only the newest RANK_WINDOW matches
     unreadable: list[str] = field(default_factory=list)  # agent databases that failed
+    read_only: list[str] = field(default_factory=list)  # databases whose pending work is stuck
 
     def as_json(self, with_highlights: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {"results": [r.as_json() for r in self.results]}
@@ -88,6 +94,7 @@ class SearchResponse:
                 item["highlights"] = [list(span) for span in result.highlights]
         warnings = [INDEXING_WARNING] if self.indexing else []
         warnings += [f"Skipped an unreadable database: {e}" for e in self.unreadable]
+        warnings += self.read_only
         if self.indexing:
             out["indexing"] = True
         if warnings:
@@ -159,8 +166,12 @@ def sessions_search(
         except StoreError as err:
             response.unreadable.append(str(err))  # the other agents still answer
             continue
-        if agent_id in response.pending_agents and on_pending is not None:
-            on_pending(agent_id)
+        if agent_id in response.pending_agents:
+            read_only = state.unwritable(agent_id)
+            if read_only is None and on_pending is not None:
+                on_pending(agent_id)
+            elif read_only and agent_id in response.waiting_agents:  # said only to a caller
+                response.read_only.append(read_only)  # who waits for sessions stuck there
     candidates.sort(key=lambda c: _rank_key(c[0], request.order))
     more_matched = more_matched or len(candidates) > request.limit
     for row, session, agent_id in candidates[: request.limit]:
@@ -168,8 +179,8 @@ def sessions_search(
         response.results.append(
             SearchResult(
                 session_key=session.key,
-                session_id=session.session_id,
-                message_id=row.entry_id,
+                session_id=redact(session.session_id),
+                message_id=redact(row.entry_id),
                 timestamp=row.ts,
                 role=row.role,
                 excerpt=excerpt.text,
@@ -201,7 +212,9 @@ def _search_agent(
         searchable = {pk: s for pk, s in searchable.items() if s.key == key}
     if db.has_pending_sessions():
         response.pending_agents.append(db.agent_id)
-    response.indexing = response.indexing or visible.pending
+    if visible.pending:
+        response.indexing = True
+        response.waiting_agents.append(db.agent_id)
     if not searchable:
         return False
     rows, windowed = db.match(

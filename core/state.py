@@ -57,6 +57,10 @@ class StateDir:
     def db_path(self, agent_id: str) -> Path:
         return self.storage.db_path(agent_id)
 
+    def unwritable(self, agent_id: str) -> str | None:
+        """Why writes to this agent would fail (a read-only database), or None."""
+        return self.storage.unwritable(agent_id)
+
     @overload
     def open(self, agent_id: str) -> AgentReader: ...
     @overload

@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
+from backscroll.core import private
 from backscroll.core.config import load_config, make_caller
 from backscroll.core.errors import BackscrollError
 from backscroll.core.export import write_export
@@ -34,9 +35,9 @@ from backscroll.core.visibility import OPERATOR, Caller
 
 from . import keys
 from .live import LiveSources
-from .messages import CallerChanged, ExportFinished, ExportRequested, StatusPolled
+from .messages import CallerChanged, ExportFinished, ExportRequested, PrivacyWarning, StatusPolled
 from .screens import ExportChoice, ExportScreen, HelpScreen, Scope, SearchScreen, ViewAsChoice
-from .text import Clock
+from .text import Clock, shown
 from .widgets import HistoryPane, ResultsList, StatusBar
 
 SEARCH_DEBOUNCE_S = 0.025  # keystroke-to-repaint goal: p95 <= 100 ms (docs/browser.md)
@@ -79,8 +80,11 @@ class BackscrollApp(LiveSources, App[int]):
         self._poll_interval = poll_interval
         self._ticks_since_poll = 0
         self._search_screen: SearchScreen | None = None
+        self._reported: set[str] = set()  # database problems already notified about
 
     async def on_mount(self) -> None:
+        # Warnings about loose modes come from worker threads; post_message is thread-safe.
+        private.set_warning_sink(lambda text: self.post_message(PrivacyWarning(text)))
         self._search_screen = SearchScreen(self._debounce, self._preview_debounce)
         await self.push_screen(self._search_screen)
         self.poll_status()
@@ -88,6 +92,17 @@ class BackscrollApp(LiveSources, App[int]):
 
     def on_unmount(self) -> None:
         self.stop_following()  # the follow thread ends at its next check (tens of ms)
+        private.set_warning_sink(None)
+
+    def report_database(self, problem: str, title: str) -> None:
+        """One notification per database problem, however often a poll or a search meets it."""
+        if problem not in self._reported:
+            self._reported.add(problem)
+            self.notify(shown(problem), title=title, severity="error", markup=False, timeout=10)
+
+    def on_privacy_warning(self, message: PrivacyWarning) -> None:
+        self.notify(shown(message.text), title="not private", severity="warning", markup=False,
+                    timeout=10)
 
     # --- the search screen and its state, by name (tests and scripts read these) --------
 
@@ -172,6 +187,8 @@ class BackscrollApp(LiveSources, App[int]):
             return
         first = self.status is None
         self.status = message.status
+        for agent in message.status.broken:
+            self.report_database(agent.error or agent.state, f"Database {agent.state}")
         if self._auto_reconcile:
             waiting = [a.agent for a in message.status.agents if a.dirty and not a.error
                        and not a.progress.running and a.agent not in self._auto_started]
@@ -205,7 +222,7 @@ class BackscrollApp(LiveSources, App[int]):
             text = str(error)
         else:
             text = f"unexpected {type(error).__name__}: {error}"
-        self.notify(text, title="backscroll", severity="error", markup=False, timeout=8)
+        self.notify(shown(text), title="backscroll", severity="error", markup=False, timeout=8)
 
     # --- export -----------------------------------------------------------------------------
 
@@ -227,7 +244,8 @@ class BackscrollApp(LiveSources, App[int]):
 
     def on_export_finished(self, message: ExportFinished) -> None:
         self.notify(
-            f"exported {message.session_key} ({message.size:,} bytes, redacted) to {message.path}",
+            f"exported {shown(message.session_key)} ({message.size:,} bytes, redacted) to "
+            f"{shown(message.path)}",
             title="export",
             markup=False,
         )
@@ -249,7 +267,7 @@ class BackscrollApp(LiveSources, App[int]):
         self.caller = message.caller
         note = "; incognito: it never finds incognito sessions, its own included" if (
             self.caller.key and is_incognito(self.caller.key)) else ""
-        self.notify(f"searching as {self.caller.describe()}{note}", markup=False, timeout=4)
+        self.notify(f"searching as {shown(self.caller.describe())}{note}", markup=False, timeout=4)
         self.search_screen.caller_changed()
 
     # --- keys: help, palette, keymap ------------------------------------------------------

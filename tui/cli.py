@@ -18,6 +18,7 @@ from backscroll.core.state import StateDir
 
 from . import commands
 from . import sources as live
+from .text import shown
 
 
 class _Parser(argparse.ArgumentParser):
@@ -132,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("BACKSCROLL_DEBUG"):
             raise
         print(
-            f"backscroll: internal error: {type(err).__name__}: {err} "
+            f"backscroll: internal error: {type(err).__name__}: {shown(str(err))} "
             "(set BACKSCROLL_DEBUG=1 to see where)",
             file=sys.stderr,
         )
@@ -142,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def fail(err: BackscrollError, as_json: bool) -> int:
     if as_json:
         print(json.dumps(err.as_json(), ensure_ascii=False))
-    print(f"backscroll: {err}", file=sys.stderr)
+    print(f"backscroll: {shown(str(err))}", file=sys.stderr)
     return err.exit_code
 
 

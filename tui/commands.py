@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from backscroll.core.bounds import read_lines
 from backscroll.core.config import load_config, make_caller
 from backscroll.core.errors import BackscrollError, ValidationError
 from backscroll.core.history import HistoryRequest, sessions_history
@@ -16,6 +17,7 @@ from backscroll.core.importers.codex import import_codex
 from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.ingest import append_events, delete_session
 from backscroll.core.reconcile import reconcile_all, start_background
+from backscroll.core.redact import redact
 from backscroll.core.search import SearchRequest, sessions_search, validate_limit
 from backscroll.core.state import StateDir
 from backscroll.core.status import state_status
@@ -25,6 +27,7 @@ from backscroll.core.verify import verify_state
 from backscroll.core.visibility import Caller
 
 from . import render
+from .text import shown
 
 
 def emit_json(value: Any) -> None:
@@ -36,12 +39,15 @@ def cmd_append(state: StateDir, args: argparse.Namespace) -> int:
     meta = SessionMeta(
         key=args.key, spawned_by=args.spawned_by, parent_key=args.parent, label=args.label
     )
+    stdin = getattr(sys.stdin, "buffer", None)
     report = append_events(
         state,
         meta,
-        getattr(sys.stdin, "buffer", sys.stdin),  # bytes: a bad byte refuses one line only
+        # bytes, each line read with a bounded buffer: a bad byte or a huge line refuses
+        # that line only
+        read_lines(stdin) if stdin is not None else sys.stdin,
         on_refused=lambda problem: print(
-            f"backscroll: {problem}; event not stored", file=sys.stderr
+            f"backscroll: {shown(problem)}; event not stored", file=sys.stderr
         ),
     )
     if args.json:
@@ -54,7 +60,7 @@ def cmd_append(state: StateDir, args: argparse.Namespace) -> int:
 def cmd_delete(state: StateDir, args: argparse.Namespace) -> int:
     key = delete_session(state, args.key)
     if args.json:
-        emit_json({"deleted": key})
+        emit_json({"deleted": redact(key)})
     else:
         render.info(f"deleted {key}: its events, index rows and index state are gone")
     return 0
@@ -68,7 +74,7 @@ def cmd_import(state: StateDir, args: argparse.Namespace) -> int:
     }
     report: ImportReport = importers[args.kind](state, args.path, agent=args.agent)
     for line in report.skipped:
-        print(f"backscroll: skipped {line}", file=sys.stderr)
+        print(f"backscroll: skipped {shown(line)}", file=sys.stderr)
     if args.json:
         emit_json(report.as_json())
     else:
@@ -83,7 +89,7 @@ def cmd_status(state: StateDir, args: argparse.Namespace) -> int:
         emit_json(status.as_json())
     else:
         render.status(status)
-    return 0
+    return 1 if status.broken else 0  # a read-only or unreadable database (docs/architecture.md)
 
 
 def cmd_verify(state: StateDir, args: argparse.Namespace) -> int:
@@ -163,18 +169,21 @@ def cmd_reindex(state: StateDir, args: argparse.Namespace) -> int:
         results = render.reindex_with_progress(state, reconcile_all)
     for stats in results:
         for problem in stats.problems:
-            print(f"backscroll: {problem}", file=sys.stderr)
+            print(f"backscroll: {shown(problem)}", file=sys.stderr)
+        if stats.error:
+            print(f"backscroll: {shown(stats.error)}", file=sys.stderr)
     summary = {
         "sessions": sum(r.sessions for r in results),
         "messages": sum(r.messages for r in results),
         "abandoned": sum(r.abandoned for r in results),
-        "busy": [r.agent for r in results if not r.started],
+        "busy": [r.agent for r in results if not r.started and not r.error],
+        "failed": [{"agent": r.agent, "error": redact(r.error)} for r in results if r.error],
     }
     if args.json:
         emit_json({"done": True, **summary})
     else:
         render.reindex_summary(summary)
-    return 0
+    return 1 if summary["failed"] else 0
 
 
 def cmd_demo(state: StateDir, args: argparse.Namespace) -> int:

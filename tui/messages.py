@@ -132,3 +132,11 @@ class SourcesListed(Message):
 
 class TakeInRequested(Message):
     """The person asked to take in the sources found (the empty state's key)."""
+
+
+class PrivacyWarning(Message):
+    """A folder or database looser than 0700 / 0600 (``core/private.py``), from any thread."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text

@@ -14,6 +14,8 @@ import humanize
 from rich.console import Group
 from rich.text import Text
 
+from backscroll.core.redact import redact
+
 Clock = Callable[[], float]  # epoch seconds; tests pass a frozen one
 
 ROLE_STYLES = {"user": "bold green", "assistant": "bold magenta"}
@@ -33,6 +35,12 @@ _ONE_LINE[ord("\t")] = " "
 def printable(text: str, one_line: bool = False) -> str:
     """``text`` with every control character made visible (same length, so offsets hold)."""
     return str(text).translate(_ONE_LINE if one_line else _KEEP_LAYOUT)
+
+
+def shown(value: object) -> str:
+    """A key, id, label or sentence that names them, as shown on a terminal: redacted (a token
+    can sit in any of them) and on one line with control characters made visible."""
+    return printable(redact(str(value)), one_line=True)
 
 
 def plural(n: int, word: str) -> str:

@@ -7,12 +7,15 @@ Importers never import each other; what two of them need lives here.
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from ..bounds import check_encoded, read_lines, too_long
 from ..errors import ValidationError
 from ..keys import check_agent_id, normalize_key
+from ..redact import redact
 from ..storage import SessionMeta
 from ..storage.sqlite import AgentWriter
 from ..transcript import active_branch, decode_line, moves_leaf, parse_event
@@ -44,22 +47,26 @@ class ImportReport:
         return {
             "sessions": self.sessions,
             "events": self.events,
-            "skipped": self.skipped,
-            "notes": self.notes,
+            "skipped": [redact(line) for line in self.skipped],  # they quote keys and ids
+            "notes": [redact(line) for line in self.notes],
         }
 
 
-NumberedLines = Iterable[tuple[int, bytes]]  # (line number, the raw line)
+NumberedLines = Iterable[tuple[int, "bytes | int"]]  # (line number, the raw line or its length)
 _SALVAGE_TRIES = 8
+MAX_SKIPS_PER_FILE = 20  # malformed lines named one by one; beyond, one line counts them
+BINARY_PROBE_BYTES = 8192
 
 
 def json_lines(
     file: Path, report: ImportReport, lines: NumberedLines | None = None
 ) -> Iterator[tuple[int, str, Any]]:
     """(line number, text, decoded value) of each non-blank line of ``file`` (or of ``lines``
-    already read from it); a line that is not UTF-8 or not JSON is reported as
-    ``file:line: reason`` and skipped, never raised. Junk in front of a whole JSON object
-    (bytes written into a line that a writer then completed) is dropped and reported."""
+    already read from it), decoded within the entry bounds (``bounds.py``); a line that is too
+    long, not UTF-8 or not JSON is reported as ``file:line: reason`` and skipped, never
+    raised. Junk in front of a whole JSON object (bytes written into a line that a writer then
+    completed) is dropped and reported. A binary file (a NUL byte in its first block) is one
+    skip, and after ``MAX_SKIPS_PER_FILE`` complaints the rest are counted."""
     if lines is not None:
         yield from _decoded(file, report, lines)
         return
@@ -69,25 +76,35 @@ def json_lines(
         report.skip(file, None, f"cannot read ({err.strerror or err})")
         return
     with handle:
-        yield from _decoded(file, report, enumerate(handle, start=1))
+        if b"\0" in handle.peek(BINARY_PROBE_BYTES)[:BINARY_PROBE_BYTES]:
+            report.skip(file, None, "a binary file, not JSON lines; skipped")
+            return
+        yield from _decoded(file, report, enumerate(read_lines(handle), start=1))
 
 
 def _decoded(file: Path, report: ImportReport, lines: NumberedLines) -> Iterator[tuple[int, str, Any]]:
+    skipped = 0
     for lineno, raw in lines:
-        raw = raw.strip()
-        if not raw:
-            continue
         try:
+            if isinstance(raw, int):
+                raise ValidationError(too_long(raw))
+            raw = raw.strip()
+            if not raw:
+                continue
             value = decode_line(raw)
         except ValidationError as err:
-            salvaged = _after_junk(raw)
+            salvaged = _after_junk(raw) if isinstance(raw, bytes) else None
             if salvaged is None:
-                report.skip(file, lineno, str(err))
+                skipped += 1
+                if skipped <= MAX_SKIPS_PER_FILE:
+                    report.skip(file, lineno, str(err))
                 continue
             cut, value = salvaged
             report.skip(file, lineno, f"{cut} bytes of junk before the record dropped")
             raw = raw[cut:]
-        yield lineno, raw.decode("utf-8"), value
+        yield lineno, raw.decode("utf-8").lstrip("\ufeff"), value
+    if skipped > MAX_SKIPS_PER_FILE:
+        report.skip(file, None, f"{skipped - MAX_SKIPS_PER_FILE} more malformed lines skipped")
 
 
 def _after_junk(raw: bytes) -> tuple[int, Any] | None:
@@ -104,6 +121,35 @@ def _after_junk(raw: bytes) -> tuple[int, Any] | None:
         if isinstance(value, dict):
             return start, value
     return None
+
+
+def found_inside(root: Path, found: Path, report: ImportReport) -> bool:
+    """Whether a file or folder found under ``root`` really is there: a symbolic link that
+    leads out of the folder given is not followed (noted once)."""
+    try:
+        real, base = found.resolve(), root.resolve()
+    except (OSError, RuntimeError) as err:  # a link loop
+        report.notes.append(f"{found}: cannot be resolved ({err}); not followed")
+        return False
+    if real == base or real.is_relative_to(base):
+        return True
+    report.notes.append(f"{found}: a link to {real}, outside {root}; not followed")
+    return False
+
+
+@contextmanager
+def each_file(file: Path, report: ImportReport) -> Iterator[None]:
+    """One file's import: data no rule foresaw (or a key its ids cannot make) stops this file,
+    never the import. A store error (the database itself) still stops everything."""
+    try:
+        yield
+    except ValidationError as err:
+        report.skip(file, None, f"{err}; the rest of this file is not imported")
+    except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as err:
+        report.skip(
+            file, None, f"import stopped by unexpected data ({type(err).__name__}: {err}); "
+            "sessions stored before it are kept, the rest of this file is not imported"
+        )
 
 
 def import_agent_id(agent: str | None, default: str) -> str:
@@ -141,12 +187,14 @@ def store_converted(
     lines: list[str] = []
     parsed: list[dict[str, Any]] = []
     for event in events:
+        line = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
         try:
+            check_encoded(event, line)  # converting may nest a record a little deeper
             parsed.append(parse_event(event))
-        except ValidationError as err:  # defensive: converted data always passes
+        except ValidationError as err:
             report.skip(file, None, f"entry {event.get('id')}: {err}")
             continue
-        lines.append(json.dumps(event, ensure_ascii=False, separators=(",", ":")))
+        lines.append(line)
     if live:
         store_live(db, meta, lines, parsed, report)
         return

@@ -16,19 +16,19 @@ Decisions (see docs/importers.md):
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from ..bounds import MAX_STORE_BYTES, decode_json
 from ..errors import ValidationError
 from ..keys import check_agent_id, normalize_key
 from ..state import StateDir
 from ..storage import SessionMeta
 from ..storage.sqlite import AgentWriter
 from ..transcript import iso_to_ms, parse_event
-from .common import ImportReport, NumberedLines, json_lines
+from .common import ImportReport, NumberedLines, each_file, found_inside, json_lines
 
 _ARCHIVE_RE = re.compile(r"^(?P<sid>.+?)\.jsonl\.(?P<kind>reset|deleted)\.(?P<ts>.+)$")
 _SKIPPED_PARTS = (".trajectory.", ".checkpoint.", ".bak-", ".lock", "-path.json")
@@ -45,9 +45,9 @@ def import_openclaw(state: StateDir, path: Path, agent: str | None = None) -> Im
             f"{path} is not a folder (give an OpenClaw sessions folder or state dir)"
         )
     report = ImportReport()
-    folders = session_folders(path)
+    folders = [f for f in session_folders(path) if found_inside(path, f, report)]
     for folder in folders:
-        _import_folder(state, folder, agent, report)
+        _import_folder(state, path, folder, agent, report)
     if not report.sessions and not report.skipped:
         raise ValidationError(
             f"{path} holds no OpenClaw transcripts (expected sessions.json and *.jsonl files, "
@@ -71,21 +71,30 @@ def _holds_transcripts(folder: Path) -> bool:
     return (folder / "sessions.json").is_file() or any(folder.glob("*.jsonl*"))
 
 
-def _import_folder(state: StateDir, folder: Path, agent: str | None, report: ImportReport) -> None:
-    store = read_store(folder / "sessions.json", report)
+def _import_folder(
+    state: StateDir, root: Path, folder: Path, agent: str | None, report: ImportReport
+) -> None:
+    store_file = folder / "sessions.json"
+    inside = not store_file.exists() or found_inside(root, store_file, report)
+    store = read_store(store_file, report) if inside else {}
     agent_id = agent or _agent_id(folder, store)  # checked again by the storage's door
     view = StoreView.of(agent_id, store, report, folder)
     with state.open(agent_id, write=True) as db:
-        seen_ids: set[str] = set()
+        seen_ids: set[str | None] = set()
         for file in sorted(folder.iterdir()):
-            if file.is_file() and is_transcript_name(file.name):
-                seen_ids.add(import_transcript(db, view, file, report))
+            if not (file.is_file() and is_transcript_name(file.name)):
+                continue
+            if found_inside(root, file, report):
+                with each_file(file, report):
+                    seen_ids.add(import_transcript(db, view, file, report))
         for key, entry in view.store.items():
-            if entry.get("sessionId") in seen_ids:
+            found = entry.get("sessionId")
+            if found in seen_ids:
                 continue
             report.add(*db.import_session(view.meta_of(key, entry), []))
             report.notes.append(
-                f"{key}: transcript {entry.get('sessionId')}.jsonl not found; kept without messages"
+                f"{key}: no transcript {found}.jsonl with events; kept without messages"
+                if found else f"{key}: no sessionId, so no transcript; kept without messages"
             )
 
 
@@ -126,11 +135,14 @@ def import_transcript(
     file: Path,
     report: ImportReport,
     lines: NumberedLines | None = None,
-) -> str:
+) -> str | None:
     """Store one transcript (read from ``file``, or its ``lines`` already read), keyed and
-    labelled from the store; return its session id."""
+    labelled from the store; return its session id (None: no events in it, nothing stored)."""
     archive = _ARCHIVE_RE.match(file.name)
     lines_, events, header = read_events(file, report, lines)
+    if not lines_:
+        report.notes.append(f"{file}: no events in it; nothing imported")
+        return None
     session_id = (header or {}).get("id") or (
         archive.group("sid") if archive else file.name[: -len(".jsonl")]
     )
@@ -169,14 +181,17 @@ def _owner(
 
 
 def read_store(path: Path, report: ImportReport) -> dict[str, dict[str, Any]]:
-    """sessions.json, read defensively: missing or broken means no metadata, not failure."""
+    """sessions.json, read defensively: missing or broken means no metadata, not failure; a
+    field of the wrong type is dropped (the entry keeps the rest)."""
     if not path.is_file():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
+        with path.open("rb") as handle:
+            data = decode_json(handle.read(MAX_STORE_BYTES + 1), MAX_STORE_BYTES)
+    except (OSError, ValidationError) as err:
         report.skipped.append(
-            f"{path}: unreadable session store ({err}); transcripts imported without it"
+            f"{path}: unreadable session store ({getattr(err, 'strerror', None) or err}); "
+            "transcripts imported without it"
         )
         return {}
     if not isinstance(data, dict):
@@ -185,10 +200,35 @@ def read_store(path: Path, report: ImportReport) -> dict[str, dict[str, Any]]:
     store = {}
     for key, entry in data.items():
         try:
-            store[normalize_key(key)] = entry if isinstance(entry, dict) else {}
+            store[normalize_key(key)] = _clean_entry(entry, f"{path}: {key!r}", report)
         except ValidationError as err:
             report.skipped.append(f"{path}: {err}; entry skipped")
     return store
+
+
+# The fields of a sessions.json entry this importer reads: text, and times (epoch ms or ISO).
+_TEXT_FIELDS = ("sessionId", "label", "displayName", "spawnedBy", "parentSessionKey")
+_TIME_FIELDS = ("updatedAt", "sessionStartedAt", "startedAt")
+
+
+def _clean_entry(entry: Any, where: str, report: ImportReport) -> dict[str, Any]:
+    """The fields read from one entry; one of the wrong type is named and dropped."""
+    if not isinstance(entry, dict):
+        report.skipped.append(f"{where}: not a JSON object; kept without metadata")
+        return {}
+    clean = {}
+    for name in (*_TEXT_FIELDS, *_TIME_FIELDS):
+        value = entry.get(name)
+        if value is None:
+            continue
+        if name in _TIME_FIELDS and iso_to_ms(value):
+            clean[name] = value
+        elif name in _TEXT_FIELDS and isinstance(value, str) and value:
+            clean[name] = value
+        else:
+            what = "time" if name in _TIME_FIELDS else "string"
+            report.skipped.append(f"{where}: {name} is not a {what}; ignored")
+    return clean
 
 
 def _agent_id(folder: Path, store: dict[str, Any]) -> str:
@@ -233,7 +273,7 @@ def _meta(
     lines: list[str],
     own: Callable[[str], str],
 ) -> SessionMeta:
-    created = iso_to_ms((header or {}).get("timestamp")) or _int(
+    created = iso_to_ms((header or {}).get("timestamp")) or iso_to_ms(
         entry.get("sessionStartedAt") or entry.get("startedAt") or entry.get("updatedAt")
     )
     return SessionMeta(
@@ -243,7 +283,7 @@ def _meta(
         parent_key=_key_or_none(entry.get("parentSessionKey"), own),
         label=label if isinstance(label, str) else None,
         created_at=created or None,
-        updated_at=_int(entry.get("updatedAt")) or created or None,
+        updated_at=iso_to_ms(entry.get("updatedAt")) or created or None,
         source="openclaw",
     )
 
@@ -254,6 +294,3 @@ def _key_or_none(value: Any, own: Callable[[str], str]) -> str | None:
     except ValidationError:
         return None
 
-
-def _int(value: Any) -> int:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ..indexer import INDEXER_VERSION
+from ..redact import redact
 
 
 def now_ms() -> int:
@@ -138,7 +139,7 @@ class Progress:
             "rate": round(self.rate, 1),
             "startedAt": self.started_at,
             "updatedAt": self.updated_at,
-            "currentSession": self.current_session,
+            "currentSession": redact(self.current_session) if self.current_session else None,
         }
 
 

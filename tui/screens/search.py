@@ -32,7 +32,7 @@ from backscroll.core.visibility import Caller
 from .. import keys
 from ..messages import HistoryLoaded, SearchAnswered, SessionsLoaded
 from ..scheduler import Cancel, SearchScheduler
-from ..text import printable
+from ..text import shown
 from ..widgets import (
     EmptyState,
     HistoryPane,
@@ -82,7 +82,6 @@ class SearchScreen(Screen[None]):
                                          debounce)
         self._preview_debounce = preview_debounce
         self._preview_timer: Timer | None = None
-        self._reported_unreadable: set[str] = set()  # databases already notified about
         self._welcome_counts: tuple[int, int] | None = None
 
     @property
@@ -224,9 +223,9 @@ class SearchScreen(Screen[None]):
         self.search_indexing = response.indexing
         self.refresh_when_indexed = response.indexing
         for problem in response.unreadable:
-            if problem not in self._reported_unreadable:  # one notification per database
-                self._reported_unreadable.add(problem)
-                self.notify(problem, title="Skipped a database", severity="error", markup=False)
+            self.browser.report_database(problem, "Skipped a database")
+        for problem in response.read_only:
+            self.browser.report_database(problem, "Read-only database")
         self.query_one("#count", Static).update(count_line(message.request, response))
         self.results.show_results(response.results, self.browser.now, message.request.query,
                                   keep)
@@ -334,8 +333,8 @@ class SearchScreen(Screen[None]):
 
     def context_line(self) -> str:
         order = "best match" if self.order == "best" else "newest first"
-        caller = self.browser.caller.describe()
-        return f"as {caller} · {self.match} · {order} · {self.scope.describe()}"
+        caller = shown(self.browser.caller.describe())
+        return f"as {caller} · {self.match} · {order} · {shown(self.scope.describe())}"
 
     # --- actions ----------------------------------------------------------------------------
 
@@ -388,7 +387,7 @@ class SearchScreen(Screen[None]):
             self.scope = Scope("session", key) if key else Scope()
         else:
             self.scope = Scope()
-        self._changed_mode(f"scope: {self.scope.describe()}")
+        self._changed_mode(f"scope: {shown(self.scope.describe())}")
 
     def _changed_mode(self, what: str) -> None:
         self.show_status()
@@ -402,7 +401,7 @@ class SearchScreen(Screen[None]):
             self.app.bell()
             return
         self.app.copy_to_clipboard(result.excerpt)
-        self.notify(f"copied the excerpt from {printable(result.session_key, True)}",
+        self.notify(f"copied the excerpt from {shown(result.session_key)}",
                     markup=False, timeout=3)
 
     def action_export(self) -> None:

@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from backscroll.core.history import HistoryResponse
 
-from ..text import ROLE_STYLES, Clock, ago, plain_of, printable, utc
+from ..text import ROLE_STYLES, Clock, ago, plain_of, printable, shown, utc
 
 TOOL_LINE_CHARS = 160
 
@@ -64,7 +64,7 @@ def message_renderable(message: dict[str, Any], now: Clock, hit: bool = False) -
     head.append(role, style=ROLE_STYLES[role])
     ts = int(message.get("timestamp") or 0)
     head.append(f"  {ago(ts, now)} · {utc(ts)}  ", style="dim")
-    head.append(printable(str(message.get("id", "")), one_line=True), style="dim")
+    head.append(shown(message.get("id") or ""), style="dim")
     return Group(head, *blocks)
 
 
@@ -108,8 +108,8 @@ class HistoryPane(VerticalScroll):
         messages = response.messages
         index = next((i for i, m in enumerate(messages) if m.get("id") == hit_id), None)
         head = Text(no_wrap=True, overflow="ellipsis")
-        head.append(printable(response.session_key, one_line=True), style="bold cyan")
-        head.append(f"  {printable(response.session_id, one_line=True)}", style="dim")
+        head.append(shown(response.session_key), style="bold cyan")
+        head.append(f"  {shown(response.session_id)}", style="dim")
         if response.has_more:
             head.append("\n… older messages not shown", style="dim")
         if index is None:

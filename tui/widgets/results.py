@@ -20,14 +20,14 @@ from textual.widgets.option_list import Option
 
 from backscroll.core.search import SearchRequest, SearchResponse, SearchResult
 
-from ..text import ROLE_STYLES, Clock, ago, highlighted, plural, printable
+from ..text import ROLE_STYLES, Clock, ago, highlighted, plural, printable, shown
 
 
 def result_prompt(result: SearchResult, now: Clock, max_chars: int = 400, width: int = 0) -> Text:
     """Who and when on one line (a long key is cut in the middle to fit ``width``), then the
     excerpt with its matches."""
     when = f"  {ago(result.timestamp, now)}  "
-    key = printable(result.session_key, one_line=True)
+    key = shown(result.session_key)
     room = width - len(when) - len(result.role)
     keep = max(room - 1, 24)  # never below 24 characters: wrapping beats mangling
     if width and len(key) > keep:

@@ -8,7 +8,7 @@ from pathlib import Path
 from ...errors import ValidationError
 from ...state import StateDir
 from ...storage.sqlite import AgentWriter
-from ..common import ImportReport, NumberedLines, import_agent_id
+from ..common import ImportReport, NumberedLines, each_file, found_inside, import_agent_id
 from .convert import Converter
 from .reading import Tasks, Transcript, is_subagent_file
 from .store import store_groups
@@ -22,24 +22,27 @@ def import_claude_code(state: StateDir, path: Path, agent: str | None = None) ->
     if not path.exists():
         raise ValidationError(f"{path} does not exist")
     agent_id = import_agent_id(agent, DEFAULT_AGENT)
-    files = _transcript_files(path)
+    report = ImportReport()
+    files = _transcript_files(path, report)
+    if not files and report.notes:
+        return report  # only links out of PATH: noted, nothing to store
     if not files:
         raise ValidationError(
             f"{path} holds no Claude Code transcripts (expected ~/.claude/projects, "
             "a project folder of *.jsonl files, or one .jsonl file)"
         )
-    report = ImportReport()
     tasks: Tasks = {}
     with state.open(agent_id, write=True) as db:
         for file in files:
-            import_file(db, agent_id, file, report, tasks)
+            with each_file(file, report):
+                import_file(db, agent_id, file, report, tasks)
     return report
 
 
-def _transcript_files(path: Path) -> list[Path]:
+def _transcript_files(path: Path, report: ImportReport) -> list[Path]:
     if path.is_file():
-        return [path]
-    found = [p for p in path.rglob("*.jsonl") if p.is_file()]
+        return [path]  # named by the user: followed even when it is a link
+    found = [p for p in path.rglob("*.jsonl") if p.is_file() and found_inside(path, p, report)]
     # Main transcripts first, so sub-agents can be labelled from their parent's Task call.
     return sorted(found, key=lambda p: (is_subagent_file(p), str(p)))
 

@@ -174,7 +174,7 @@ class _Converter:
             )
 
     def _response_item(self, lineno: int, ts: str | None, item: dict[str, Any]) -> None:
-        kind = item.get("type")
+        kind = str_or_none(item.get("type"))
         if kind == "message":
             self._message(lineno, ts, item)
         elif kind == "reasoning":

@@ -2,18 +2,22 @@
 
 ``SqliteStorage.open(agent)`` gives a reader (read-only connection: never creates, migrates
 or changes a file); ``open(agent, write=True)`` a writer (creates the folders 0700 and the
-file 0600, sets WAL, migrates). One ``AgentReader``/``AgentWriter`` wraps one connection: use
-one per thread. With ``keep_readers`` a reader's connection stays open for the next reader of
-the same database in the same thread (``connection.KeptReaders``).
+file 0600 whatever the umask, tightens looser ones of its own, sets WAL, migrates). One
+``AgentReader``/``AgentWriter`` wraps one connection: use one per thread. With
+``keep_readers`` a reader's connection stays open for the next reader of the same database in
+the same thread (``connection.KeptReaders``).
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+import threading
+import time
 from pathlib import Path
 from typing import Callable
 
+from ... import private
 from ...errors import StoreError, ValidationError
 from ...keys import check_agent_id
 from .claims import Claims
@@ -21,6 +25,7 @@ from .connection import KeptReaders, connect
 from .sources import SourceReads, SourceWrites
 
 DB_NAME = "sessions.sqlite"
+STALE_TEMP_S = 60  # a temporary database older than this was left by a crash
 
 
 class _Handle:
@@ -84,26 +89,70 @@ class SqliteStorage:
         """The one door from an agent id to the filesystem: the id is checked here."""
         return self.root / "agents" / check_agent_id(agent_id) / DB_NAME
 
+    def unwritable(self, agent_id: str) -> str | None:
+        """Why writes to this agent's database would fail (a read-only file or folder), in
+        one sentence; None when nothing is known against them."""
+        path = self.db_path(agent_id)
+        if path.is_file() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+            return (
+                f"{path} is read-only: nothing new can be stored in it, and sessions waiting "
+                "to be indexed there stay out of results"
+            )
+        return None
+
     def open(self, agent_id: str, write: bool = False) -> AgentReader | AgentWriter:
         agent_id = check_agent_id(agent_id)
         path = self.db_path(agent_id)
         if not write:
             if not path.is_file():
                 raise StoreError(f"agent {agent_id!r} has no database at {path}")
+            self._warn_if_loose(path)
             if self._kept is not None:
                 return AgentReader(path, agent_id, *self._kept.take(path))
             return AgentReader(path, agent_id, connect(path, write=False))
         try:
-            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private.make_dir(self.root, tighten=False)  # perhaps a folder the user chose
             for folder in (self.root / "agents", path.parent):
-                folder.mkdir(mode=0o700, exist_ok=True)
+                private.make_dir(folder, tighten=True)
             if not path.exists():
-                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+                _create(path)
+            private.check_database(path, tighten=True)
         except OSError as err:
             raise StoreError(
                 f"cannot create {path.parent}: {err.strerror or err} (choose a writable --state-dir)"
             ) from None
         return AgentWriter(path, agent_id, connect(path, write=True))
+
+    def _warn_if_loose(self, path: Path) -> None:
+        """A reader never changes a file: it only says once when a folder or the database is
+        looser than 0700 / 0600 (``private.py``)."""
+        for folder in (self.root, self.root / "agents", path.parent):
+            private.check(folder, private.FOLDER_MODE, tighten=False)
+        private.check_database(path, tighten=False)
+
+
+def _create(path: Path) -> None:
+    """A new database appears whole or not at all: it is made (0600, WAL, every migration)
+    under a temporary name and linked into place, so a crash while creating it never leaves
+    an empty file that would read as a broken database. A concurrent creator that won keeps
+    its file; names left by a creator that crashed are removed."""
+    for stale in path.parent.glob(f"{path.name}.new-*"):
+        if time.time() - stale.stat().st_mtime > STALE_TEMP_S:
+            stale.unlink(missing_ok=True)
+    temp = path.with_name(f"{path.name}.new-{os.getpid()}-{threading.get_ident()}")
+    try:
+        private.make_file(temp)
+        connect(temp, write=True).close()  # the last connection's close removes its WAL
+        try:
+            os.link(temp, path)  # never over an existing file, unlike a rename
+        except FileExistsError:
+            pass
+        except OSError:  # a filesystem without hard links
+            if not path.exists():
+                os.replace(temp, path)
+    finally:
+        for name in (temp, Path(f"{temp}-wal"), Path(f"{temp}-shm")):
+            name.unlink(missing_ok=True)
 
 
 def _canonical(name: str) -> bool:

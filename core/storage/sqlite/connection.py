@@ -22,6 +22,7 @@ from ...errors import StoreError
 from .schema import SCHEMA_VERSION, migrate, refuse_newer
 
 BUSY_TIMEOUT_S = 30.0
+SECURE_DELETE = True  # writers zero what they free (docs/architecture.md; bench_delete.py)
 
 
 class SchemaBehind(StoreError):
@@ -61,6 +62,9 @@ def connect(path: Path, write: bool) -> sqlite3.Connection:
                     conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
                 conn.execute("PRAGMA foreign_keys = ON")
+                # Freed pages are overwritten with zeros, so words of a deleted session (or
+                # of index rows a rebuild replaced) never linger in free space.
+                conn.execute(f"PRAGMA secure_delete = {'ON' if SECURE_DELETE else 'OFF'}")
                 migrate(conn, str(path))
             else:
                 _check_readable(conn, path)

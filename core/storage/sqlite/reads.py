@@ -9,8 +9,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
+from ...errors import ValidationError
 from ...indexer import INDEXER_VERSION, IndexRow
 from ...query import ParsedQuery
+from ...transcript import decode_line
 from ..model import IDLE, MatchRow, Progress, SessionFilter, SessionRow
 from .connection import sqlite_errors
 
@@ -65,17 +67,26 @@ class Reads:
         row = self._one("SELECT value FROM meta WHERE key = 'visibility_rev'")
         return int(row[0]) if row else 0
 
-    def events(self, session_pk: int) -> list[tuple[int, dict[str, Any]]]:
-        """The stored log, parsed; rows that no longer parse are skipped (never raised)."""
+    def events(
+        self, session_pk: int, problems: list[str] | None = None
+    ) -> list[tuple[int, dict[str, Any]]]:
+        """The stored log, parsed within the entry bounds (depth, Unicode; not size, so an
+        event stored before the bounds is read whole). A row that does not parse, stored by an
+        older backscroll, is skipped and named in ``problems``, never raised."""
         rows = self._all(
             "SELECT seq, body FROM events WHERE session_pk = ? ORDER BY seq", (session_pk,)
         )
         parsed = []
         for seq, body in rows:
             try:
-                parsed.append((seq, json.loads(body)))
-            except (ValueError, RecursionError):
-                continue
+                event = decode_line(body, max_bytes=None)
+            except ValidationError as err:
+                event = err
+            if isinstance(event, dict):
+                parsed.append((seq, event))
+            elif problems is not None:
+                reason = event if isinstance(event, ValidationError) else "not a JSON object"
+                problems.append(f"event {seq}: {reason}; skipped")
         return parsed
 
     def index_rows(self, session_pk: int) -> list[tuple[int, IndexRow]]:
@@ -184,6 +195,11 @@ class Reads:
             "dirty": pending,
             "neverIndexed": never,
         }
+
+    def integrity_problems(self, limit: int = 5) -> list[str]:
+        """What SQLite's ``quick_check`` finds wrong with the file (every page is read)."""
+        rows = self._all(f"PRAGMA quick_check({int(limit)})")
+        return [row[0] for row in rows if row[0] != "ok"]
 
     def orphan_index_rows(self) -> tuple[int, int]:
         """(index rows of no session, text rows with no index row): both must be 0."""

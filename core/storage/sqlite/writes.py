@@ -14,8 +14,10 @@ from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, 
 from ...keys import normalize_key
 from ...transcript import advance, indexable, node_id, parse_event
 from ..model import AppendResult, Imported, SessionMeta, now_ms
-from .connection import sqlite_errors
+from .connection import BUSY_TIMEOUT_S, sqlite_errors
 from .reads import Reads
+
+CHECKPOINT_WAIT_MS = 1000  # how long a purge waits for readers to leave the log
 
 
 class Writes(Reads):
@@ -70,7 +72,7 @@ class Writes(Reads):
         return pk, session_id, created
 
     def append(
-        self, meta: SessionMeta, line: str | dict[str, Any], skip_known: bool = False
+        self, meta: SessionMeta, line: str | bytes | dict[str, Any], skip_known: bool = False
     ) -> AppendResult:
         """Store one event; index it in the same transaction when it extends the active leaf.
 
@@ -81,9 +83,12 @@ class Writes(Reads):
         same text) is not stored again: the outcome is ``known``.
         """
         key = normalize_key(meta.key)
-        event = parse_event(line)
-        body = line if isinstance(line, str) else json.dumps(event, ensure_ascii=False)
-        body = body.strip()
+        event = parse_event(line)  # the entry bounds are checked here (bounds.py)
+        if isinstance(line, dict):
+            body = json.dumps(event, ensure_ascii=False)
+        else:
+            body = line.decode("utf-8") if isinstance(line, bytes) else line
+            body = body.strip().lstrip("\ufeff")
         with self.transaction() as conn:
             found = conn.execute(
                 "SELECT s.pk, s.session_id, s.created_at, s.last_seq, s.leaf_id, i.state, "
@@ -216,7 +221,8 @@ class Writes(Reads):
         self.conn.execute("DELETE FROM message_index WHERE session_pk = ?", (pk,))
 
     def delete_session(self, key: str) -> bool:
-        """Remove a session's events, index rows and index state in one transaction."""
+        """Remove a session's events, index rows and index state in one transaction, then
+        purge its words from the full-text index and the log (``purge``)."""
         key = normalize_key(key)
         with self.transaction() as conn:
             found = conn.execute("SELECT pk FROM sessions WHERE key = ?", (key,)).fetchone()
@@ -227,7 +233,35 @@ class Writes(Reads):
             conn.execute("DELETE FROM events WHERE session_pk = ?", (pk,))
             conn.execute("DELETE FROM index_state WHERE session_pk = ?", (pk,))
             conn.execute("DELETE FROM sessions WHERE pk = ?", (pk,))
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('purge_pending', '1')")
+        self.purge()
         return True
+
+    def purge(self, only_if_pending: bool = False) -> bool:
+        """Make deleted text unrecoverable from the files: FTS5 keeps a deleted row's words in
+        its older index segments until they are merged, so they are merged into one
+        (``optimize``); freed pages are zeroed (``secure_delete``); the WAL, which holds old
+        copies of pages, is checkpointed and truncated. A crash before the end leaves
+        ``purge_pending`` set, and the next purge (a delete, or a reconciliation pass)
+        finishes. Returns whether the log could be emptied (a reader may hold it)."""
+        with self.transaction() as conn:
+            pending = conn.execute("SELECT 1 FROM meta WHERE key = 'purge_pending'").fetchone()
+            if only_if_pending and pending is None:
+                return True
+            conn.execute("INSERT INTO message_fts (message_fts) VALUES ('optimize')")
+            conn.execute("DELETE FROM meta WHERE key = 'purge_pending'")
+        with sqlite_errors(self.path):
+            # TRUNCATE waits for readers to leave the log: briefly, a writer is never held up
+            self.conn.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
+            try:
+                busy, _log, _done = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            if busy:  # a reader still uses the log: the next purge truncates it
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('purge_pending', '1')"
+                )
+        return not busy
 
     def import_session(
         self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
@@ -269,7 +303,7 @@ class Writes(Reads):
                 }
             added = []
             for n, line in enumerate(lines):
-                event = parsed[n] if parsed is not None else json.loads(line)
+                event = parsed[n] if parsed is not None else parse_event(line)
                 seq = last_seq + len(added) + 1
                 kind = event.get("type")
                 stored_id = None if kind in ("session", "leaf") else node_id(event, seq)
