@@ -80,7 +80,7 @@ class BackscrollApp(LiveSources, App[int]):
         self._poll_interval = poll_interval
         self._ticks_since_poll = 0
         self._search_screen: SearchScreen | None = None
-        self._reported: set[str] = set()  # database problems already notified about
+        self._reported: set[str] = set()  # problems already notified about, once per run
 
     async def on_mount(self) -> None:
         # Warnings about loose modes come from worker threads; post_message is thread-safe.
@@ -94,11 +94,13 @@ class BackscrollApp(LiveSources, App[int]):
         self.stop_following()  # the follow thread ends at its next check (tens of ms)
         private.set_warning_sink(None)
 
-    def report_database(self, problem: str, title: str) -> None:
-        """One notification per database problem, however often a poll or a search meets it."""
+    def report_database(self, problem: str, title: str, severity: str = "error") -> None:
+        """One notification per problem (a database, a file a sync could not read), however
+        often a poll, a search or a sync meets it."""
         if problem not in self._reported:
             self._reported.add(problem)
-            self.notify(shown(problem), title=title, severity="error", markup=False, timeout=10)
+            self.notify(shown(problem), title=title, severity=severity, markup=False,  # type: ignore[arg-type]
+                        timeout=10)
 
     def on_privacy_warning(self, message: PrivacyWarning) -> None:
         self.notify(shown(message.text), title="not private", severity="warning", markup=False,

@@ -43,7 +43,6 @@ class LiveSources(_Base):
         self._taking_in = False
         self._refresh_timer: Timer | None = None
         self._note_timer: Timer | None = None
-        self._shown_problems: set[str] = set()
 
     @property
     def following(self) -> bool:
@@ -130,10 +129,8 @@ class LiveSources(_Base):
         if not self.ready:
             return
         report = message.report
-        for problem in report.problems:
-            if problem not in self._shown_problems:  # each problem once per browser run
-                self._shown_problems.add(problem)
-                self.notify(problem, title="sync", severity="warning", markup=False, timeout=6)
+        for problem in report.problems:  # each once per run, with the status poll's ones
+            self.report_database(problem, "sync", severity="warning")
         if self._taking_in:
             self._taking_in = False
             self.poll_status()
