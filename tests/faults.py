@@ -32,6 +32,8 @@ from typing import Callable
 
 from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.reconcile import reconcile_all
+from backscroll.core.sources.detect import Source as SyncSource
+from backscroll.core.sources.sync import sync_sources
 from backscroll.core.state import StateDir
 from backscroll.core.verify import verify_state
 
@@ -78,6 +80,14 @@ IMPORT = _PRELUDE + r"""
 from backscroll.core.importers.openclaw import import_openclaw
 print("ready", flush=True)
 import_openclaw(state, work / "source")
+print("done", flush=True)
+"""
+
+SYNC = _PRELUDE + r"""
+from backscroll.core.sources.detect import Source
+from backscroll.core.sources.sync import sync_sources
+print("ready", flush=True)
+sync_sources(state, [Source("openclaw", work / "source")])
 print("done", flush=True)
 """
 
@@ -251,6 +261,24 @@ def check_import(round: Round, source: Source) -> list[str]:
     return problems + _all_indexed(round.state, source)
 
 
+def check_sync(round: Round, source: Source) -> list[str]:
+    """Like an import, a file is taken in whole or not at all; the next sync finishes."""
+    problems = [
+        f"{key}: {len(ids)} of {source.lines[key]} events: half synced"
+        for key, ids in stored(round.state).items()
+        if len(ids) not in (0, source.lines[key])
+    ]
+    sync_sources(round.state, [SyncSource("openclaw", source.folder)])
+    have = stored(round.state)
+    problems += [
+        f"{key}: {len(have.get(key, []))} events after a second sync, not {n}"
+        for key, n in source.lines.items()
+        if len(have.get(key, [])) != n
+    ]
+    problems += settle(round.state)
+    return problems + _all_indexed(round.state, source)
+
+
 def check_reconcile(round: Round, source: Source) -> list[str]:
     return settle(round.state) + _all_indexed(round.state, source)
 
@@ -282,6 +310,7 @@ def _delete_keys(source: Source) -> list[str]:
 OPERATIONS = {
     "append": Operation("append", APPEND, check_append, fresh_state=False, runs_forever=True),
     "import": Operation("import", IMPORT, check_import),
+    "sync": Operation("sync", SYNC, check_sync),
     "reconcile": Operation("reconcile", RECONCILE, check_reconcile, start_from="imported",
                            extra_args=lambda source: [str(LEASE_MS)]),
     "delete": Operation("delete", DELETE, check_delete, start_from="indexed",
