@@ -133,7 +133,7 @@ def _token_spans(text: str) -> list[Span]:
         if run >= searched:
             start = windows.rfind(b" ", 0, run) + 1
             searched = _find_or_end(windows, b" ", run)
-            for match in tokens.TOKEN.finditer(text, start, searched):
+            for match in tokens.find_tokens(text, start, searched):
                 check = tokens.TOKEN_CHECKS[match.lastgroup or ""]
                 token = match.group()
                 # Filler anywhere, or a tail of filler after the prefix (GR1348941 then 123123...).

@@ -6,6 +6,7 @@ secret it found (or None) and where the scan resumes.
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import TYPE_CHECKING
 
@@ -51,7 +52,7 @@ def url_userinfo(scan: Scan, start: int, end: int) -> Found:
     match = pat.URL_KEY_USER.match(scan.text, start)
     if match is not None:
         value = match.group("secret")
-        return found(match, rules.looks_like_key(value) and rules.high_entropy(value), end)
+        return found(match, rules.looks_like_key(value), end)
     return None, end
 
 
@@ -92,15 +93,26 @@ def bundler(scan: Scan, start: int, end: int) -> Found:
 _WRAPPERS = frozenset({"sudo", "env", "exec", "time", "nohup", "command", "docker", "kubectl"})
 
 
+_WORD = re.compile(r"\S+")
+
+
+def _is_command(word: str) -> bool:
+    """Not a wrapper (sudo, env), a variable (A=b) or an option: the command itself."""
+    return "=" not in word and word not in _WRAPPERS and not word.startswith("-")
+
+
 def p_flag(scan: Scan, start: int, end: int) -> Found:
     """``mysql -uroot -pS3cret``, ``mysqldump -p'x'``, ``sshpass -p 'x'``: -p is a password
     only for these commands (mkdir -p, ssh -p 22, docker -p 80:80 stay)."""
     text = scan.text
     if not start or text[start - 1] not in " \t":
         return None, end
-    line_start = text.rfind("\n", max(0, start - 400), start) + 1
-    segment = re.split(r"[;|&(`]", text[max(line_start, start - 400) : start])[-1].split()
-    command = next((w for w in segment if "=" not in w and w not in _WRAPPERS and not w.startswith("-")), "")
+    window = text[max(0, start - 200) : start]
+    if "mysql" not in window and "mariadb" not in window and "sshpass" not in window:
+        return None, end
+    window = window[max(window.rfind(c) for c in "\n;|&(`") + 1 :]
+    words = (w.group() for w in _WORD.finditer(window))
+    command = next((w for w in itertools.islice(words, 4) if _is_command(w)), "")
     command = command.rsplit("/", 1)[-1]
     if command not in pat.PASSWORD_P_COMMANDS:
         return None, end
@@ -152,9 +164,12 @@ def k8s_spans(text: str) -> list[Span]:
     return sorted(set(spans))
 
 
+_LINE_INDENT = re.compile(r"^(?P<indent>[ \t]*)\S", re.MULTILINE)
+
+
 def _block_end(text: str, start: int, end: int, indent: int) -> int:
     """Where the indented block after ``data:`` ends: the first line indented no deeper."""
-    for line in re.finditer(r"(?m)^(?P<indent>[ \t]*)\S", text[start:end]):
+    for line in _LINE_INDENT.finditer(text, start, end):
         if len(line.group("indent")) <= indent:
-            return start + line.start()
+            return line.start()
     return end

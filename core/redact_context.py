@@ -244,7 +244,9 @@ def _prose(text: str, name: str, name_start: int, name_end: int) -> Found | None
         line_start = _line_start(text, name_start)
         line_end = _line_end(text, name_end)
         if _netrc_line(text[line_start:line_end]):
-            secret = True
+            # any value, even one character (machine h login u password p)
+            secret = len(value) < 3 or not rules.is_placeholder(value)
+            return (match.span("secret") if secret else None), end
         else:
             before, after = text[line_start:name_start], text[match.end() : line_end]
             secret = not before.strip() and not after.strip() and (

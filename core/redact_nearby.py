@@ -24,7 +24,7 @@ _COMPOUND_PREFIXES = frozenset({"", "api", "auth", "access", "client", "app", "b
 # <value>": little words, and at most one other word (prod, github, twilio, ...).
 _FILLERS = frozenset(
     """is was are be were = : - -> => my the a an your our its it's this that here new old of
-    for to as with value string set now id key token secret""".split()
+    for to as with value string set now key token secret""".split()
 )
 _GAP_WORD = re.compile(r"[^\s:=>\"'`(),\[\]{}]+")
 _GAP_JUNK = re.compile(r"[\s:=>\"'`(),\[\]{}]*")
@@ -42,6 +42,11 @@ _WORD_END = re.compile(r"[^\s\"'`,;]*")
 _ANY_KEYWORD = re.compile(rb"tok|secre|key|pass|pwd|auth|cred|bearer")
 
 
+_OTHER_LABEL = re.compile(r"([a-z_][\w.-]*)[\"']?[ \t]*[:=]")
+# Hashes that name their algorithm: SRI integrity (sha512-...), sha256:..., md5-...
+_HASH_PREFIX = re.compile(r"(?:sha\d{1,3}|md5)[-:~]", re.IGNORECASE)
+
+
 def near_secret_word(text: str, start: int, end: int, ascii_text: bytes) -> bool:
     """Whether ``text[start:end]`` is a high-entropy token a few words after a secret word.
     ``ascii_text`` is the text as one byte per character."""
@@ -53,6 +58,8 @@ def near_secret_word(text: str, start: int, end: int, ascii_text: bytes) -> bool
     if end < len(text) and text[end] in "./@" and end + 1 < len(text) and text[end + 1].isalnum():
         return False
     value = text[start:end].rstrip("=-_")
+    if "." in value or _HASH_PREFIX.match(value) or value.startswith(("pk_live_", "pk_test_")):
+        return False  # a domain, a version, a file name, a named hash, a publishable key
     if not rules.high_entropy(value) or rules.looks_like_identifier(value) or rules.is_uuid(value):
         return False
     word = text[start : _WORD_END.match(text, end, end + 64).end()]  # type: ignore[union-attr]
@@ -68,6 +75,8 @@ def near_secret_word(text: str, start: int, end: int, ascii_text: bytes) -> bool
     if not _names_a_secret(text, window_start + keyword.start("prefix"), window_start + keyword.end()):
         return False
     gap = before[keyword.end() :]
+    if _OTHER_LABEL.search(gap) and not all(w in _FILLERS for w in _OTHER_LABEL.findall(gap)):
+        return False  # secret = get_secret() "integrity": "<value>": another name labels it
     words = _GAP_WORD.findall(gap)
     others = [w for w in words if w not in _FILLERS]
     # A hex string of a hash's length (git SHAs, sha256) only right after the word.
@@ -82,11 +91,14 @@ _NAME_CHAR = re.compile(r"[A-Za-z0-9_.-]")
 
 def _names_a_secret(text: str, start: int, end: int) -> bool:
     """The identifier the secret word sits in (public_key, key_store_name, publicToken) must
-    itself announce a secret; a lone word (key, token, secret) does."""
+    itself announce a secret (a lone word such as key, token, secret does), and not be a
+    function called there (get_secret())."""
     while start > 0 and _NAME_CHAR.match(text[start - 1]):
         start -= 1
     while end < len(text) and _NAME_CHAR.match(text[end]):
         end += 1
+    if text.startswith("(", end):
+        return False
     name = text[start:end].strip(".-")
     return rules.name_strength(name) != rules.NOT_SECRET or rules.name_mentions_secret(name)
 

@@ -26,9 +26,15 @@ _VALUE_AHEAD = (
     rb"""(?:[ \t]*:?[ \t]*(?:string|str|&str|\[\]byte|bytes|char\*?)(?![a-z]))?"""
     rb"""[ \t]*(?:[:=>,()!]|[.?+]=|-[ \t]*\$?["']|@?["']|[ \t]value[ \t]*=))"""
 )
-# Password words also take a value after a plain space: "password hunter2" (.netrc), "the
-# password is hunter2", "pw: x".
-_WORD_AHEAD = rb"(?=" + _NAME_REST + rb"[ \t]+[a-z0-9'\"])"
+# Password words also take a value after a plain space, in three shapes only, so that prose
+# ("password reset flow") costs nothing more: a verb or "for <who>" before it ("the password
+# is hunter2", "password for root: x"), a value that ends its line ("password hunter2", .netrc),
+# or a value before the next .netrc keyword (machine h login u password p machine ...).
+_WORD_AHEAD = (
+    rb"(?=" + _NAME_REST + rb"[ \t]+(?:(?:is|was|for|of|on|set|changed|would|will|here|now|still"
+    rb"|->?|=)[ \t]|[^\s]{1,200}[ \t]*(?:\r?\n|$)|[^\s]{1,200}[ \t]+(?:machine|account|macdef|default)"
+    rb"[ \t]))"
+)
 _NAME_TRIGGERS = (rb"cr(?:[e3]t|ed)", rb"u(?<=au)th", rb"g(?<=sig)", rb"k(?:ey|(?<=tok)en|(?<=cook)ie)")
 # "pass" takes a value after a space only as part of password, passwd, passphrase, passcode
 # ("the tests pass now" is prose).

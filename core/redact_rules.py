@@ -58,13 +58,15 @@ def is_repetitive(value: str) -> bool:
 # Stand-ins written into a value: <prefix>XXXX_YOUR_TOKEN, xoxp-...-####, and in a
 # named value also some-fake-value, my-dummy-token (real keys can hold "fake" by chance, and test
 # data marks its fake keys so: sk-ant-...-fake-...).
-_FILLER_PARTS = ("your", "xxxx", "####", "...")
+_FILLER_PARTS = ("xxxx", "XXXX", "####", "...")
 _STAND_IN_WORDS = ("fake", "dummy")
+# "your" as a word of the value (<your-token>, PUT_YOUR_KEY_HERE, yourToken), not as four
+# letters a random key happens to hold (...vryouRHJ...).
+_YOUR = re.compile(r"(?<![A-Za-z])(?:your|YOUR|Your)(?![a-z])")
 
 
 def has_filler(value: str) -> bool:
-    lowered = value.lower()
-    return any(part in lowered for part in _FILLER_PARTS)
+    return any(part in value for part in _FILLER_PARTS) or _YOUR.search(value) is not None
 
 
 def is_placeholder(value: str) -> bool:
@@ -136,18 +138,23 @@ _HEX = re.compile(r"[0-9a-fA-F]+")
 
 
 def high_entropy(value: str) -> bool:
-    """A random-looking token: 16+ characters, digits and letters, and Shannon entropy of at
-    least 3.0 bits per character for hex (at most 4 possible) or 3.5 for anything richer.
+    """A random-looking token: 16+ characters, digits and letters (or 20+ letters of both
+    cases), and Shannon entropy of at least 3.0 bits per character for hex (at most 4
+    possible) or 3.5 for anything richer.
     Random 32-character hex has ~3.7, random base64 ~4.7; English words and repeats less."""
-    if len(value) < 16 or is_repetitive(value) or not _DIGIT.search(value):
+    if len(value) < 16 or is_repetitive(value):
         return False
-    if not (_LOWER.search(value) or _UPPER.search(value)):
-        return False
+    upper, lower = _UPPER.search(value) is not None, _LOWER.search(value) is not None
+    if _DIGIT.search(value) is None:
+        if not (upper and lower and len(value) >= 20):
+            return False  # letters only: a word, unless long and of both cases
+    elif not (upper or lower):
+        return False  # a number
     threshold = 3.0 if _HEX.fullmatch(value) else 3.5
     return shannon_entropy(value) >= min(threshold, math.log2(len(value)) * 0.8)
 
 
-_IDENTIFIER_PART = re.compile(r"(?:[A-Z]?[a-z]+|[A-Z]+(?![a-z]))+\d*")
+_IDENTIFIER_PART = re.compile(r"(?:[a-z]{2,}|[A-Z][a-z]{2,}|[A-Z]{2,}(?![a-z]))+\d*")
 
 
 def looks_like_identifier(value: str) -> bool:
@@ -185,7 +192,9 @@ _PROSE_SUFFIXES = ("ed", "ing", "ly", "able", "ible", "tion", "sion", "ment", "n
 def is_prose_word(value: str) -> bool:
     """A common English word, or one that reads like one (required, missing, carefully)."""
     lowered = value.lower()
-    return lowered in PROSE_WORDS or (len(lowered) > 4 and lowered.endswith(_PROSE_SUFFIXES))
+    return lowered in PROSE_WORDS or (
+        len(lowered) > 4 and lowered.isalpha() and lowered.endswith(_PROSE_SUFFIXES)
+    )
 
 
 # --- names that announce a secret -------------------------------------------------------------

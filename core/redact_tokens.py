@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
-from collections.abc import Callable
+import re._parser as _sre  # type: ignore[import-not-found]  # to read each rule's first characters
+from collections.abc import Callable, Iterator
 
 _DIGIT, _UPPER, _LOWER = re.compile(r"\d"), re.compile(r"[A-Z]"), re.compile(r"[a-z]")
 
@@ -97,12 +99,15 @@ TOKEN_RULES: tuple[tuple[str, str, Callable[[str], bool] | None], ...] = (
     ("github", r"gh[pousr]_[A-Za-z0-9_]{36,}|github_pat_[A-Za-z0-9_]{50,}", None),
     # GitLab: personal (routable ones end in .01.xxxxx), runner, deploy, feed, feature-flag,
     # SCIM, runner registration (GR1348941), CI job, incoming mail (25), pipeline trigger
-    # (40), agent (50+), OAuth app secret (64).
+    # (40), agent (50+), OAuth app secret (64), routable runner (glrt-t1_...), and the value
+    # of the _gitlab_session cookie.
     ("gitlab",
      r"glpat-[A-Za-z0-9_-]{20,}(?:\.[a-z0-9]{2}\.?[a-z0-9]{5,})?"
+     r"|glrt-t\d_[A-Za-z0-9_-]{27,300}\.[a-z0-9]{2}\.?[a-z0-9]{7}"
      r"|(?:gl(?:rt|dt|ft|ffct|soat)-|GR1348941)[A-Za-z0-9_-]{20,50}"
      r"|glcbt-(?:[0-9a-fA-F]{1,5}_)?[A-Za-z0-9_-]{20,50}|glimt-[A-Za-z0-9_-]{25}"
-     r"|glptt-[A-Za-z0-9_-]{40}|glagent-[A-Za-z0-9_-]{50,1024}|gloas-[A-Za-z0-9_-]{64}", has_digit),
+     r"|glptt-[A-Za-z0-9_-]{40}|glagent-[A-Za-z0-9_-]{50,1024}|gloas-[A-Za-z0-9_-]{64}"
+     r"|(?<=_gitlab_session=)[0-9a-z]{32}", has_digit),
     ("npm", r"npm_[A-Za-z0-9]{36}", None),
     ("pypi", r"pypi-AgE[A-Za-z0-9_-]{40,}", None),
     ("rubygems", r"rubygems_[a-f0-9]{48}", None),
@@ -121,12 +126,7 @@ TOKEN_RULES: tuple[tuple[str, str, Callable[[str], bool] | None], ...] = (
     ("aws_key_id", r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}", lambda t: not t.endswith("EXAMPLE")),
     ("aws_bedrock", r"ABSK[A-Za-z0-9+/]{40,}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t"
                     r"[A-Za-z0-9+/=%_-]*", None),
-    # A bare AWS secret access key is 40 base64 characters with nothing to announce it: accept
-    # only mixed case plus digits (never a git SHA or a word) not inside a path or a domain.
-    ("aws_secret", r"(?<![+/.])[A-Za-z0-9+/]{40}(?![+/=]|\.[A-Za-z0-9])", _aws_secret),
     ("google", r"AIza[A-Za-z0-9_-]{35}", None),
-    # Azure AD client secrets: 3 characters, a digit, "Q~", 31-34 more.
-    ("azure_ad", r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![~.])", None),
     ("alibaba", r"LTAI[A-Za-z0-9]{20}", None),
     ("digitalocean", r"do[por]_v1_[a-f0-9]{64}", None),
     ("databricks", r"dapi[a-f0-9]{32}(?:-\d)?", None),
@@ -136,8 +136,7 @@ TOKEN_RULES: tuple[tuple[str, str, Callable[[str], bool] | None], ...] = (
     ("planetscale", r"pscale_(?:pw|tkn|oauth)_[A-Za-z0-9_=.-]{32,64}", None),
     ("scalingo", r"tk-us-[A-Za-z0-9_-]{48}", None),
     ("openshift", r"sha256~[A-Za-z0-9_-]{43}", None),
-    # HashiCorp: Terraform Cloud (....atlasv1....), Vault service/batch/recovery, legacy s.
-    ("terraform", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}", None),
+    # HashiCorp Vault service, batch and recovery tokens, and the legacy s. form.
     ("vault", r"hv[sbr]\.[A-Za-z0-9_-]{90,300}", None),
     ("vault_legacy", r"s\.[A-Za-z0-9]{24}", upper_lower_digit),
     ("harness", r"(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}", None),
@@ -167,15 +166,9 @@ TOKEN_RULES: tuple[tuple[str, str, Callable[[str], bool] | None], ...] = (
     ("discord_webhook", r"(?<=/api/webhooks/)\d{17,20}/[A-Za-z0-9_-]{60,}", None),
     ("softlayer", r"(?:(?<=/soap/v3/)|(?<=/soap/v3\.1/))[a-z0-9]{64}", None),
     ("teams_webhook", r"(?<=\.webhook\.office\.com/webhookb2/)[A-Za-z0-9@/-]{60,}", None),
-    ("telegram", r"(?:bot)?\d{8,10}:[A-Za-z0-9_-]{35}", upper_lower_digit),
-    # Discord bot tokens: base64 of a numeric snowflake (M/N/O... for today's ids), a
-    # timestamp (6), an HMAC (27+).
-    ("discord", r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}", None),
     ("twilio", r"(?:SK|AC)[0-9a-fA-F]{32}", _letter_and_digit),
     ("sendgrid", r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,64}|SG\.[A-Za-z0-9=_.-]{66}", None),
     ("sendinblue", r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}", None),
-    ("mailgun", r"(?:pub)?key-[a-f0-9]{32}|[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}", has_digit),
-    ("mailchimp", r"[0-9a-f]{32}-us\d{1,2}", None),
     ("typeform", r"tfp_[A-Za-z0-9_.=-]{59}", None),
     # --- monitoring and project tools ---
     ("sentry", r"sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/=]{40,}_[A-Za-z0-9+/]{43}", None),
@@ -189,22 +182,38 @@ TOKEN_RULES: tuple[tuple[str, str, Callable[[str], bool] | None], ...] = (
     ("notion", r"ntn_\d{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43}", has_digit),
     ("frameio", r"fio-u-[A-Za-z0-9_=-]{64}", None),
     ("settlemint", r"sm_(?:pat|aat|sat)_[A-Za-z0-9]{16}", None),
-    ("clickhouse", r"4b1d[A-Za-z0-9]{38}", None),
     ("airtable", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}", None),
     ("adobe", r"p8e-[A-Za-z0-9]{32}", None),
     ("intra42", r"s-s4t2(?:ud|af)-[a-fA-F0-9]{64}", None),
     ("octopus", r"API-[A-Z0-9]{26}", has_digit),
     ("authress", r"(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-]"
                  r"[A-Za-z0-9-]{10,32}\.[A-Za-z0-9+/_=-]{30,120}", None),
-    ("maxmind", r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk", None),
-    ("mapbox", r"[ps]k\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}|pk\.[a-z0-9]{60}\.[a-z0-9]{22}", None),
+    ("mapbox", r"[ps]k\.eyJ[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}|pk\.[a-z0-9]{60}\.[a-z0-9]{22}"
+               r"|sk\.[A-Za-z0-9.-]{80,240}", None),
     ("dropbox", r"sl\.[A-Za-z0-9_=-]{130,}|[a-z0-9]{11}AAAAAAAAAA[A-Za-z0-9_=-]{43}", None),
-    ("facebook", r"EAA[A-Z][A-Za-z0-9]{90,}|\d{15,16}(?:\||%7C)[A-Za-z0-9_-]{27,40}", None),
-    ("twitter_bearer", r"A{22}[A-Za-z0-9%]{60,}", None),
     # --- password managers and keys ---
     ("onepassword", r"ops_eyJ[A-Za-z0-9+/_-]{100,}={0,3}"
                     r"|A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})(?:-[A-Z0-9]{5}){3}", None),
     ("age", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", None),
+    # --- shapes without a vendor prefix: after every prefixed format, so that a prefixed
+    # token is named by its own rule ---
+    # A bare AWS secret access key is 40 base64 characters with nothing to announce it: accept
+    # only mixed case plus digits (never a git SHA or a word) not inside a path or a domain.
+    ("aws_secret", r"(?<![+/.])[A-Za-z0-9+/]{40}(?![+/=]|\.[A-Za-z0-9])", _aws_secret),
+    # Azure AD client secrets: 3 characters, a digit, "Q~", 31-34 more.
+    ("azure_ad", r"[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![~.])", None),
+    ("mailgun", r"(?:pub)?key-[a-f0-9]{32}|[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}", has_digit),
+    ("mailchimp", r"[0-9a-f]{32}-us\d{1,2}", None),
+    ("maxmind", r"[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk", None),
+    ("telegram", r"(?:bot)?\d{8,10}:[A-Za-z0-9_-]{35}", upper_lower_digit),
+    # Discord bot tokens: base64 of a numeric snowflake (M/N/O... for today's ids), a
+    # timestamp (6), an HMAC (27+).
+    ("discord", r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}", None),
+    ("facebook", r"EAA[A-Z][A-Za-z0-9]{90,}|\d{15,16}(?:\||%7C)[A-Za-z0-9_-]{27,40}", None),
+    ("twitter_bearer", r"A{22}[A-Za-z0-9%]{60,}", None),
+    # Terraform Cloud: 14 characters, ".atlasv1.", 60-70 more.
+    ("terraform", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}", None),
+    ("clickhouse", r"4b1d[A-Za-z0-9]{38}", None),
     # --- self-describing formats ---
     # JWTs: base64url JSON header (eyJ = '{"'), payload, optional (possibly empty) signature.
     ("jwt", r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*={0,2})?", _jwt_header),
@@ -221,6 +230,92 @@ TOKEN = re.compile(
 TOKEN_CHECKS: dict[str, Callable[[str], bool] | None] = {k: c for k, _, c in TOKEN_RULES}
 
 
+# --- finding tokens fast: one small pattern per first character ----------------------------------
+
+_ASCII = frozenset(chr(i) for i in range(128))
+
+
+def _first_chars(items: list) -> tuple[frozenset[str], bool]:  # type: ignore[type-arg]
+    """The characters a parsed pattern can start with, and whether it can match nothing."""
+    first: set[str] = set()
+    for op, arg in items:
+        name = str(op)
+        if name == "LITERAL":
+            return frozenset(first | {chr(arg)}), False
+        if name == "IN":
+            chars: set[str] = set()
+            for inner_op, inner in arg:
+                inner_name = str(inner_op)
+                if inner_name == "LITERAL":
+                    chars.add(chr(inner))
+                elif inner_name == "RANGE":
+                    chars.update(chr(c) for c in range(inner[0], inner[1] + 1))
+                else:  # a category or a negation: any character, to be safe
+                    chars = set(_ASCII)
+                    break
+            return frozenset(first | chars), False
+        if name in ("AT", "ASSERT", "ASSERT_NOT"):
+            continue  # zero width
+        if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, _high, sub = arg
+            sub_first, sub_empty = _first_chars(list(sub))
+            first |= sub_first
+            if low > 0 and not sub_empty:
+                return frozenset(first), False
+            continue
+        if name == "SUBPATTERN":
+            sub_first, sub_empty = _first_chars(list(arg[-1]))
+            first |= sub_first
+            if not sub_empty:
+                return frozenset(first), False
+            continue
+        if name == "BRANCH":
+            empty = False
+            for branch in arg[1]:
+                branch_first, branch_empty = _first_chars(list(branch))
+                first |= branch_first
+                empty = empty or branch_empty
+            if not empty:
+                return frozenset(first), False
+            continue
+        return frozenset(_ASCII), False  # anything else: any character, to be safe
+    return frozenset(first), True
+
+
+_BEFORE, _AFTER = r"(?<![A-Za-z0-9_….-])", r"(?![A-Za-z0-9_…-])"
+_KIND_FIRST = {kind: _first_chars(list(_sre.parse(pattern)))[0] for kind, pattern, _ in TOKEN_RULES}
+
+
+@functools.lru_cache(maxsize=None)
+def _pattern_for(kinds: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not kinds:
+        return None
+    rules = {kind: pattern for kind, pattern, _ in TOKEN_RULES}
+    return re.compile("(?:" + "|".join(f"(?P<{k}>{rules[k]})" for k in kinds) + ")" + _AFTER)
+
+
+# For each ASCII character, the rules a token starting with it can belong to, in TOKEN_RULES
+# order (the first rule that matches names the token, as in TOKEN).
+_BY_FIRST = {c: tuple(k for k, _, _ in TOKEN_RULES if c in _KIND_FIRST[k]) for c in _ASCII}
+_TOKEN_START = re.compile(_BEFORE + r"[A-Za-z0-9_.~]")
+
+
+def find_tokens(text: str, start: int = 0, end: int | None = None) -> Iterator[re.Match[str]]:
+    """The same matches as ``TOKEN.finditer(text, start, end)``: at each place a token may
+    start, only the rules that can begin with that character are tried."""
+    end = len(text) if end is None else end
+    position = start
+    while (candidate := _TOKEN_START.search(text, position, end)) is not None:
+        at = candidate.start()
+        pattern = _pattern_for(_BY_FIRST[text[at]])
+        match = pattern.match(text, at, end) if pattern is not None else None
+        if match is None:
+            position = at + 1
+            continue
+        yield match
+        position = max(match.end(), at + 1)
+
+
 def _shape(chars: str) -> bytes:
     """A bytes.translate table: the given ASCII characters -> 'a', everything else -> ' '."""
     return bytes(0x61 if chr(i) in chars else 0x20 for i in range(256))
@@ -228,9 +323,9 @@ def _shape(chars: str) -> bytes:
 
 _ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 # Every token above contains a run of 16+ of these (AWS secrets count their + and /, Azure
-# secrets their ~) with an
+# secrets their ~ and .) with an
 # upper-case letter or a digit in it; paths and snake_case names are lower-case runs ...
-RUN_SHAPE = _shape(_ALNUM + "_-+/~")
+RUN_SHAPE = _shape(_ALNUM + "_-+/~.")
 LONG_RUN = b"a" * 16
 UPPER_OR_DIGIT_SHAPE = _shape("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 # ... and lies whole inside a window of these (JWT dots, Telegram colons, webhook slashes,
