@@ -17,10 +17,12 @@ pieces gitleaks generated, else the part its rule's regex captures; for detect-s
 expected secret when the test names it, else the longest credential-like word. A false
 vector is a ``near_miss`` when it holds (16+ characters of) a true vector's secret of the same
 source (detect-secrets' "the same key plus 'extra'" cases, gitleaks' negatives that are
-another rule's key), or when the unique-token pattern of its gitleaks rule (one built with
+another rule's key), when the unique-token pattern of its gitleaks rule (one built with
 GenerateUniqueTokenRegex) matches it and only an allowlist, a stop word or an entropy floor
-rejects it (Google's published sample keys). A scanner with exact lengths and allowlists
-rejects them; a redactor may well hide them. redaction_recall.py reports them apart.
+rejects it (Google's published sample keys), or when gitleaks wrapped it as a token's value
+itself (GenerateSampleSecret: telegram_api_token = "<not a Telegram token>"). A scanner with
+exact formats and allowlists rejects them; a redactor may well hide them. redaction_recall.py
+reports them apart.
 
 Vectors the readers cannot rebuild (a loop, an unknown call) are counted and skipped.
 """
@@ -128,6 +130,9 @@ def gitleaks(tree: Tree, rng: random.Random) -> tuple[list[dict[str, Any]], int]
                     # published sample keys).
                     rec["near_miss"] = (rule.unique_token and pattern is not None
                                         and pattern.search(fp.text) is not None)
+                    # A negative that gitleaks itself wrapped as "<name>_api_token = <value>":
+                    # not this vendor's format, but a value under a token's name all the same.
+                    rec["near_miss"] = rec["near_miss"] or fp.wrapped
                     records.append(rec)
     return records, skipped
 
@@ -159,7 +164,8 @@ def _gitleaks_secrets(tp: goeval.Generated, pattern: re.Pattern[str] | None, gro
 
 
 _PEM = re.compile(r"-----BEGIN[^\n]*-----\s*(?P<body>.*?)\s*(?:-----END|$)", re.S)
-_URL = re.compile(r"^[a-z]+://[^/\s]+/(?P<path>\S+)$")
+# A URL's path after the words that name the endpoint (services/, api/webhooks/, soap/v3/).
+_URL = re.compile(r"^(?:[a-z]+://[^/\s]+|[a-z0-9-]+(?:\.[a-z0-9-]+)+)/(?:[A-Za-z]+\d*/)*(?P<path>\S+)$")
 _LABEL = re.compile(r"""^[\w.-]+:[ \t]*(?:[|>][-+]?\s*)?["']?(?P<value>.*?)["']?$""", re.S)
 _USER_PASSWORD = re.compile(r"""^["'{]*[^\s:"']+["'}]*:["'{]*(?P<password>[^\s:"']+?)["'}]*$""")
 
@@ -369,6 +375,7 @@ def _class_rows(decorator: Any, evaluator: PyEval) -> list[list[Any]]:
     return out
 
 
+_NAME_AFTER = re.compile(r"[:=](?![=]|$)")
 _PRIVATE_BODY = re.compile(r"-----BEGIN[^\n]*-----\n(.*?)(?:\n-----END|$)", re.S)
 _USERINFO = re.compile(r"://[^:/\s]+:([^@\s]+)@")
 
@@ -385,7 +392,7 @@ def _guess_secret(text: str, rule: str) -> str:
     # Words, leaving out names (a word right before ":" or "="): X-JFrog-Art-Api: <key>.
     separators = r"""\s"'`=:,;()<>@{}\[\]\\!""" + ("/" if "://" in text else "")
     words = [m.group() for m in re.finditer(f"[^{separators}]+", text)
-             if not text.startswith((":", "="), m.end())]
+             if not _NAME_AFTER.match(text, m.end())]
     return max(words, key=len) if words else text
 
 

@@ -296,6 +296,7 @@ class Generated:
 
     text: str
     pieces: list[str] = field(default_factory=list)
+    wrapped: bool = False  # made by GenerateSampleSecret(s): the value under a token name
 
     def __add__(self, other: Any) -> Generated:
         other = as_generated(other)
@@ -349,6 +350,10 @@ class Evaluator:
         if head in ("for", "if", "switch", "go", "defer"):
             if any(t.text in ("tps", "fps") for t in toks):
                 self.skipped += 1
+            return
+        if head == "var" and len(toks) >= 2 and toks[1].text == "(":
+            for inner in split_statements(toks[2 : _matching(toks, 1)]):
+                self._statement([Tok("ident", "var")] + inner, env)
             return
         if head == "var" and len(toks) >= 2:
             name = toks[1].text
@@ -533,7 +538,7 @@ class Evaluator:
                 lines = utils.samples(text[0], secret.text)
             else:  # the single sample: "<id>_api_token = \"<secret>\""
                 lines = [f'{text[0]}_api_token = "{secret.text}"']
-            cases = [Generated(line, list(secret.pieces) or [secret.text]) for line in lines]
+            cases = [Generated(line, list(secret.pieces) or [secret.text], wrapped=True) for line in lines]
             return cases if name.endswith("s") else cases[0]
         short = name.removeprefix("utils.")
         if short in utils.helpers:
@@ -667,6 +672,8 @@ def split_statements(toks: list[Tok]) -> list[list[Tok]]:
             if depth == 0 and current and (current[-1].kind in _ENDS_STATEMENT
                                            or current[-1].text in (")", "]", "}")):
                 statements.append([])
+            elif depth > 0 and current:
+                current.append(Tok("nl", "\n"))  # kept, so that a var ( ... ) block splits
             continue
         current.append(tok)
     return [s for s in statements if s]

@@ -10,9 +10,13 @@ shorter one when it does not show at all. Look-alikes masked: the share of false
 true vectors whose secret is filler (one character is most of it, ``APxxxxxxxxxx``, or a
 short unit repeated: placeholders by this project's rule, kept on purpose) and false vectors
 that are near misses (a true vector's secret plus "extra", another rule's key, a published
-sample key: a format-exact scanner with allowlists rejects them, a redactor may hide them).
+sample key, a value gitleaks itself put under a token's name: a format-exact scanner with
+allowlists rejects them, a redactor may hide them).
 
-Speed: MB/s of ``redact`` on ordinary chat text and on the same text with secrets.
+Speed: MB/s of ``redact`` (CPU time of this process, the best of three runs, so that other
+work on the machine does not count) on ordinary chat text (bench_redact.py's messages, dense
+with the words password, token, key), the same with one true vector each, and the user and
+assistant text of the shared sample transcripts when /work/shared/data is there.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_redact import plain_message  # noqa: E402
+from bench_redact import DATA, plain_message, transcript_texts  # noqa: E402
 
 from backscroll.core.redact import redact  # noqa: E402
 
@@ -105,6 +109,7 @@ def print_table(stats: dict[str, dict[str, Any]]) -> None:
               f"{pct(s['changed'] + s['near_changed'], all_false):>8}")
     print("recall: true vectors fully hidden, filler placeholders left out; recall*: with them.")
     print("masked: look-alikes changed, near misses left out; masked*: with them.")
+    print("(see redaction_corpus.py for what counts as filler and as a near miss)")
 
 
 def print_examples(stats: dict[str, dict[str, Any]], limit: int) -> None:
@@ -125,15 +130,18 @@ def speed(records: list[dict[str, Any]]) -> None:
     for text in plain:
         cut = rng.randrange(len(text))
         rich.append(text[:cut] + " " + rng.choice(secrets) + " " + text[cut:])
-    for label, corpus in (("ordinary chat text", plain), ("chat text, one secret each", rich)):
+    corpora = [("ordinary chat text", plain), ("chat text, one secret each", rich)]
+    if DATA.exists() and (texts := transcript_texts()):
+        corpora.append(("shared sample transcripts", texts))
+    for label, corpus in corpora:
         size = sum(len(t.encode()) for t in corpus)
         best = float("inf")
         for _ in range(3):
-            start = time.perf_counter()
+            start = time.process_time()
             for text in corpus:
                 redact(text)
-            best = min(best, time.perf_counter() - start)
-        print(f"speed, {label:28} {size / best / 1e6:7.1f} MB/s  "
+            best = min(best, time.process_time() - start)
+        print(f"speed, {label:28} {size / best / 1e6:7.2f} MB/s of CPU time  "
               f"({len(corpus)} messages, {size / len(corpus):.0f} bytes each)")
 
 
