@@ -12,8 +12,12 @@ import base64
 import binascii
 import functools
 import re
-import re._parser as _sre  # type: ignore[import-not-found]  # to read each rule's first characters
 from collections.abc import Callable, Iterator
+
+try:  # the standard library's own regex parser, to read each rule's first characters
+    import re._parser as _sre  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - a future Python that moves it: try every rule anywhere
+    _sre = None
 
 _DIGIT, _UPPER, _LOWER = re.compile(r"\d"), re.compile(r"[A-Z]"), re.compile(r"[a-z]")
 
@@ -81,6 +85,7 @@ def _base64_of_jwt(token: str) -> bool:
     return decoded.startswith(b"eyJ") and b"." in decoded
 
 
+_ALNUM_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _B64 = "A-Za-z0-9+/"
 _URL = "A-Za-z0-9_-"
 
@@ -233,6 +238,7 @@ TOKEN_CHECKS: dict[str, Callable[[str], bool] | None] = {k: c for k, _, c in TOK
 # --- finding tokens fast: one small pattern per first character ----------------------------------
 
 _ASCII = frozenset(chr(i) for i in range(128))
+_CATEGORIES = {"CATEGORY_DIGIT": "0123456789", "CATEGORY_WORD": _ALNUM_CHARS + "_"}
 
 
 def _first_chars(items: list) -> tuple[frozenset[str], bool]:  # type: ignore[type-arg]
@@ -250,7 +256,9 @@ def _first_chars(items: list) -> tuple[frozenset[str], bool]:  # type: ignore[ty
                     chars.add(chr(inner))
                 elif inner_name == "RANGE":
                     chars.update(chr(c) for c in range(inner[0], inner[1] + 1))
-                else:  # a category or a negation: any character, to be safe
+                elif inner_name == "CATEGORY" and str(inner) in _CATEGORIES:
+                    chars.update(_CATEGORIES[str(inner)])
+                else:  # a negation or another category: any character, to be safe
                     chars = set(_ASCII)
                     break
             return frozenset(first | chars), False
@@ -283,7 +291,9 @@ def _first_chars(items: list) -> tuple[frozenset[str], bool]:  # type: ignore[ty
 
 
 _BEFORE, _AFTER = r"(?<![A-Za-z0-9_….-])", r"(?![A-Za-z0-9_…-])"
-_KIND_FIRST = {kind: _first_chars(list(_sre.parse(pattern)))[0] for kind, pattern, _ in TOKEN_RULES}
+_KIND_FIRST = {
+    kind: _first_chars(list(_sre.parse(pattern)))[0] if _sre else _ASCII for kind, pattern, _ in TOKEN_RULES
+}
 
 
 @functools.lru_cache(maxsize=None)
@@ -297,7 +307,10 @@ def _pattern_for(kinds: tuple[str, ...]) -> re.Pattern[str] | None:
 # For each ASCII character, the rules a token starting with it can belong to, in TOKEN_RULES
 # order (the first rule that matches names the token, as in TOKEN).
 _BY_FIRST = {c: tuple(k for k, _, _ in TOKEN_RULES if c in _KIND_FIRST[k]) for c in _ASCII}
-_TOKEN_START = re.compile(_BEFORE + r"[A-Za-z0-9_.~]")
+# Where a token may start: a character some rule begins with, after no word character.
+_TOKEN_START = re.compile(
+    _BEFORE + "[" + "".join(re.escape(c) for c in sorted(set().union(*_KIND_FIRST.values()))) + "]"
+)
 
 
 def find_tokens(text: str, start: int = 0, end: int | None = None) -> Iterator[re.Match[str]]:

@@ -64,6 +64,16 @@ def test_generated_token_is_masked_by_its_own_rule(kind: str) -> None:
             assert contains_secret(text)
 
 
+def test_the_fast_token_search_finds_what_the_combined_pattern_finds() -> None:
+    rng = random.Random("find_tokens")
+    texts = [sentence.format(s=make(rng)) for make in vectors.TOKENS.values() for sentence in vectors.NEUTRAL]
+    texts += [vectors.LOOK_ALIKES[form](rng) for form in vectors.LOOK_ALIKES]
+    texts += ["+" + vectors.TOKENS["aws_secret"](rng), "-- " + vectors.TOKENS["teams_webhook"](rng)]
+    for text in texts:
+        expected = [(m.span(), m.lastgroup) for m in redact_tokens.TOKEN.finditer(text)]
+        assert [(m.span(), m.lastgroup) for m in redact_tokens.find_tokens(text)] == expected, text
+
+
 @pytest.mark.parametrize("form", vectors.CONTEXTS)
 def test_generated_context_secret_is_masked(form: str) -> None:
     rng = random.Random(f"context:{form}")
