@@ -57,7 +57,7 @@ def leaked(text: str, output: str, secrets: list[str]) -> bool:
 
 
 def is_filler(secret: str) -> bool:
-    """One character making up most of it (APxxxxxxxxxx, AKIAZZZZ...) or a short
+    """One character making up most of it (an 'x' or a 'Z' repeated after a prefix) or a short
     unit repeated (TESTTESTTEST...): a placeholder by this project's rule."""
     if not secret:
         return False

@@ -136,7 +136,7 @@ def _token_spans(text: str) -> list[Span]:
             for match in tokens.find_tokens(text, start, searched):
                 check = tokens.TOKEN_CHECKS[match.lastgroup or ""]
                 token = match.group()
-                # Filler anywhere, or a tail of filler after the prefix (GR1348941 then 123123...).
+                # Filler anywhere, or a tail of filler after the prefix (a GitLab prefix then 123123...).
                 filler = rules.is_repetitive(token) or rules.is_repetitive(token[-16:])
                 if not (filler or rules.has_filler(token)) and (check is None or check(token)):
                     spans.append(match.span())

@@ -57,7 +57,7 @@ def is_repetitive(value: str) -> bool:
 
 # Stand-ins written into a value: <prefix>XXXX_YOUR_TOKEN, xoxp-...-####, and in a
 # named value also some-fake-value, my-dummy-token (real keys can hold "fake" by chance, and test
-# data marks its fake keys so: sk-ant-...-fake-...).
+# data marks its keys so: sk-ant-...-fake-...).
 _FILLER_PARTS = ("xxxx", "XXXX", "####", "...")
 _STAND_IN_WORDS = ("fake", "dummy")
 # "your" as a word of the value (<your-token>, PUT_YOUR_KEY_HERE, yourToken), not as four
@@ -77,7 +77,7 @@ def is_placeholder(value: str) -> bool:
         (plain_words(value) and not _PLACEHOLDER_WORDS.isdisjoint(_WORD_SEPARATORS.split(lowered)))
         or has_filler(value)
         or any(word in value for word in _STAND_IN_WORDS)
-        or value.endswith("EXAMPLE")  # AWS's documentation keys: AKIAQ7R2T4V6XEXAMPLE
+        or value.endswith("EXAMPLE")  # AWS's documentation keys: AKIA...EXAMPLE
         or not any(c.isalnum() for c in value)  # ***, ,.:-!?: no password is only symbols
         or _REFERENCE.match(value) is not None
         or _bracketed_name(value)

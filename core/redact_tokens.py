@@ -43,8 +43,8 @@ def _letter_and_digit(token: str) -> bool:
 
 
 def _slack(token: str) -> bool:
-    """Digits (the team and user ids) and, after the prefix, letters: xoxb-my-words
-    and xoxp-<digits> are examples."""
+    """Digits (the team and user ids) and, after the prefix, letters: xoxb- followed by words
+    (a doc's example) or by digits only are not keys."""
     return has_digit(token) and (has_lower(token[5:]) or has_upper(token[5:]))
 
 

@@ -335,7 +335,7 @@ LOOK_ALIKES: dict[str, Callable[[random.Random], str]] = {
     "look-stripe-publishable": lambda r: f"pk_live_{rand(r, ALNUM, 24)}",
     "look-placeholder-angle": lambda r: "API_KEY=<your-api-key>",
     "look-placeholder-x": lambda r: "token: ghp_" + "x" * 36,
-    "look-placeholder-example": lambda r: "aws_access_key_id = AKIAQ7R2T4V6XEXAMPLE",
+    "look-placeholder-example": lambda r: f"aws_access_key_id = AKIA{rand(r, UPPER_ALNUM, 9)}EXAMPLE",
     "look-placeholder-env": lambda r: "TOKEN=${TOKEN} KEY=$API_KEY PASSWORD=changeme",
     "look-path": lambda r: f"/home/{word(r)}/.config/{word(r)}/settings.json",
     "look-windows-path": lambda r: f"C:\\Users\\{word(r)}\\AppData\\Local\\{word(r)}\\cache",
