@@ -145,7 +145,7 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
     if agent not in state.agents() or not may_see_agent(caller, agent):
         raise Forbidden(FORBIDDEN)
     with state.open(agent) as db, db.snapshot():
-        session = visible_sessions(db, caller).visible.get(key)
+        session = db.session(key) if key in visible_sessions(db, caller).visible else None
         if session is None:
             raise Forbidden(FORBIDDEN)
         branch = active_branch(db.events(session.pk))

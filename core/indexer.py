@@ -16,7 +16,7 @@ from .textseg import segment
 from .transcript import Branch, active_branch, indexable
 
 # Bump when extraction (which entries, which blocks) or segmentation changes.
-EXTRACTION_VERSION = 2  # 2: incognito sessions are not indexed
+EXTRACTION_VERSION = 3  # 2: incognito sessions are not indexed; 3: rows carry their scope
 INDEXER_VERSION = EXTRACTION_VERSION * 1000 + REDACTION_VERSION
 
 # rowid = (message time in ms) << ROWID_SHIFT | slot. The slot separates messages of the same

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from .errors import ValidationError
-from .textseg import BLOCK_CLASS, JOIN_CLASS, MARK_CLASS, SEG_CLASS, segment
+from .textseg import BLOCK_CLASS, JOIN_CLASS, MARK_CLASS, SEG_CLASS, LazyPattern, segment
 
 MAX_QUERY_CHARS = 4096
 MATCH_MODES = ("exact", "prefix")
@@ -35,6 +35,7 @@ class ParsedQuery:
     terms: tuple[str, ...]  # distinct folded tokens, in query order (for highlighting)
     prefix: bool  # the last token of the last phrase also matches as a prefix
     phrases: tuple[tuple[str, ...], ...]  # folded tokens of each ANDed part, in order
+    parts: tuple[str, ...] = ()  # the MATCH expression of each part (``fts`` is them ANDed)
 
 
 # --- folding: what unicode61 remove_diacritics 2 does to a token ---------------------------
@@ -69,17 +70,25 @@ def fold(text: str) -> str:
 _DIACRITIC_CLASS = "".join(f"\\U{cp:08x}" for cp in _SQLITE_DIACRITICS)
 _PRIVATE_USE = "\\U0000e000-\\U0000f8ff\\U000f0000-\\U000ffffd\\U00100000-\\U0010fffd"
 _SKIN_TONES = "\\U0001f3fb-\\U0001f3ff"
-_TOKEN = re.compile(
+_TOKEN = LazyPattern(
     f"(?P<cluster>[{SEG_CLASS}][{JOIN_CLASS}]+)|[{SEG_CLASS}]"
     f"|(?:[^\\W_{BLOCK_CLASS}]|[{_DIACRITIC_CLASS}{_PRIVATE_USE}{_SKIN_TONES}])+"
 )
+_ASCII_TOKEN = re.compile("[A-Za-z0-9]+")  # the same tokens, for ASCII text
+# A token character of folded text (the diacritics are gone), for patterns that look for a
+# word between token boundaries (rank.py counts words this way).
+TOKEN_CHAR = f"[^\\W_]|[{_PRIVATE_USE}{_SKIN_TONES}]"
 # unicode61 splits at a Thai vowel sign or a variation selector (they are separators), so the
 # token of a cluster is its base (plus Hangul jamo tails): the marks go.
-_MARK = re.compile(f"[{MARK_CLASS}]")
+_MARK = LazyPattern(f"[{MARK_CLASS}]")
 
 
 def tokens(text: str) -> Iterator[tuple[int, int, str]]:
     """``(start, end, folded)`` for each token of ``text`` (unsegmented), as FTS5 sees them."""
+    if text.isascii():
+        for m in _ASCII_TOKEN.finditer(text):
+            yield m.start(), m.end(), m.group().lower()
+        return
     for m in _TOKEN.finditer(text):
         word = m.group()
         if word.isascii():
@@ -145,4 +154,4 @@ def parse_query(text: str, match: str = "exact") -> ParsedQuery:
     if prefix:
         exprs[-1] += " *"  # FTS5: the phrase's last token matches as a prefix
     terms = tuple(dict.fromkeys(tok for phrase in phrases for tok in phrase))
-    return ParsedQuery(" AND ".join(exprs), terms, prefix, tuple(phrases))
+    return ParsedQuery(" AND ".join(exprs), terms, prefix, tuple(phrases), tuple(exprs))

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 from .errors import StoreError
-from .storage.sqlite import AgentReader, AgentWriter, SqliteStorage
+from .storage.sqlite import AgentReader, SqliteStorage
+
+if TYPE_CHECKING:
+    from .storage.sqlite.writer import AgentWriter
 
 
 def default_state_dir() -> Path:

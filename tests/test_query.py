@@ -156,6 +156,7 @@ def test_parsed_query_shape() -> None:
         terms=("deploy", "自", "由", "the", "cafe"),
         prefix=True,
         phrases=(("deploy",), ("自", "由"), ("the", "cafe")),
+        parts=('"Deploy"', '"自\u200b由"', '"the Café" *'),
     )
     # a one-character last token stays a whole word (CJK characters are single tokens)
     assert parse_query("deploy c", "prefix").fts == '"deploy" AND "c"'

@@ -7,12 +7,12 @@ import json
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from ...indexer import INDEXER_VERSION, IndexRow
-from ...query import ParsedQuery
-from ..model import IDLE, MatchRow, Progress, SessionFilter, SessionRow
+from ..model import IDLE, Progress, SessionBrief, SessionRow
 from .connection import sqlite_errors
+from .matching import Matching, scope_text
 
 # The one formulation of "reconciliation has work here" (``SessionRow.pending`` in Python):
 # dirty, claimed, or clean under another indexer version. Needs ``:version`` bound.
@@ -24,7 +24,7 @@ SESSION_COLUMNS = """s.pk, s.key, s.session_id, s.spawned_by, s.parent_key, s.la
 SESSIONS_JOIN = "FROM sessions s JOIN index_state i ON i.session_pk = s.pk"
 
 
-class Reads:
+class Reads(Matching):
     """Reading methods; ``self.conn`` is a connection in autocommit mode."""
 
     conn: sqlite3.Connection
@@ -54,6 +54,22 @@ class Reads:
     def sessions(self) -> list[SessionRow]:
         rows = self._all(f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} ORDER BY s.pk")
         return [SessionRow(*row) for row in rows]
+
+    def session_briefs(self) -> list[SessionBrief]:
+        """Every session, with only what deciding visibility needs (cheap to read them all)."""
+        rows = self._all(
+            f"SELECT s.pk, s.key, s.spawned_by, s.parent_key, NOT {PENDING}, i.tree "
+            f"{SESSIONS_JOIN}", {"version": INDEXER_VERSION},
+        )
+        return [SessionBrief._make(row) for row in rows]
+
+    def sessions_by_pk(self, pks: Iterable[int]) -> dict[int, SessionRow]:
+        rows = self._all(
+            f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} "
+            "WHERE s.pk IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(pks)),),
+        )
+        return {row[0]: SessionRow(*row) for row in rows}
 
     def session(self, key: str) -> SessionRow | None:
         row = self._one(f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} WHERE s.key = ?", (key.lower(),))
@@ -87,72 +103,26 @@ class Reads:
         )
         return [(rowid, IndexRow(eid, role, ts, body)) for rowid, eid, role, ts, body in rows]
 
-    # ----------------------------------------------------------------- matching
-
-    def match(
-        self,
-        query: ParsedQuery,
-        sessions: SessionFilter,
-        limit: int,
-        order: str = "best",
-        role: str | None = None,
-        since_ms: int | None = None,
-        until_ms: int | None = None,
-        rank_window: int | None = None,
-    ) -> tuple[list[MatchRow], bool]:
-        """Top matches among the given sessions, and whether ranking was windowed.
-
-        The session filter runs inside the query, before the limit, so sessions a caller
-        may not see never take a slot. With ``rank_window``, a term matching more rows than
-        that is ranked by bm25 over its newest ``rank_window`` matches only (rowids follow
-        time, so "newest" is a rowid bound the FTS index applies for free).
-        """
-        where = ["message_fts MATCH ?"]
-        params: list[Any] = [query.fts]
-        if sessions.pks or not sessions.exclude:
-            where.append(
-                f"m.session_pk {'NOT IN' if sessions.exclude else 'IN'} "
-                "(SELECT value FROM json_each(?))"
-            )
-            params.append(json.dumps(sessions.pks))
-        for clause, value in (
-            ("m.role = ?", role),
-            ("m.ts >= ?", since_ms),
-            ("m.ts <= ?", until_ms),
-        ):
-            if value is not None:
-                where.append(clause)
-                params.append(value)
-        # With nothing to filter (the operator on a clean index) the join is skipped: the
-        # FTS index alone orders and ranks, and only the kept rows are looked up.
-        join = "JOIN message_index m ON m.rowid = f.rowid " if len(where) > 1 else ""
-        base = f"FROM message_fts f {join}WHERE {' AND '.join(where)}"
-        windowed = False
-        with sqlite_errors(self.path):
-            if order == "best" and rank_window:
-                cutoff = self.conn.execute(
-                    f"SELECT f.rowid {base} ORDER BY f.rowid DESC LIMIT 1 OFFSET ?",
-                    (*params, rank_window - 1),
-                ).fetchone()
-                if cutoff is not None:
-                    base += " AND f.rowid >= ?"
-                    params.append(cutoff[0])
-                    windowed = True
-            order_by = "f.rowid DESC" if order == "recent" else "score, f.rowid DESC"
-            top = self.conn.execute(
-                f"SELECT f.rowid, bm25(message_fts) AS score {base} ORDER BY {order_by} LIMIT ?",
-                (*params, limit),
-            ).fetchall()
-            # Metadata and text only for the rows kept: reading every match would dominate.
-            kept = self.conn.execute(
-                "SELECT m.rowid, m.session_pk, m.entry_id, m.role, m.ts, f.body "
-                "FROM message_index m JOIN message_fts f ON f.rowid = m.rowid "
-                "WHERE m.rowid IN (SELECT value FROM json_each(?))",
-                (json.dumps([row[0] for row in top]),),
-            ).fetchall()
-        details = {row[0]: row[1:] for row in kept}
-        rows = [MatchRow(rowid, *details[rowid], score) for rowid, score in top if rowid in details]
-        return rows, windowed
+    def index_state_problems(self, session_pk: int) -> list[str]:
+        """How a session's rows disagree with what its index state says of them: the scope
+        every row must carry (its stored tree), their count and characters. Empty if none."""
+        found = self._one(
+            "SELECT i.tree, i.rows, i.chars, count(f.rowid), coalesce(sum(length(f.body)), 0), "
+            "count(DISTINCT f.scope), max(f.scope) FROM index_state i "
+            "LEFT JOIN message_index m ON m.session_pk = i.session_pk "
+            "LEFT JOIN message_fts f ON f.rowid = m.rowid WHERE i.session_pk = ?",
+            (session_pk,),
+        )
+        if found is None:
+            return []
+        tree, rows, chars, counted, length, scopes, scope = found
+        problems = []
+        if (rows, chars) != (counted, length):
+            problems.append(f"index state says {rows} rows of {chars} characters, "
+                            f"the index holds {counted} of {length}")
+        if counted and (scopes != 1 or scope != scope_text(session_pk, tree)):
+            problems.append("index rows do not carry the session's scope")
+        return problems
 
     # ----------------------------------------------------------------- counts and progress
 

@@ -12,9 +12,12 @@ from typing import Any, Iterator
 
 from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
 from ...keys import normalize_key
+from ...scope import ancestors
 from ...transcript import advance, indexable, node_id, parse_event
+from ...visibility import SessionLink
 from ..model import AppendResult, SessionMeta, now_ms
 from .connection import sqlite_errors
+from .matching import scope_text
 from .reads import Reads
 
 
@@ -53,8 +56,9 @@ class Writes(Reads):
         pk = cursor.lastrowid
         assert pk is not None
         self.conn.execute(
-            "INSERT INTO index_state (session_pk, state, indexer_version) VALUES (?, ?, ?)",
-            (pk, "clean" if clean else "dirty", INDEXER_VERSION if clean else 0),
+            "INSERT INTO index_state (session_pk, state, indexer_version, tree) VALUES (?, ?, ?, ?)",
+            (pk, "clean" if clean else "dirty", INDEXER_VERSION if clean else 0,
+             self._tree(meta.key)),
         )
         return pk, session_id, created
 
@@ -89,7 +93,7 @@ class Writes(Reads):
                 message = indexable(event, created_at)
                 if message and indexes_session(key):
                     row = row_for(message.entry_id, message.role, message.timestamp_ms, message.text)
-                    self._insert_row(pk, session_id, row)
+                    self._insert_row(pk, session_id, row, self._scope(pk))
                     outcome = "indexed"
             kind = event["type"]
             stored_id = None if kind in ("session", "leaf") else node_id(event, seq)
@@ -126,7 +130,32 @@ class Writes(Reads):
         ).fetchone()
         return row is not None
 
-    def _insert_row(self, pk: int, session_id: str, row: IndexRow) -> int:
+    def _tree(self, key: str) -> str:
+        """The session and the sessions it descends from (core/scope.py), as space-separated
+        pks, from the current links."""
+        found: dict[str, tuple[int, SessionLink] | None] = {}
+
+        def link_of(k: str) -> SessionLink | None:
+            if k not in found:
+                row = self.conn.execute(
+                    "SELECT pk, spawned_by, parent_key FROM sessions WHERE key = ?", (k,)
+                ).fetchone()
+                found[k] = (row[0], SessionLink(k, row[1], row[2])) if row else None
+            hit = found[k]
+            return hit[1] if hit else None
+
+        link_of(key)
+        pks = [hit[0] for k in ancestors(key, link_of, self.agent_id) if (hit := found.get(k))]
+        return " ".join(map(str, pks))
+
+    def _scope(self, pk: int) -> str:
+        """What the scope column of a session's rows holds: the tags of its stored tree."""
+        tree = self.conn.execute(
+            "SELECT tree FROM index_state WHERE session_pk = ?", (pk,)
+        ).fetchone()[0]
+        return scope_text(pk, tree)
+
+    def _insert_row(self, pk: int, session_id: str, row: IndexRow, scope: str) -> int:
         rowid = first_rowid(session_id, row)
         while True:
             try:
@@ -138,7 +167,13 @@ class Writes(Reads):
                 break
             except sqlite3.IntegrityError:
                 rowid = next_rowid(rowid)
-        self.conn.execute("INSERT INTO message_fts (rowid, body) VALUES (?, ?)", (rowid, row.body))
+        self.conn.execute(
+            "INSERT INTO message_fts (rowid, body, scope) VALUES (?, ?, ?)", (rowid, row.body, scope)
+        )
+        self.conn.execute(
+            "UPDATE index_state SET rows = rows + 1, chars = chars + ? WHERE session_pk = ?",
+            (len(row.body), pk),
+        )
         return rowid
 
     def insert_rows(self, pk: int, session_id: str, rows: list[IndexRow]) -> None:
@@ -149,6 +184,7 @@ class Writes(Reads):
         """
         if not rows:
             return
+        scope = self._scope(pk)
         wanted = [first_rowid(session_id, row) for row in rows]
         taken = self._taken_rowids(wanted)
         placed: list[int] = []
@@ -165,8 +201,12 @@ class Writes(Reads):
             [(rowid, pk, r.entry_id, r.role, r.ts) for rowid, r in zip(placed, rows)],
         )
         self.conn.executemany(
-            "INSERT INTO message_fts (rowid, body) VALUES (?, ?)",
-            [(rowid, r.body) for rowid, r in zip(placed, rows)],
+            "INSERT INTO message_fts (rowid, body, scope) VALUES (?, ?, ?)",
+            [(rowid, r.body, scope) for rowid, r in zip(placed, rows)],
+        )
+        self.conn.execute(
+            "UPDATE index_state SET rows = rows + ?, chars = chars + ? WHERE session_pk = ?",
+            (len(rows), sum(len(r.body) for r in rows), pk),
         )
 
     def _taken_rowids(self, rowids: list[int]) -> set[int]:
@@ -179,13 +219,19 @@ class Writes(Reads):
         }
 
     def delete_rows(self, pk: int) -> None:
-        """Remove a session's index rows inside the caller's transaction."""
+        """Remove a session's index rows inside the caller's transaction; rows written after
+        this name the session's tree as the links give it now."""
         self.conn.execute(
             "DELETE FROM message_fts WHERE rowid IN "
             "(SELECT rowid FROM message_index WHERE session_pk = ?)",
             (pk,),
         )
         self.conn.execute("DELETE FROM message_index WHERE session_pk = ?", (pk,))
+        key = self.conn.execute("SELECT key FROM sessions WHERE pk = ?", (pk,)).fetchone()
+        self.conn.execute(
+            "UPDATE index_state SET rows = 0, chars = 0, tree = ? WHERE session_pk = ?",
+            (self._tree(key[0]) if key else "", pk),
+        )
 
     def delete_session(self, key: str) -> bool:
         """Remove a session's events, index rows and index state in one transaction."""

@@ -1,0 +1,108 @@
+"""Ranking: BM25 over the messages a caller may see, and nothing else (SPEC 5, 12).
+
+The statistics BM25 needs (how many messages there are, their average length, how many
+hold each part of the query) are those of the caller's visible, searchable messages in one
+agent database, so a score never moves because a hidden session gained or lost a word
+(docs/visibility.md). The storage supplies the candidate rows and raw counts; this module
+holds the arithmetic, so every storage backend ranks alike.
+
+- Score of a message: the sum over the query's parts (words or phrases) of
+  ``idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average_length))`` with
+  ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))`` (always positive). ``tf`` is how often the
+  part occurs in the message (as consecutive tokens, as FTS5 matches it), ``length`` its
+  stored text in characters.
+- ``df`` of a part is counted exactly up to ``cap`` visible messages; a commoner part is
+  estimated from its newest ``cap`` matches: ``cap * N / (visible messages at least as new
+  as the cap-th newest match)``. Both come from visible messages only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Sequence
+
+from .query import TOKEN_CHAR, ParsedQuery, fold
+from .storage.model import CorpusStats
+from .textseg import LazyPattern
+
+K1 = 1.2
+B = 0.75
+
+
+def df(stats: CorpusStats, i: int) -> float:
+    """Visible messages holding part ``i``: counted, or scaled from its newest matches."""
+    part = stats.parts[i]
+    if part.newer is None or part.newer <= 0:
+        return float(part.found)
+    return min(float(stats.rows), part.found * stats.rows / part.newer)
+
+
+def idf(rows: int, holding: float) -> float:
+    return math.log(1.0 + (rows - holding + 0.5) / (holding + 0.5))
+
+
+# Words are counted with one regex per part on the folded text: the part's tokens with
+# anything but token characters between them, the last one a whole token (or, in prefix mode,
+# the start of one); the first must start a token, checked on each hit. The index tokenizes
+# the same way (query.tokens). ASCII messages, most of them, take a cheaper character class.
+_TOKEN_CHAR = LazyPattern(TOKEN_CHAR)
+
+
+def _pattern(phrase: Sequence[str], prefix: bool, ascii_only: bool) -> LazyPattern | None:
+    if ascii_only and not all(tok.isascii() for tok in phrase):
+        return None  # an ASCII message cannot hold it
+    token, other = ("[a-z0-9]", "[^a-z0-9]") if ascii_only else (
+        f"(?:{TOKEN_CHAR})", f"(?:(?!{TOKEN_CHAR}).)")
+    body = f"{other}+".join(re.escape(tok) for tok in phrase)
+    return LazyPattern(body if prefix else f"{body}(?!{token})", re.DOTALL)
+
+
+def _count(pattern: LazyPattern, text: str, ascii_only: bool) -> int:
+    """Occurrences starting at a token boundary; overlapping ones count, as in FTS5."""
+    found = 0
+    pos = 0
+    while (hit := pattern.search(text, pos)) is not None:
+        start = hit.start()
+        before = text[start - 1] if start else ""
+        if not before or not (before.isalnum() if ascii_only else _TOKEN_CHAR.match(before)):
+            found += 1
+        pos = start + 1
+    return found
+
+
+class TermCounter:
+    """How often each part of a query occurs in a message's stored text."""
+
+    def __init__(self, query: ParsedQuery) -> None:
+        last = len(query.phrases) - 1
+        parts = [(p, query.prefix and i == last) for i, p in enumerate(query.phrases)]
+        self.ascii = [_pattern(p, prefix, True) for p, prefix in parts]
+        self.other = [_pattern(p, prefix, False) for p, prefix in parts]
+
+    def counts(self, body: str) -> list[int]:
+        if body.isascii():
+            text = body.lower()
+            return [_count(p, text, True) if p else 0 for p in self.ascii]
+        text = fold(body)
+        return [_count(p, text, False) if p else 0 for p in self.other]
+
+
+class Scorer:
+    """BM25 of candidate messages of one agent database, with that database's statistics."""
+
+    def __init__(self, query: ParsedQuery, stats: CorpusStats) -> None:
+        self.counter = TermCounter(query)
+        self.weights = [idf(stats.rows, df(stats, i)) for i in range(len(query.phrases))]
+        self.average = stats.chars / stats.rows if stats.rows else 1.0
+
+    def score(self, body: str) -> float:
+        norm = K1 * (1 - B + B * len(body) / (self.average or 1.0))
+        total = 0.0
+        for weight, tf in zip(self.weights, self.counter.counts(body)):
+            tf = max(tf, 1)  # the index matched every part: a miscount never zeroes one
+            total += weight * tf * (K1 + 1) / (tf + norm)
+        return total
+
+    def scores(self, bodies: Sequence[str]) -> list[float]:
+        return [self.score(body) for body in bodies]

@@ -1,0 +1,290 @@
+"""Matching in one agent database (SPEC 5, 12): the caller's sessions become part of the FTS5
+query, so rows of hidden sessions are skipped by the index instead of read and dropped.
+
+Every index row carries its scope (core/scope.py) in the ``scope`` column: ``s<pk>`` for its
+session and ``t<pk>`` for the session and each one it descends from. A plan says which rows
+may match, by the size of what has to be named:
+
+- ``everything``: every row but those of a few hidden sessions (``NOT scope : (s1 OR ...)``),
+  the operator's plan;
+- ``anchor``: a ``tree`` caller's whole tree by its tree tag, plus or minus a few sessions;
+- ``list``: a few sessions by their own tags;
+- ``chunks``: more sessions, a ``list`` query per chunk of tags, merged (cost grows with the
+  sessions named);
+- ``stream``: the index's matches newest first, each looked up and kept if its session is
+  visible (cost grows with the hidden matches passed over; chosen when the visible
+  sessions hold a large share of the rows).
+
+Whatever the plan, exactly the rows of the given sessions can match. Rows are found newest
+first, so "the newest N matches" (the rank window, ``recent`` order) costs N rows, not every
+match. ``match_all_then_filter`` is the straightforward plan (bm25 over every match, then the
+session filter), kept as the benchmark's baseline and the tests' oracle.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import sqlite3
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from ...indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT
+from ...query import ParsedQuery
+from ..model import CorpusStats, Matches, MatchFilters, MatchRow, PartCount, SessionScope
+from .connection import sqlite_errors
+
+MAX_TAGS = 48  # scope tags in one MATCH expression (an OR of tags costs per tag and per row)
+# "chunks" costs about CHUNK_COST row lookups of "stream" per session named: the planner
+# takes whichever of the two should pass over fewer rows.
+CHUNK_COST = 120
+
+
+def own_tag(pk: int) -> str:
+    return f"s{pk}"
+
+
+def tree_tag(pk: int) -> str:
+    return f"t{pk}"
+
+
+def scope_text(pk: int, tree: str) -> str:
+    """The scope column of a row of session ``pk`` whose stored tree is ``tree``."""
+    return " ".join([own_tag(pk)] + [tree_tag(int(p)) for p in tree.split()])
+
+
+@dataclass(frozen=True)
+class _Group:
+    """Rows whose scope holds any ``include`` tag (every row when None) and no ``exclude``."""
+
+    include: tuple[str, ...] | None
+    exclude: tuple[str, ...] = ()
+
+    def expr(self, body: str | None) -> str:
+        """The MATCH expression: ``body`` (a body-column query) within this group."""
+        terms = [] if body is None else [body]
+        if self.include is not None:
+            terms.append(f"scope : ({' OR '.join(self.include)})")
+        expr = " AND ".join(f"({t})" for t in terms)
+        if self.exclude:
+            expr = f"({expr}) NOT scope : ({' OR '.join(self.exclude)})"
+        return expr
+
+
+@dataclass(frozen=True)
+class Plan:
+    kind: str  # everything | anchor | list | chunks | stream
+    groups: tuple[_Group, ...] = ()  # tag plans: disjoint groups, their rows unioned
+    sessions: tuple[int, ...] = ()  # stream: the visible sessions
+
+
+def plan_for(scope: SessionScope, row_counts: Callable[[], tuple[int, int]], window: int) -> Plan:
+    """The cheapest exact way to name ``scope.pks`` (see the module docstring);
+    ``row_counts()`` gives (visible rows, all rows) when the choice needs them."""
+    pks, hidden = sorted(scope.pks), sorted(scope.hidden)
+    options: list[tuple[int, Plan]] = []
+    if len(hidden) <= MAX_TAGS:
+        excluded = tuple(own_tag(p) for p in hidden)
+        options.append((len(hidden), Plan("everything", (_Group(None, excluded),))))
+    if scope.anchor is not None:
+        extra = tuple(own_tag(p) for p in pks if p not in scope.covered)
+        minus = tuple(own_tag(p) for p in hidden if p in scope.covered)
+        if 1 + len(extra) + len(minus) <= MAX_TAGS:
+            include = (tree_tag(scope.anchor),) + extra
+            options.append((len(include) + len(minus), Plan("anchor", (_Group(include, minus),))))
+    if len(pks) <= MAX_TAGS:
+        options.append((len(pks), Plan("list", (_Group(tuple(own_tag(p) for p in pks)),))))
+    if options:
+        return min(options, key=lambda option: option[0])[1]
+    # Many sessions on both sides: chunks of tags cost per session named, a stream per
+    # hidden match passed over (about window * all / visible rows for a common word).
+    visible_rows, all_rows = row_counts()
+    passed = window * all_rows / max(visible_rows, 1)
+    if len(pks) * CHUNK_COST < passed:
+        chunks = [pks[i : i + MAX_TAGS] for i in range(0, len(pks), MAX_TAGS)]
+        groups = tuple(_Group(tuple(own_tag(p) for p in chunk)) for chunk in chunks)
+        return Plan("chunks", groups)
+    return Plan("stream", sessions=tuple(pks))
+
+
+class Matching:
+    """Matching methods of the reader and writer classes (``self.conn``, ``self.path``)."""
+
+    conn: sqlite3.Connection
+    path: Path
+
+    def match(
+        self,
+        query: ParsedQuery,
+        scope: SessionScope,
+        window: int,
+        limit: int,
+        order: str = "best",
+        filters: MatchFilters = MatchFilters(),
+        within: SessionScope | None = None,
+    ) -> Matches:
+        """The visible matches to rank, newest first, and the statistics to rank them with.
+
+        ``best``: every visible match, or the newest ``window`` when there are more
+        (``windowed``); ``recent``: the newest ``limit``. ``filters`` and ``within`` (fewer
+        sessions: a session filter) narrow the rows returned, not the statistics: those are
+        of every row of ``scope`` (a caller's corpus does not change with a filter), and each
+        part is counted up to ``window`` matches (rank.py scales from there).
+        """
+        if not (scope.pks if within is None else within.pks):
+            return Matches([], False, CorpusStats(0, 0, ()))
+        with sqlite_errors(self.path):
+            plan = plan_for(scope, lambda: self._row_counts(scope), window)
+            rows_plan = plan if within is None else plan_for(
+                within, lambda: self._row_counts(within), window
+            )
+            wanted = limit if order == "recent" else window
+            newest = self._newest(rows_plan, _body(query.fts), wanted + 1, filters)
+            windowed = order == "best" and len(newest) > window
+            rows = self._rows(newest[:wanted])
+            counts: list[PartCount] = []
+            if rows:
+                reuse = len(query.parts) == 1 and not filters and within is None and order == "best"
+                for part in query.parts:
+                    # the only part, unfiltered, was counted by the query above
+                    found = newest if reuse else self._newest(plan, _body(part), window + 1,
+                                                              MatchFilters())
+                    counts.append(self._part_count(plan, scope, found, window))
+            visible_rows, visible_chars = self._totals(scope) if rows else (0, 0)
+        return Matches(rows, windowed, CorpusStats(visible_rows, visible_chars, tuple(counts)))
+
+    # ------------------------------------------------------------------ the steps
+
+    def _one(self, sql: str, params: Any = ()) -> Any:
+        return self.conn.execute(sql, params).fetchone()
+
+    def _totals(self, scope: SessionScope) -> tuple[int, int]:
+        """Rows and characters of the visible sessions (from the smaller side)."""
+        sql = "SELECT coalesce(sum(rows), 0), coalesce(sum(chars), 0) FROM index_state"
+        if len(scope.pks) <= len(scope.hidden):
+            return self._one(f"{sql} WHERE session_pk IN (SELECT value FROM json_each(?))",
+                             (json.dumps(sorted(scope.pks)),))
+        rows, chars = self._one(sql)
+        hidden_rows, hidden_chars = self._one(
+            f"{sql} WHERE session_pk IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(scope.hidden)),),
+        )
+        return rows - hidden_rows, chars - hidden_chars
+
+    def _row_counts(self, scope: SessionScope) -> tuple[int, int]:
+        all_rows = self._one("SELECT coalesce(sum(rows), 0) FROM index_state")[0]
+        return self._totals(scope)[0], all_rows
+
+    def _newest(self, plan: Plan, body: str, n: int, filters: MatchFilters) -> list[int]:
+        """Rowids of the newest ``n`` matches of ``body`` the plan allows, newest first."""
+        where, params = _filter_sql(filters)
+        join = "JOIN message_index m ON m.rowid = f.rowid " if where or plan.kind == "stream" else ""
+        if plan.kind == "stream":
+            # "+": never drive the query from the session index (a MATCH per row is slow)
+            where.append("+m.session_pk IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(plan.sessions))
+            exprs = [body]
+        else:
+            exprs = [group.expr(body) for group in plan.groups]
+        sql = (
+            f"SELECT f.rowid FROM message_fts f {join}WHERE message_fts MATCH ?"
+            f"{''.join(' AND ' + w for w in where)} ORDER BY f.rowid DESC LIMIT ?"
+        )
+        found = [
+            [r[0] for r in self.conn.execute(sql, (expr, *params, n))] for expr in exprs
+        ]
+        if len(found) == 1:
+            return found[0]
+        return list(islice(heapq.merge(*found, reverse=True), n))
+
+    def _rows(self, rowids: list[int]) -> list[MatchRow]:
+        """The kept rows with their text, newest first. The text is read from the index's
+        own content table (FTS5's ``%_content``): a join through the virtual table would
+        cost several times more. The rowids are integers this module produced, so they are
+        written into the statement (cheaper than a parameter SQLite has to parse as JSON)."""
+        if not rowids:
+            return []
+        listed = ",".join(str(int(rowid)) for rowid in rowids)
+        found = self.conn.execute(
+            "SELECT m.rowid, m.session_pk, m.entry_id, m.role, m.ts, c.c0 FROM message_index m "
+            f"JOIN message_fts_content c ON c.id = m.rowid WHERE m.rowid IN ({listed}) "
+            "ORDER BY m.rowid DESC"
+        ).fetchall()
+        return [MatchRow._make(row) for row in found]
+
+    def _part_count(self, plan: Plan, scope: SessionScope, found: list[int], cap: int
+                    ) -> PartCount:
+        if len(found) <= cap:
+            return PartCount(len(found))
+        return PartCount(cap, self._visible_since(plan, scope, found[cap - 1]))
+
+    def _visible_since(self, plan: Plan, scope: SessionScope, rowid: int) -> int:
+        """Visible rows whose rowid is at least ``rowid``."""
+        if plan.kind == "stream":
+            return self._one(
+                "SELECT count(*) FROM message_index WHERE rowid >= ? "
+                "AND +session_pk IN (SELECT value FROM json_each(?))",
+                (rowid, json.dumps(plan.sessions)),
+            )[0]
+        total = 0
+        for group in plan.groups:
+            if group.include is not None:
+                total += self._one(
+                    "SELECT count(*) FROM message_fts WHERE message_fts MATCH ? AND rowid >= ?",
+                    (group.expr(None), rowid),
+                )[0]
+                continue
+            total += self._one("SELECT count(*) FROM message_index WHERE rowid >= ?", (rowid,))[0]
+            if group.exclude:
+                total -= self._one(
+                    "SELECT count(*) FROM message_index WHERE rowid >= ? "
+                    "AND session_pk IN (SELECT value FROM json_each(?))",
+                    (rowid, json.dumps(sorted(scope.hidden))),
+                )[0]
+        return total
+
+    # ------------------------------------------------------------------ the baseline
+
+    def match_all_then_filter(
+        self, query: ParsedQuery, pks: Iterable[int], limit: int, order: str = "best",
+        filters: MatchFilters = MatchFilters(),
+    ) -> list[tuple[MatchRow, float]]:
+        """The straightforward plan: FTS5's bm25 over every match, then keep the rows of
+        ``pks``; the top ``limit`` with their bm25 (lower is better). Not used by search."""
+        where, params = _filter_sql(filters)
+        where.append("+m.session_pk IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(sorted(pks)))
+        order_by = "f.rowid DESC" if order == "recent" else "score, f.rowid DESC"
+        with sqlite_errors(self.path):
+            top = self.conn.execute(
+                "SELECT f.rowid, bm25(message_fts, 1.0, 0.0) AS score FROM message_fts f "
+                "JOIN message_index m ON m.rowid = f.rowid WHERE message_fts MATCH ? AND "
+                f"{' AND '.join(where)} ORDER BY {order_by} LIMIT ?",
+                (_body(query.fts), *params, limit),
+            ).fetchall()
+            rows = {row.rowid: row for row in self._rows([r[0] for r in top])}
+        return [(rows[rowid], score) for rowid, score in top]
+
+
+def _body(expr: str) -> str:
+    return f"body : ({expr})"
+
+
+def _filter_sql(filters: MatchFilters) -> tuple[list[str], list[Any]]:
+    """Filters on the joined ``message_index m``; the time range also bounds ``f.rowid``
+    (rowids follow message time, at most MAX_ROWID_DRIFT_MS late), which the index applies."""
+    where: list[str] = []
+    params: list[Any] = []
+    if filters.role is not None:
+        where.append("m.role = ?")
+        params.append(filters.role)
+    if filters.since_ms is not None:
+        where += ["f.rowid >= ?", "m.ts >= ?"]
+        params += [max(filters.since_ms, 0) << ROWID_SHIFT, filters.since_ms]
+    if filters.until_ms is not None:
+        where += ["f.rowid < ?", "m.ts <= ?"]
+        bound = max(filters.until_ms + MAX_ROWID_DRIFT_MS + 1, 0)
+        params += [min(bound, (1 << (63 - ROWID_SHIFT)) - 1) << ROWID_SHIFT, filters.until_ms]
+    return where, params

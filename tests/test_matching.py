@@ -1,0 +1,174 @@
+"""The match planner against the straightforward plan (bm25 over every match, then the
+session filter): for any set of sessions, any query and any filter, every plan returns
+exactly the rows the straightforward plan finds, newest first, and counts what ranking
+needs over exactly those sessions."""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+from pathlib import Path
+from unittest.mock import patch
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from backscroll.core.keys import is_incognito
+from backscroll.core.query import parse_query
+from backscroll.core.state import StateDir
+from backscroll.core.storage import MatchFilters, SessionMeta, SessionScope
+from backscroll.core.storage.sqlite import matching
+from backscroll.core.verify import verify_state
+
+from .events import BASE_MS, leaf, msg
+
+WORDS = ["tern", "otter", "heron", "ibis", "kite", "wren", "café", "数据"]
+WEIGHTS = [30, 20, 12, 8, 5, 3, 4, 4]  # some words in most messages, some in few
+
+
+def _text(rng: random.Random) -> str:
+    return " ".join(rng.choices(WORDS, WEIGHTS, k=rng.randint(1, 7)))
+
+
+def _append(db, key: str, entry: str, parent: str | None, text: str, ms: int, role: str,
+            spawned_by: str | None = None) -> None:
+    meta = SessionMeta(key, spawned_by=spawned_by, parent_key=spawned_by)
+    db.append(meta, json.dumps(msg(entry, parent, role, text, ms=ms)))
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> StateDir:
+    """One agent: a spawn tree four levels deep, group chats, a child whose spawner was
+    created after it (its rows do not name the spawner), a session made dirty after it was
+    indexed (stale rows), an incognito session."""
+    state = StateDir(Path(tmp_path_factory.mktemp("corpus")) / "state")
+    rng = random.Random(5)
+    plan = [
+        ("agent:a:main", None),
+        ("agent:a:subagent:s1", "agent:a:main"),
+        ("agent:a:subagent:s2", "agent:a:subagent:s1"),
+        ("agent:a:subagent:s3", "agent:a:subagent:s2"),
+        ("agent:a:subagent:s4", "agent:a:subagent:s3"),
+        ("agent:a:subagent:s5", "agent:a:subagent:s1"),
+        ("agent:a:telegram:group:1", None),
+        ("agent:a:telegram:group:2", None),
+        ("agent:a:subagent:late-child", "agent:a:subagent:late"),
+        ("agent:a:subagent:late", "agent:a:main"),
+        ("agent:a:subagent:gone-dirty", "agent:a:subagent:s1"),
+        ("agent:a:dashboard:incognito-x", "agent:a:main"),
+        ("agent:a:subagent:s6", "agent:a:subagent:s5"),
+    ]
+    clock = 0
+    with state.open("a", write=True) as db:
+        for n, (key, spawned_by) in enumerate(plan):
+            parent = None
+            for i in range(rng.randint(2, 9)):
+                clock += rng.randint(1, 50)
+                entry = f"e{n}-{i}"
+                role = rng.choice(["user", "assistant"])
+                _append(db, key, entry, parent, _text(rng), clock, role, spawned_by)
+                parent = entry
+        # A rewind after indexing: the session is dirty, its old rows stay until rebuilt.
+        db.append(SessionMeta("agent:a:subagent:gone-dirty"), json.dumps(leaf("lf", "e10-0")))
+    return state
+
+
+def _visible_rows(db, pks: set[int]) -> list[tuple[int, str]]:
+    return [(rowid, row.body) for pk in pks for rowid, row in db.index_rows(pk)]
+
+
+queries = st.builds(
+    lambda words, phrase, prefix: (words, phrase, prefix),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+    st.booleans(),
+    st.booleans(),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    data=st.data(),
+    query_parts=queries,
+    window=st.integers(1, 12),
+    limit=st.integers(1, 6),
+    order=st.sampled_from(["best", "recent"]),
+    role=st.sampled_from([None, "user", "assistant"]),
+    since=st.one_of(st.none(), st.integers(0, 400)),
+    max_tags=st.sampled_from([1, 2, 3, 48]),
+    chunk_cost=st.sampled_from([0, 10**9]),
+)
+def test_every_plan_returns_what_the_straightforward_plan_finds(
+    corpus: StateDir, data, query_parts, window, limit, order, role, since, max_tags, chunk_cost
+) -> None:
+    words, phrase, prefix = query_parts
+    if prefix and len(words[-1]) > 2:  # the last word as someone typing it
+        words = words[:-1] + [words[-1][: data.draw(st.integers(2, len(words[-1])))]]
+    text = f'"{" ".join(words)}"' if phrase else " ".join(words)
+    query = parse_query(text, "prefix" if prefix else "exact")
+    with corpus.open("a") as db, db.snapshot():
+        sessions = [s for s in db.session_briefs() if not is_incognito(s.key)]
+        searchable = sorted(s.pk for s in sessions if s.searchable)
+        pks = set(data.draw(st.sets(st.sampled_from(searchable)), label="visible"))
+        anchor = data.draw(st.sampled_from([None] + [s.pk for s in sessions]), label="anchor")
+        covered = frozenset(s.pk for s in sessions if anchor is not None
+                            and str(anchor) in s.tree.split())
+        hidden = frozenset(s.pk for s in sessions) - pks
+        scope = SessionScope(frozenset(pks), hidden, anchor, covered)
+        filters = MatchFilters(role, BASE_MS + since if since is not None else None)
+        with patch.object(matching, "MAX_TAGS", max_tags), \
+                patch.object(matching, "CHUNK_COST", chunk_cost):
+            found = db.match(query, scope, window, limit, order, filters)
+        oracle = db.match_all_then_filter(query, pks, 10_000, "recent", filters)
+
+        expected = [row for row, _score in oracle][: limit if order == "recent" else window]
+        assert found.rows == expected
+        assert found.windowed == (order == "best" and len(oracle) > window)
+        if not found.rows:
+            return
+        visible = _visible_rows(db, pks)
+        assert found.stats.rows == len(visible)
+        assert found.stats.chars == sum(len(body) for _rowid, body in visible)
+        for i, part in enumerate(query.parts):
+            holding = db.match_all_then_filter(replace(query, fts=part), pks, 10_000, "recent")
+            count = found.stats.parts[i]
+            if len(holding) <= window:
+                assert (count.found, count.newer) == (len(holding), None)
+            else:
+                cut = holding[window - 1][0].rowid
+                assert count.found == window
+                assert count.newer == sum(1 for rowid, _ in visible if rowid >= cut)
+
+
+def test_the_corpus_exercises_every_plan(corpus: StateDir) -> None:
+    """The layout the property test relies on: trees that differ from the links, stale
+    rows, and each plan chosen for some set of sessions."""
+    with corpus.open("a") as db:
+        sessions = {s.key: s for s in db.session_briefs()}
+        dirty = db.session("agent:a:subagent:gone-dirty")
+    late_child = sessions["agent:a:subagent:late-child"]
+    late = sessions["agent:a:subagent:late"]
+    assert str(late.pk) not in late_child.tree.split()  # indexed before its spawner existed
+    assert dirty is not None and dirty.state == "dirty"
+    s4 = sessions["agent:a:subagent:s4"]
+    assert s4.tree.split() == [str(sessions[k].pk) for k in (
+        "agent:a:subagent:s4", "agent:a:subagent:s3", "agent:a:subagent:s2",
+        "agent:a:subagent:s1", "agent:a:main")]
+    assert verify_state(corpus).ok  # the dirty session is skipped, every other one agrees
+
+    pks = sorted(s.pk for s in sessions.values())
+    s1 = sessions["agent:a:subagent:s1"].pk
+    covered = frozenset(s.pk for s in sessions.values() if str(s1) in s.tree.split())
+
+    def kind(scope: SessionScope, max_tags: int = 48, chunk_cost: int = 0) -> str:
+        with patch.object(matching, "MAX_TAGS", max_tags), \
+                patch.object(matching, "CHUNK_COST", chunk_cost):
+            return matching.plan_for(scope, lambda: (10, 100), 5).kind
+
+    assert kind(SessionScope(frozenset(pks[1:]), frozenset(pks[:1]))) == "everything"
+    assert kind(SessionScope(frozenset(pks[:2]), frozenset(pks[2:]))) == "list"
+    assert kind(SessionScope(covered, frozenset(pks) - covered, s1, covered)) == "anchor"
+    half = SessionScope(frozenset(pks[:6]), frozenset(pks[6:]))
+    assert kind(half, max_tags=2) == "chunks"
+    assert kind(half, max_tags=2, chunk_cost=10**9) == "stream"
