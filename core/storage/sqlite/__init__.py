@@ -10,41 +10,35 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ...errors import StoreError, ValidationError
 from ...keys import check_agent_id
-from .claims import Claims
-from .connection import connect
+from .connection import Handle
 from .reads import Reads
+
+if TYPE_CHECKING:
+    from .writer import AgentWriter
 
 DB_NAME = "sessions.sqlite"
 
 
-class _Handle:
-    def __init__(self, path: Path, agent_id: str, write: bool) -> None:
-        self.path = path
-        self.agent_id = agent_id
-        self.conn = connect(path, write)
-
-    def close(self) -> None:
-        self.conn.close()
-
-    def __enter__(self):  # noqa: ANN204 - returns the concrete class
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class AgentReader(_Handle, Reads):
+class AgentReader(Handle, Reads):
     """One agent's database, read-only."""
 
 
-class AgentWriter(_Handle, Claims):
-    """One agent's database, for the write path, imports and reconciliation."""
+if TYPE_CHECKING:
+    AgentDB = AgentReader | AgentWriter
 
 
-AgentDB = AgentReader | AgentWriter
+def __getattr__(name: str) -> Any:
+    """``AgentWriter`` (and ``AgentDB``) load the write path when first asked for: a process
+    that only searches never imports it."""
+    if name in ("AgentWriter", "AgentDB"):
+        from .writer import AgentWriter
+
+        return AgentWriter if name == "AgentWriter" else AgentReader | AgentWriter
+    raise AttributeError(name)
 
 
 class SqliteStorage:
@@ -90,6 +84,8 @@ class SqliteStorage:
             raise StoreError(
                 f"cannot create {path.parent}: {err.strerror or err} (choose a writable --state-dir)"
             ) from None
+        from .writer import AgentWriter
+
         return AgentWriter(path, agent_id, write=True)
 
 

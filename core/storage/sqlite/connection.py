@@ -66,6 +66,24 @@ def connect(path: Path, write: bool) -> sqlite3.Connection:
     return conn
 
 
+class Handle:
+    """One connection to one agent's database; the reader and writer classes add methods."""
+
+    def __init__(self, path: Path, agent_id: str, write: bool) -> None:
+        self.path = path
+        self.agent_id = agent_id
+        self.conn = connect(path, write)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self):  # noqa: ANN204 - returns the concrete class
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def _check_readable(conn: sqlite3.Connection, path: Path) -> None:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     refuse_newer(version, str(path))
