@@ -176,37 +176,68 @@ class Writes(Reads):
         )
         return rowid
 
-    def insert_rows(self, pk: int, session_id: str, rows: list[IndexRow]) -> None:
-        """Insert many index rows inside the caller's transaction (rebuilds, backfills).
+    # Rebuilds write many rows per transaction. FTS5 keeps new rows in memory until the
+    # commit, but writes them out as a segment of their own whenever a later statement of the
+    # transaction opens a statement journal (an UPDATE firing a trigger, a multi-row DELETE):
+    # per-session statements between inserts would leave one tiny segment per session, merged
+    # again and again as the index grows. So every other statement comes first, then one
+    # delete and one insert of all the rows of the batch.
 
-        Rowids are placed in Python against the rows already stored near them, then written
-        with two ``executemany`` calls: the bulk path that makes backfills fast.
-        """
-        if not rows:
+    def replace_rows(self, batch: list[tuple[int, str, list[IndexRow]]]) -> None:
+        """Replace the index rows of sessions ``(pk, session_id, rows)`` inside the caller's
+        transaction; the rows name each session's tree as the links give it now."""
+        if not batch:
             return
-        scope = self._scope(pk)
-        wanted = [first_rowid(session_id, row) for row in rows]
-        taken = self._taken_rowids(wanted)
-        placed: list[int] = []
-        for rowid in wanted:
+        for pk, _session_id, rows in batch:
+            key = self.conn.execute("SELECT key FROM sessions WHERE pk = ?", (pk,)).fetchone()
+            self.conn.execute(
+                "UPDATE index_state SET tree = ?, rows = ?, chars = ? WHERE session_pk = ?",
+                (self._tree(key[0]) if key else "", len(rows), sum(len(r.body) for r in rows), pk),
+            )
+        pks = json.dumps([pk for pk, _, _ in batch])
+        self.conn.execute(
+            "DELETE FROM message_fts WHERE rowid IN (SELECT rowid FROM message_index "
+            "WHERE session_pk IN (SELECT value FROM json_each(?)))",
+            (pks,),
+        )
+        self.conn.execute(
+            "DELETE FROM message_index WHERE session_pk IN (SELECT value FROM json_each(?))",
+            (pks,),
+        )
+        self._insert_rows(batch)
+
+    def add_rows(self, pk: int, session_id: str, rows: list[IndexRow]) -> None:
+        """Add rows to a session being rebuilt in several transactions (after the first)."""
+        self.conn.execute(
+            "UPDATE index_state SET rows = rows + ?, chars = chars + ? WHERE session_pk = ?",
+            (len(rows), sum(len(r.body) for r in rows), pk),
+        )
+        self._insert_rows([(pk, session_id, rows)])
+
+    def _insert_rows(self, batch: list[tuple[int, str, list[IndexRow]]]) -> None:
+        """Place rowids in Python against the rows already stored near them (and each
+        other), then write everything with two ``executemany`` calls."""
+        wanted = [(first_rowid(sid, row), pk, row) for pk, sid, rows in batch for row in rows]
+        if not wanted:
+            return
+        taken = self._taken_rowids([rowid for rowid, _, _ in wanted])
+        placed: list[tuple[int, int, IndexRow]] = []
+        for rowid, pk, row in wanted:
             while rowid in taken:
                 rowid = next_rowid(rowid)
                 if rowid not in taken and self._taken_rowids([rowid]):
                     taken.add(rowid)
             taken.add(rowid)
-            placed.append(rowid)
+            placed.append((rowid, pk, row))
+        scopes = {pk: self._scope(pk) for pk, _, _ in batch}
         self.conn.executemany(
             "INSERT INTO message_index (rowid, session_pk, entry_id, role, ts) "
             "VALUES (?, ?, ?, ?, ?)",
-            [(rowid, pk, r.entry_id, r.role, r.ts) for rowid, r in zip(placed, rows)],
+            [(rowid, pk, r.entry_id, r.role, r.ts) for rowid, pk, r in placed],
         )
         self.conn.executemany(
             "INSERT INTO message_fts (rowid, body, scope) VALUES (?, ?, ?)",
-            [(rowid, r.body, scope) for rowid, r in zip(placed, rows)],
-        )
-        self.conn.execute(
-            "UPDATE index_state SET rows = rows + ?, chars = chars + ? WHERE session_pk = ?",
-            (len(rows), sum(len(r.body) for r in rows), pk),
+            [(rowid, r.body, scopes[pk]) for rowid, pk, r in placed],
         )
 
     def _taken_rowids(self, rowids: list[int]) -> set[int]:
@@ -218,21 +249,6 @@ class Writes(Reads):
             )
         }
 
-    def delete_rows(self, pk: int) -> None:
-        """Remove a session's index rows inside the caller's transaction; rows written after
-        this name the session's tree as the links give it now."""
-        self.conn.execute(
-            "DELETE FROM message_fts WHERE rowid IN "
-            "(SELECT rowid FROM message_index WHERE session_pk = ?)",
-            (pk,),
-        )
-        self.conn.execute("DELETE FROM message_index WHERE session_pk = ?", (pk,))
-        key = self.conn.execute("SELECT key FROM sessions WHERE pk = ?", (pk,)).fetchone()
-        self.conn.execute(
-            "UPDATE index_state SET rows = 0, chars = 0, tree = ? WHERE session_pk = ?",
-            (self._tree(key[0]) if key else "", pk),
-        )
-
     def delete_session(self, key: str) -> bool:
         """Remove a session's events, index rows and index state in one transaction."""
         key = normalize_key(key)
@@ -241,7 +257,7 @@ class Writes(Reads):
             if found is None:
                 return False
             pk = found[0]
-            self.delete_rows(pk)
+            self.replace_rows([(pk, "", [])])
             conn.execute("DELETE FROM events WHERE session_pk = ?", (pk,))
             conn.execute("DELETE FROM index_state WHERE session_pk = ?", (pk,))
             conn.execute("DELETE FROM sessions WHERE pk = ?", (pk,))
