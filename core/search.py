@@ -84,6 +84,7 @@ class SearchResponse:
     truncated: bool = False
     pending_agents: list[str] = field(default_factory=list)  # agents with sessions to reindex
     ranked_window: bool = False  # ranked only the newest RANK_WINDOW matches
+    searched_since: int | None = None  # epoch ms: a costly query searched newer messages only
     unreadable: list[str] = field(default_factory=list)  # agent databases that failed
 
     def as_json(self, with_highlights: bool = False) -> dict[str, Any]:
@@ -101,6 +102,8 @@ class SearchResponse:
             out["truncated"] = True
         if self.ranked_window:
             out["rankedNewest"] = RANK_WINDOW
+        if self.searched_since is not None:
+            out["searchedSince"] = self.searched_since
         return out
 
 
@@ -209,6 +212,8 @@ def _search_agent(
         within=within,
     )
     response.ranked_window = response.ranked_window or found.windowed
+    if found.searched_since is not None:  # the latest of the databases' cuts
+        response.searched_since = max(response.searched_since or 0, found.searched_since)
     if not found.rows:
         return False
     scores = Scorer(parsed, found.stats).scores([row.body for row in found.rows])

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from backscroll.core.indexer import ROWID_SHIFT
 from backscroll.core.keys import is_incognito
 from backscroll.core.query import parse_query
 from backscroll.core.state import StateDir
@@ -98,9 +99,11 @@ queries = st.builds(
     since=st.one_of(st.none(), st.integers(0, 400)),
     max_tags=st.sampled_from([1, 2, 3, 48]),
     chunk_cost=st.sampled_from([0, 10**9]),
+    budget=st.sampled_from([0, 20, 10**9]),
 )
 def test_every_plan_returns_what_the_straightforward_plan_finds(
-    corpus: StateDir, data, query_parts, window, limit, order, role, since, max_tags, chunk_cost
+    corpus: StateDir, data, query_parts, window, limit, order, role, since, max_tags, chunk_cost,
+    budget,
 ) -> None:
     words, phrase, prefix = query_parts
     if prefix and len(words[-1]) > 2:  # the last word as someone typing it
@@ -118,18 +121,28 @@ def test_every_plan_returns_what_the_straightforward_plan_finds(
         scope = SessionScope(frozenset(pks), hidden, anchor, covered)
         filters = MatchFilters(role, BASE_MS + since if since is not None else None)
         with patch.object(matching, "MAX_TAGS", max_tags), \
-                patch.object(matching, "CHUNK_COST", chunk_cost):
+                patch.object(matching, "CHUNK_COST", chunk_cost), \
+                patch.object(matching, "WORK_BUDGET", budget):
             found = db.match(query, scope, window, limit, order, filters)
-        oracle = db.match_all_then_filter(query, pks, 10_000, "recent", filters)
-
-        expected = [row for row, _score in oracle][: limit if order == "recent" else window]
-        assert found.rows == expected
+        oracle = [row for row, _score in db.match_all_then_filter(query, pks, 10_000, "recent",
+                                                                     filters)]
+        wanted = limit if order == "recent" else window
+        if found.searched_since is not None:
+            # A costly query searched only the newest messages, and found fewer than wanted
+            # there: exactly those, and it says where it stopped.
+            assert budget < 10**9
+            searched = [r for r in oracle if r.rowid >> ROWID_SHIFT >= found.searched_since]
+            assert found.rows == searched[:wanted] and len(searched) <= wanted
+            return
+        assert found.rows == oracle[:wanted]
         assert found.windowed == (order == "best" and len(oracle) > window)
         if not found.rows:
             return
         visible = _visible_rows(db, pks)
         assert found.stats.rows == len(visible)
         assert found.stats.chars == sum(len(body) for _rowid, body in visible)
+        if budget < 10**9:
+            return  # counts of a cut search are scaled from the stretch searched
         for i, part in enumerate(query.parts):
             holding = db.match_all_then_filter(replace(query, fts=part), pks, 10_000, "recent")
             count = found.stats.parts[i]

@@ -130,11 +130,13 @@ class CorpusStats:
 @dataclass(frozen=True)
 class Matches:
     """What one agent database found: rows newest first, whether only the newest matches
-    were kept (the rank window), and the statistics to rank them with."""
+    were kept (the rank window), the statistics to rank them with, and, for a query too
+    costly to evaluate over every message, the time before which nothing was searched."""
 
     rows: list[MatchRow]
     windowed: bool
     stats: CorpusStats
+    searched_since: int | None = None  # epoch ms: older messages were not searched
 
 
 @dataclass(frozen=True)

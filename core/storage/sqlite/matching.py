@@ -37,6 +37,9 @@ from ..model import CorpusStats, Matches, MatchFilters, MatchRow, PartCount, Ses
 from .connection import sqlite_errors
 
 MAX_TAGS = 48  # scope tags in one MATCH expression (an OR of tags costs per tag and per row)
+# Estimated FTS5 work (tokens x matches of the rarest token) a query may cost before only the
+# newest messages are searched (see Matching.match); ~0.4 us each, measured at 1M messages.
+WORK_BUDGET = 60_000
 # "chunks" costs about CHUNK_COST row lookups of "stream" per session named: the planner
 # takes whichever of the two should pass over fewer rows.
 CHUNK_COST = 120
@@ -132,6 +135,12 @@ class Matching:
         sessions: a session filter) narrow the rows returned, not the statistics: those are
         of every row of ``scope`` (a caller's corpus does not change with a filter), and each
         part is counted up to ``window`` matches (rank.py scales from there).
+
+        A query whose every token is common costs FTS5 about (tokens x matches of its rarest
+        token) to evaluate (a long phrase of common words matching nothing scans them all).
+        When that estimate, from visible counts only, passes ``WORK_BUDGET``, only the newest
+        share of the visible messages it affords is searched; if that share holds fewer
+        matches than were asked for, ``searched_since`` says where the search stopped.
         """
         if not (scope.pks if within is None else within.pks):
             return Matches([], False, CorpusStats(0, 0, ()))
@@ -140,20 +149,37 @@ class Matching:
             rows_plan = plan if within is None else plan_for(
                 within, lambda: self._row_counts(within), window
             )
+            visible_rows, visible_chars = self._totals(scope)
+            tokens = _tokens(query)
+            counted: dict[tuple[str, bool], PartCount] = {}
+            bound = None
+            if len(tokens) > 1:
+                for token in dict.fromkeys(tokens):
+                    found = self._newest(plan, _token_body(*token), window + 1, MatchFilters())
+                    counted[token] = self._part_count(plan, scope, found, window)
+                rarest = min(_df(counted[t], visible_rows) for t in counted)
+                work = len(tokens) * rarest
+                if work > WORK_BUDGET:
+                    bound = self._newest_share(plan, scope, WORK_BUDGET / work)
             wanted = limit if order == "recent" else window
-            newest = self._newest(rows_plan, _body(query.fts), wanted + 1, filters)
+            newest = self._newest(rows_plan, _body(query.fts), wanted + 1, filters, bound)
             windowed = order == "best" and len(newest) > window
+            cut = bound is not None and len(newest) <= wanted
             rows = self._rows(newest[:wanted])
             counts: list[PartCount] = []
-            if rows:
-                reuse = len(query.parts) == 1 and not filters and within is None and order == "best"
-                for part in query.parts:
-                    # the only part, unfiltered, was counted by the query above
-                    found = newest if reuse else self._newest(plan, _body(part), window + 1,
-                                                              MatchFilters())
-                    counts.append(self._part_count(plan, scope, found, window))
-            visible_rows, visible_chars = self._totals(scope) if rows else (0, 0)
-        return Matches(rows, windowed, CorpusStats(visible_rows, visible_chars, tuple(counts)))
+            reuse = (len(query.parts) == 1 and not filters and within is None
+                     and order == "best" and bound is None)
+            for k, part in enumerate(query.parts if rows else ()):
+                own = _tokens_of(query, k)
+                if len(own) == 1 and own[0] in counted:  # a word: counted above
+                    counts.append(counted[own[0]])
+                    continue
+                # the only part, unfiltered, was counted by the candidate query itself
+                found = newest if reuse else self._newest(plan, _body(part), window + 1,
+                                                          MatchFilters(), bound)
+                counts.append(self._part_count(plan, scope, found, window, bound))
+        stats = CorpusStats(visible_rows, visible_chars, tuple(counts))
+        return Matches(rows, windowed, stats, bound >> ROWID_SHIFT if cut and bound else None)
 
     # ------------------------------------------------------------------ the steps
 
@@ -177,9 +203,14 @@ class Matching:
         all_rows = self._one("SELECT coalesce(sum(rows), 0) FROM index_state")[0]
         return self._totals(scope)[0], all_rows
 
-    def _newest(self, plan: Plan, body: str, n: int, filters: MatchFilters) -> list[int]:
-        """Rowids of the newest ``n`` matches of ``body`` the plan allows, newest first."""
+    def _newest(self, plan: Plan, body: str, n: int, filters: MatchFilters,
+                since: int | None = None) -> list[int]:
+        """Rowids of the newest ``n`` matches of ``body`` the plan allows (at or after rowid
+        ``since``), newest first."""
         where, params = _filter_sql(filters)
+        if since is not None:
+            where.append("f.rowid >= ?")
+            params.append(since)
         join = "JOIN message_index m ON m.rowid = f.rowid " if where or plan.kind == "stream" else ""
         if plan.kind == "stream":
             # "+": never drive the query from the session index (a MATCH per row is slow)
@@ -214,11 +245,53 @@ class Matching:
         ).fetchall()
         return [MatchRow._make(row) for row in found]
 
-    def _part_count(self, plan: Plan, scope: SessionScope, found: list[int], cap: int
-                    ) -> PartCount:
-        if len(found) <= cap:
-            return PartCount(len(found))
-        return PartCount(cap, self._visible_since(plan, scope, found[cap - 1]))
+    def _part_count(self, plan: Plan, scope: SessionScope, found: list[int], cap: int,
+                    since: int | None = None) -> PartCount:
+        """Matches found, up to ``cap``; past it (or when only rows at or after ``since``
+        were searched), with the visible rows of the stretch searched, to scale from."""
+        if len(found) > cap:
+            return PartCount(cap, self._visible_since(plan, scope, found[cap - 1]))
+        if since is not None:
+            return PartCount(len(found), self._visible_since(plan, scope, since))
+        return PartCount(len(found))
+
+    def _newest_share(self, plan: Plan, scope: SessionScope, share: float) -> int:
+        """A rowid bound leaving about ``share`` of the visible rows at or after it (by time,
+        between the newest and the oldest visible row)."""
+        newest, oldest = self._visible_edge(plan, scope, "DESC"), self._visible_edge(plan, scope, "ASC")
+        if newest is None or oldest is None:
+            return 0
+        bound = newest - int((newest - oldest) * min(share, 1.0))
+        return bound >> ROWID_SHIFT << ROWID_SHIFT  # a whole millisecond: "since" is exact
+
+    def _visible_edge(self, plan: Plan, scope: SessionScope, direction: str) -> int | None:
+        """The newest (DESC) or oldest (ASC) visible rowid."""
+        if plan.kind == "stream":
+            row = self._one(
+                "SELECT rowid FROM message_index WHERE +session_pk IN "
+                f"(SELECT value FROM json_each(?)) ORDER BY rowid {direction} LIMIT 1",
+                (json.dumps(plan.sessions),),
+            )
+            return row[0] if row else None
+        edges = []
+        for group in plan.groups:
+            if group.include is None:
+                row = self._one(
+                    "SELECT rowid FROM message_index WHERE +session_pk NOT IN "
+                    f"(SELECT value FROM json_each(?)) ORDER BY rowid {direction} LIMIT 1",
+                    (json.dumps(sorted(scope.hidden)),),
+                )
+            else:
+                row = self._one(
+                    "SELECT rowid FROM message_fts WHERE message_fts MATCH ? "
+                    f"ORDER BY rowid {direction} LIMIT 1",
+                    (group.expr(None),),
+                )
+            if row:
+                edges.append(row[0])
+        if not edges:
+            return None
+        return max(edges) if direction == "DESC" else min(edges)
 
     def _visible_since(self, plan: Plan, scope: SessionScope, rowid: int) -> int:
         """Visible rows whose rowid is at least ``rowid``."""
@@ -270,6 +343,29 @@ class Matching:
 
 def _body(expr: str) -> str:
     return f"body : ({expr})"
+
+
+def _tokens(query: ParsedQuery) -> list[tuple[str, bool]]:
+    """Every token of the query, with whether it matches as a prefix."""
+    return [token for k in range(len(query.phrases)) for token in _tokens_of(query, k)]
+
+
+def _tokens_of(query: ParsedQuery, k: int) -> list[tuple[str, bool]]:
+    phrase = query.phrases[k]
+    last = query.prefix and k == len(query.phrases) - 1
+    return [(tok, last and i == len(phrase) - 1) for i, tok in enumerate(phrase)]
+
+
+def _token_body(token: str, prefix: bool) -> str:
+    quoted = token.replace('"', '""')
+    return _body(f'"{quoted}" *' if prefix else f'"{quoted}"')
+
+
+def _df(count: PartCount, rows: int) -> float:
+    """Visible rows holding it, as rank.py estimates it."""
+    if count.newer is None or count.newer <= 0:
+        return float(count.found)
+    return count.found * rows / count.newer
 
 
 def _filter_sql(filters: MatchFilters) -> tuple[list[str], list[Any]]:
