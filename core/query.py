@@ -25,6 +25,10 @@ from .errors import ValidationError
 from .textseg import BLOCK_CLASS, JOIN_CLASS, MARK_CLASS, SEG_CLASS, LazyPattern, segment
 
 MAX_QUERY_CHARS = 4096
+# Beyond these a query is refused: each part is counted and scored on its own, and FTS5's
+# work grows with every token (docs/performance.md).
+MAX_QUERY_PARTS = 32
+MAX_QUERY_TOKENS = 64
 MATCH_MODES = ("exact", "prefix")
 MIN_PREFIX_CHARS = 2
 
@@ -147,6 +151,17 @@ def parse_query(text: str, match: str = "exact") -> ParsedQuery:
         raise ValidationError(
             "The query has nothing to search for: it needs a letter or digit "
             "(punctuation and symbols are not indexed)."
+        )
+    if len(phrases) > MAX_QUERY_PARTS:
+        raise ValidationError(
+            f"The query has {len(phrases)} words and phrases; at most {MAX_QUERY_PARTS} are "
+            "searched together: keep the few that matter."
+        )
+    token_count = sum(len(phrase) for phrase in phrases)
+    if token_count > MAX_QUERY_TOKENS:
+        raise ValidationError(
+            f"The query has {token_count} words (a CJK character counts as one); at most "
+            f"{MAX_QUERY_TOKENS} are searched together: keep the few that matter."
         )
     # A one-character last token stays a whole word: as a prefix it would match most of the
     # vocabulary (slow, and useless while typing); the next keystroke makes it a prefix.

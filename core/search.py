@@ -34,6 +34,13 @@ RESULTS_MAX_BYTES = 32 * 1024
 # its newest RANK_WINDOW matches only (the answer says so with "rankedNewest"); see
 # docs/architecture.md. Each part's count for the ranking statistics stops there too.
 RANK_WINDOW = 2000
+# Every candidate is scored part by part: a query of more parts ranks a smaller window, so
+# its cost stays that of a three-part query.
+WINDOW_PARTS = 3
+
+
+def rank_window(parsed: ParsedQuery) -> int:
+    return RANK_WINDOW * WINDOW_PARTS // max(len(parsed.phrases), WINDOW_PARTS)
 INDEXING_WARNING = (
     "Some sessions are still being indexed; results may be incomplete. Retry once indexing "
     "finishes."
@@ -83,7 +90,7 @@ class SearchResponse:
     indexing: bool = False
     truncated: bool = False
     pending_agents: list[str] = field(default_factory=list)  # agents with sessions to reindex
-    ranked_window: bool = False  # ranked only the newest RANK_WINDOW matches
+    ranked_window: int | None = None  # ranked only the newest this many matches
     searched_since: int | None = None  # epoch ms: a costly query searched newer messages only
     unreadable: list[str] = field(default_factory=list)  # agent databases that failed
 
@@ -101,7 +108,7 @@ class SearchResponse:
         if self.truncated:
             out["truncated"] = True
         if self.ranked_window:
-            out["rankedNewest"] = RANK_WINDOW
+            out["rankedNewest"] = self.ranked_window
         if self.searched_since is not None:
             out["searchedSince"] = self.searched_since
         return out
@@ -205,13 +212,14 @@ def _search_agent(
     found = db.match(
         parsed,
         visible.scope,
-        window=RANK_WINDOW,
+        window=rank_window(parsed),
         limit=request.limit + 1,
         order=request.order,
         filters=MatchFilters(request.role, request.since_ms, request.until_ms),
         within=within,
     )
-    response.ranked_window = response.ranked_window or found.windowed
+    if found.windowed:
+        response.ranked_window = rank_window(parsed)
     if found.searched_since is not None:  # the latest of the databases' cuts
         response.searched_since = max(response.searched_since or 0, found.searched_since)
     if not found.rows:
@@ -224,7 +232,7 @@ def _search_agent(
     )
     sessions = db.sessions_by_pk({row.session_pk for row, _score in best})
     candidates.extend((row, score, sessions[row.session_pk], db.agent_id) for row, score in best)
-    return len(found.rows) > request.limit
+    return len(found.rows) > request.limit or found.windowed  # windowed: more matched
 
 
 # A matched row, its score, its session and its agent.

@@ -183,3 +183,54 @@ def test_the_operator_ranks_over_every_searchable_message(tmp_path: Path) -> Non
     results = answer(state, "kiwi", "best", OPERATOR)["results"]
     assert [r["messageId"] for r in results][0] == "h0"  # two occurrences, short text
     assert len(results) == 4
+
+
+# ------------------------------------------------------------------ windows, and costly queries
+
+
+def test_a_window_ranks_only_the_newest_matches_and_says_so(tmp_path: Path, monkeypatch) -> None:
+    from backscroll.core import search
+
+    monkeypatch.setattr(search, "RANK_WINDOW", 3)
+    # the oldest message is the best match, but outside the newest three
+    state = build(tmp_path / "a", [(0, "kiwi kiwi kiwi")] + [(0, f"kiwi and words {n}")
+                                                            for n in range(4)], [])
+    caller = Caller(CALLER, Policy("tree"))
+    answer = sessions_search(state, SearchRequest("kiwi", limit=10), caller).as_json()
+    assert answer["rankedNewest"] == 3
+    assert sorted(r["messageId"] for r in answer["results"]) == ["v2", "v3", "v4"]
+    assert answer["truncated"] is True
+    monkeypatch.setattr(search, "RANK_WINDOW", 2000)
+    answer = sessions_search(state, SearchRequest("kiwi", limit=10), caller).as_json()
+    assert "rankedNewest" not in answer and answer["results"][0]["messageId"] == "v0"
+    # more parts, a smaller window: scoring costs what three parts cost
+    assert search.rank_window(parse_query("a b c")) == 2000
+    assert search.rank_window(parse_query("a b c d e f")) == 1000
+
+
+def test_a_costly_query_searches_the_newest_messages_and_says_where_it_stopped(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from backscroll.core.storage.sqlite import matching
+
+    # Both words in every message, the phrase only in the oldest one.
+    state = build(tmp_path / "a", [(0, "mango kiwi")] + [(0, "kiwi and mango") for _ in range(30)],
+                  [])
+    caller = Caller(CALLER, Policy("tree"))
+    full = sessions_search(state, SearchRequest('"mango kiwi"'), caller).as_json()
+    assert [r["messageId"] for r in full["results"]] == ["v0"] and "searchedSince" not in full
+    monkeypatch.setattr(matching, "WORK_BUDGET", 10)  # 2 tokens x 31 messages is more
+    cut = sessions_search(state, SearchRequest('"mango kiwi"'), caller).as_json()
+    assert cut["results"] == [] and cut["searchedSince"] > 0
+    # a rare word keeps the work small: never cut
+    assert "searchedSince" not in sessions_search(state, SearchRequest("kiwi zzz"), caller
+                                                  ).as_json()
+    # When the newest messages it affords hold a whole window of matches, nothing older could
+    # enter the answer: it is the one an unlimited search gives.
+    from backscroll.core import search
+
+    monkeypatch.setattr(search, "RANK_WINDOW", 3)
+    dense = sessions_search(state, SearchRequest("kiwi mango", limit=2), caller).as_json()
+    assert dense["rankedNewest"] == 3 and "searchedSince" not in dense
+    monkeypatch.setattr(matching, "WORK_BUDGET", 60_000)
+    assert sessions_search(state, SearchRequest("kiwi mango", limit=2), caller).as_json() == dense
