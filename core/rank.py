@@ -13,7 +13,8 @@ holds the arithmetic, so every storage backend ranks alike.
   stored text in characters.
 - ``df`` of a part is counted exactly up to ``cap`` visible messages; a commoner part is
   estimated from its newest ``cap`` matches: ``cap * N / (visible messages at least as new
-  as the cap-th newest match)``. Both come from visible messages only.
+  as the cap-th newest match)``, those taken as spread evenly over the visible messages'
+  time span. Both come from visible messages only.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import math
 import re
 from typing import Sequence
 
-from .query import TOKEN_CHAR, ParsedQuery, fold
+from .query import NON_ASCII_TOKEN_CHAR, TOKEN_CHAR, ParsedQuery, fold
 from .storage.model import CorpusStats
 from .textseg import LazyPattern
 
@@ -47,25 +48,34 @@ def idf(rows: int, holding: float) -> float:
 # the start of one); the first must start a token, checked on each hit. The index tokenizes
 # the same way (query.tokens). ASCII messages, most of them, take a cheaper character class.
 _TOKEN_CHAR = LazyPattern(TOKEN_CHAR)
+_NON_ASCII_TOKEN_CHAR = re.compile(NON_ASCII_TOKEN_CHAR)
 
 
-def _pattern(phrase: Sequence[str], prefix: bool, ascii_only: bool) -> LazyPattern | None:
+def _pattern(phrase: Sequence[str], prefix: bool, ascii_only: bool) -> re.Pattern[str] | None:
     if ascii_only and not all(tok.isascii() for tok in phrase):
         return None  # an ASCII message cannot hold it
     token, other = ("[a-z0-9]", "[^a-z0-9]") if ascii_only else (
         f"(?:{TOKEN_CHAR})", f"(?:(?!{TOKEN_CHAR}).)")
     body = f"{other}+".join(re.escape(tok) for tok in phrase)
-    return LazyPattern(body if prefix else f"{body}(?!{token})", re.DOTALL)
+    return re.compile(body if prefix else f"{body}(?!{token})", re.DOTALL)
 
 
-def _count(pattern: LazyPattern, text: str, ascii_only: bool) -> int:
-    """Occurrences starting at a token boundary; overlapping ones count, as in FTS5."""
+def _count(pattern: re.Pattern[str], text: str, ascii_only: bool, one_token: bool) -> int:
+    """Occurrences starting at a token boundary; overlapping ones count, as in FTS5 (one
+    token cannot overlap itself at a token start, so then one scan finds them all)."""
     found = 0
+    if one_token:
+        for hit in pattern.finditer(text):
+            start = hit.start()
+            if not start or not (text[start - 1].isalnum() if ascii_only
+                                 else _TOKEN_CHAR.match(text[start - 1])):
+                found += 1
+        return found
     pos = 0
     while (hit := pattern.search(text, pos)) is not None:
         start = hit.start()
-        before = text[start - 1] if start else ""
-        if not before or not (before.isalnum() if ascii_only else _TOKEN_CHAR.match(before)):
+        if not start or not (text[start - 1].isalnum() if ascii_only
+                             else _TOKEN_CHAR.match(text[start - 1])):
             found += 1
         pos = start + 1
     return found
@@ -76,16 +86,19 @@ class TermCounter:
 
     def __init__(self, query: ParsedQuery) -> None:
         last = len(query.phrases) - 1
-        parts = [(p, query.prefix and i == last) for i, p in enumerate(query.phrases)]
-        self.ascii = [_pattern(p, prefix, True) for p, prefix in parts]
-        self.other = [_pattern(p, prefix, False) for p, prefix in parts]
+        self.parts = [(p, query.prefix and i == last, len(p) == 1)
+                      for i, p in enumerate(query.phrases)]
+        self.ascii = [(_pattern(p, prefix, True), one) for p, prefix, one in self.parts]
+        self.other: list[tuple[re.Pattern[str] | None, bool]] | None = None  # when needed
 
     def counts(self, body: str) -> list[int]:
-        if body.isascii():
+        if body.isascii() or not _NON_ASCII_TOKEN_CHAR.search(body):  # dashes, quotes, emoji
             text = body.lower()
-            return [_count(p, text, True) if p else 0 for p in self.ascii]
+            return [_count(p, text, True, one) if p else 0 for p, one in self.ascii]
+        if self.other is None:  # big Unicode classes: compiled for the first such message
+            self.other = [(_pattern(p, prefix, False), one) for p, prefix, one in self.parts]
         text = fold(body)
-        return [_count(p, text, False) if p else 0 for p in self.other]
+        return [_count(p, text, False, one) if p else 0 for p, one in self.other]
 
 
 class Scorer:

@@ -33,7 +33,7 @@ RESULTS_MAX_BYTES = 32 * 1024
 # A query matching more than this many visible messages in one agent database is ranked over
 # its newest RANK_WINDOW matches only (the answer says so with "rankedNewest"); see
 # docs/architecture.md. Each part's count for the ranking statistics stops there too.
-RANK_WINDOW = 2000
+RANK_WINDOW = 1000
 # Every candidate is scored part by part: a query of more parts ranks a smaller window, so
 # its cost stays that of a three-part query.
 WINDOW_PARTS = 3

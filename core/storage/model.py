@@ -114,8 +114,8 @@ class PartCount:
     """One part of a query, counted over the visible messages."""
 
     found: int  # messages holding it, counted up to a cap
-    newer: int | None = None  # when ``found`` is the cap: visible messages at least as new
-    # as the cap-th newest match (the span the estimate in rank.py scales from)
+    newer: int | None = None  # when ``found`` is the cap (or only recent messages were
+    # searched): about how many visible messages are as new as the stretch searched
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,9 @@ SQLite). Every SQLite failure becomes a ``StoreError`` naming the file.
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -66,16 +68,69 @@ def connect(path: Path, write: bool) -> sqlite3.Connection:
     return conn
 
 
+class _Idle(threading.local):
+    """Read-only connections this thread finished with, by path, with the file they opened."""
+
+    def __init__(self) -> None:
+        self.readers: dict[str, tuple[tuple[int, ...], sqlite3.Connection]] = {}
+
+
+_idle = _Idle()
+READERS_KEPT = 8
+
+
+def _identity(path: Path) -> tuple[int, ...]:
+    """The file as last written outside SQLite's own log: another file, or this one
+    rewritten (a checkpoint, a copy over it), is not the file a kept connection opened."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return (-1,)
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
+
+
 class Handle:
-    """One connection to one agent's database; the reader and writer classes add methods."""
+    """One connection to one agent's database; the reader and writer classes add methods.
+
+    A reader's connection is kept by its thread when closed, and handed to the next reader of
+    the same file (if it is still that file and still readable): searching again finds
+    SQLite's page cache and prepared statements warm instead of opening the file anew.
+    """
 
     def __init__(self, path: Path, agent_id: str, write: bool) -> None:
         self.path = path
         self.agent_id = agent_id
+        self.write = write
+        self.closed = False
+        self.identity = _identity(path)
+        kept = None if write else _idle.readers.pop(str(path), None)
+        if kept is not None and kept[0] == self.identity:
+            try:
+                with sqlite_errors(path):
+                    _check_readable(kept[1], path)
+            except BaseException:
+                kept[1].close()
+                raise
+            self.conn = kept[1]
+            return
+        if kept is not None:
+            kept[1].close()
         self.conn = connect(path, write)
 
     def close(self) -> None:
-        self.conn.close()
+        if self.closed:
+            return
+        self.closed = True
+        if self.write or self.conn.in_transaction:
+            self.conn.close()
+            return
+        readers = _idle.readers
+        if len(readers) >= READERS_KEPT:
+            readers.pop(next(iter(readers)))[1].close()
+        previous = readers.pop(str(self.path), None)
+        if previous is not None and previous[1] is not self.conn:
+            previous[1].close()
+        readers[str(self.path)] = (self.identity, self.conn)
 
     def __enter__(self):  # noqa: ANN204 - returns the concrete class
         return self

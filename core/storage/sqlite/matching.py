@@ -150,17 +150,18 @@ class Matching:
                 within, lambda: self._row_counts(within), window
             )
             visible_rows, visible_chars = self._totals(scope)
+            span = _Span(self, plan, scope, visible_rows)
             tokens = _tokens(query)
             counted: dict[tuple[str, bool], PartCount] = {}
             bound = None
             if len(tokens) > 1:
                 for token in dict.fromkeys(tokens):
                     found = self._newest(plan, _token_body(*token), window + 1, MatchFilters())
-                    counted[token] = self._part_count(plan, scope, found, window)
+                    counted[token] = _part_count(span, found, window)
                 rarest = min(_df(counted[t], visible_rows) for t in counted)
                 work = len(tokens) * rarest
                 if work > WORK_BUDGET:
-                    bound = self._newest_share(plan, scope, WORK_BUDGET / work)
+                    bound = span.share(WORK_BUDGET / work)
             wanted = limit if order == "recent" else window
             newest = self._newest(rows_plan, _body(query.fts), wanted + 1, filters, bound)
             windowed = order == "best" and len(newest) > window
@@ -177,7 +178,7 @@ class Matching:
                 # the only part, unfiltered, was counted by the candidate query itself
                 found = newest if reuse else self._newest(plan, _body(part), window + 1,
                                                           MatchFilters(), bound)
-                counts.append(self._part_count(plan, scope, found, window, bound))
+                counts.append(_part_count(span, found, window, bound))
         stats = CorpusStats(visible_rows, visible_chars, tuple(counts))
         return Matches(rows, windowed, stats, bound >> ROWID_SHIFT if cut and bound else None)
 
@@ -245,25 +246,6 @@ class Matching:
         ).fetchall()
         return [MatchRow._make(row) for row in found]
 
-    def _part_count(self, plan: Plan, scope: SessionScope, found: list[int], cap: int,
-                    since: int | None = None) -> PartCount:
-        """Matches found, up to ``cap``; past it (or when only rows at or after ``since``
-        were searched), with the visible rows of the stretch searched, to scale from."""
-        if len(found) > cap:
-            return PartCount(cap, self._visible_since(plan, scope, found[cap - 1]))
-        if since is not None:
-            return PartCount(len(found), self._visible_since(plan, scope, since))
-        return PartCount(len(found))
-
-    def _newest_share(self, plan: Plan, scope: SessionScope, share: float) -> int:
-        """A rowid bound leaving about ``share`` of the visible rows at or after it (by time,
-        between the newest and the oldest visible row)."""
-        newest, oldest = self._visible_edge(plan, scope, "DESC"), self._visible_edge(plan, scope, "ASC")
-        if newest is None or oldest is None:
-            return 0
-        bound = newest - int((newest - oldest) * min(share, 1.0))
-        return bound >> ROWID_SHIFT << ROWID_SHIFT  # a whole millisecond: "since" is exact
-
     def _visible_edge(self, plan: Plan, scope: SessionScope, direction: str) -> int | None:
         """The newest (DESC) or oldest (ASC) visible rowid."""
         if plan.kind == "stream":
@@ -293,31 +275,6 @@ class Matching:
             return None
         return max(edges) if direction == "DESC" else min(edges)
 
-    def _visible_since(self, plan: Plan, scope: SessionScope, rowid: int) -> int:
-        """Visible rows whose rowid is at least ``rowid``."""
-        if plan.kind == "stream":
-            return self._one(
-                "SELECT count(*) FROM message_index WHERE rowid >= ? "
-                "AND +session_pk IN (SELECT value FROM json_each(?))",
-                (rowid, json.dumps(plan.sessions)),
-            )[0]
-        total = 0
-        for group in plan.groups:
-            if group.include is not None:
-                total += self._one(
-                    "SELECT count(*) FROM message_fts WHERE message_fts MATCH ? AND rowid >= ?",
-                    (group.expr(None), rowid),
-                )[0]
-                continue
-            total += self._one("SELECT count(*) FROM message_index WHERE rowid >= ?", (rowid,))[0]
-            if group.exclude:
-                total -= self._one(
-                    "SELECT count(*) FROM message_index WHERE rowid >= ? "
-                    "AND session_pk IN (SELECT value FROM json_each(?))",
-                    (rowid, json.dumps(sorted(scope.hidden))),
-                )[0]
-        return total
-
     # ------------------------------------------------------------------ the baseline
 
     def match_all_then_filter(
@@ -339,6 +296,52 @@ class Matching:
             ).fetchall()
             rows = {row.rowid: row for row in self._rows([r[0] for r in top])}
         return [(rows[rowid], score) for rowid, score in top]
+
+
+class _Span:
+    """The visible rows on the time axis: how many, the newest and the oldest rowid. Rows
+    newer than a point are estimated as if spread evenly between them: counting them in the
+    index would cost as many steps as rows (a rare word's thousandth match may lie a month
+    back), and what needs the number (rank.py's estimate of a common part's frequency, the
+    share of messages a costly query may search) needs no more than an estimate."""
+
+    def __init__(self, db: Matching, plan: Plan, scope: SessionScope, rows: int) -> None:
+        self.db, self.plan, self.scope, self.rows = db, plan, scope, rows
+        self._edges: tuple[int | None, int | None] | None = None
+
+    def edges(self) -> tuple[int | None, int | None]:
+        if self._edges is None:
+            self._edges = (self.db._visible_edge(self.plan, self.scope, "DESC"),
+                           self.db._visible_edge(self.plan, self.scope, "ASC"))
+        return self._edges
+
+    def newer(self, rowid: int) -> int:
+        """About how many visible rows have a rowid at least ``rowid``."""
+        newest, oldest = self.edges()
+        if newest is None or oldest is None:
+            return 0
+        if rowid <= oldest:
+            return self.rows
+        return max(1, round(self.rows * (newest - rowid + 1) / (newest - oldest + 1)))
+
+    def share(self, fraction: float) -> int:
+        """A rowid bound (a whole millisecond, so "since" is exact) leaving about
+        ``fraction`` of the visible rows at or after it."""
+        newest, oldest = self.edges()
+        if newest is None or oldest is None:
+            return 0
+        bound = newest - int((newest - oldest) * min(fraction, 1.0))
+        return bound >> ROWID_SHIFT << ROWID_SHIFT
+
+
+def _part_count(span: _Span, found: list[int], cap: int, since: int | None = None) -> PartCount:
+    """Matches found, up to ``cap``; past it (or when only rows at or after ``since`` were
+    searched), with the visible rows of the stretch searched, to scale from."""
+    if len(found) > cap:
+        return PartCount(cap, span.newer(found[cap - 1]))
+    if since is not None:
+        return PartCount(len(found), span.newer(since))
+    return PartCount(len(found))
 
 
 def _body(expr: str) -> str:
