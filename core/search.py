@@ -204,8 +204,8 @@ def _search_agent(
     visible = visible_sessions(db, caller)
     within = None
     if request.session_key:
-        pk = visible.visible.get(normalize_key(request.session_key))
-        within = visible.narrowed({pk} if pk is not None else set())
+        session = db.session(normalize_key(request.session_key))
+        within = visible.narrowed({session.pk} if session and visible.sees(session.pk) else set())
     if visible.reconcile:
         response.pending_agents.append(db.agent_id)
     response.indexing = response.indexing or visible.pending

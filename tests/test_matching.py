@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 from dataclasses import replace
 from pathlib import Path
 from unittest.mock import patch
@@ -115,8 +116,7 @@ def test_every_plan_returns_what_the_straightforward_plan_finds(
         searchable = sorted(s.pk for s in sessions if s.searchable)
         pks = set(data.draw(st.sets(st.sampled_from(searchable)), label="visible"))
         anchor = data.draw(st.sampled_from([None] + [s.pk for s in sessions]), label="anchor")
-        covered = frozenset(s.pk for s in sessions if anchor is not None
-                            and str(anchor) in s.tree.split())
+        covered = frozenset(db.sessions_naming(anchor) if anchor is not None else ())
         hidden = frozenset(s.pk for s in sessions) - pks
         scope = SessionScope(frozenset(pks), hidden, anchor, covered)
         filters = MatchFilters(role, BASE_MS + since if since is not None else None)
@@ -164,19 +164,21 @@ def test_the_corpus_exercises_every_plan(corpus: StateDir) -> None:
     with corpus.open("a") as db:
         sessions = {s.key: s for s in db.session_briefs()}
         dirty = db.session("agent:a:subagent:gone-dirty")
-    late_child = sessions["agent:a:subagent:late-child"]
-    late = sessions["agent:a:subagent:late"]
-    assert str(late.pk) not in late_child.tree.split()  # indexed before its spawner existed
+        s1 = sessions["agent:a:subagent:s1"].pk
+        covered = frozenset(db.sessions_naming(s1))
+        naming_late = db.sessions_naming(sessions["agent:a:subagent:late"].pk)
+    trees = dict(sqlite3.connect(corpus.db_path("a")).execute(
+        "SELECT session_pk, tree FROM index_state"))
+    # indexed before its spawner existed, so its rows do not name it
+    assert sessions["agent:a:subagent:late-child"].pk not in naming_late
     assert dirty is not None and dirty.state == "dirty"
     s4 = sessions["agent:a:subagent:s4"]
-    assert s4.tree.split() == [str(sessions[k].pk) for k in (
+    assert trees[s4.pk].split() == [str(sessions[k].pk) for k in (
         "agent:a:subagent:s4", "agent:a:subagent:s3", "agent:a:subagent:s2",
         "agent:a:subagent:s1", "agent:a:main")]
     assert verify_state(corpus).ok  # the dirty session is skipped, every other one agrees
 
     pks = sorted(s.pk for s in sessions.values())
-    s1 = sessions["agent:a:subagent:s1"].pk
-    covered = frozenset(s.pk for s in sessions.values() if str(s1) in s.tree.split())
 
     def kind(scope: SessionScope, max_tags: int = 48, chunk_cost: int = 0) -> str:
         with patch.object(matching, "MAX_TAGS", max_tags), \
@@ -189,3 +191,22 @@ def test_the_corpus_exercises_every_plan(corpus: StateDir) -> None:
     half = SessionScope(frozenset(pks[:6]), frozenset(pks[6:]))
     assert kind(half, max_tags=2) == "chunks"
     assert kind(half, max_tags=2, chunk_cost=10**9) == "stream"
+
+
+def test_the_operators_shortcut_sees_what_the_rule_gives(corpus: StateDir, tmp_path: Path) -> None:
+    """The operator's view reads only sessions the rule could hide from it; it must agree
+    with the rule applied to every session (incognito, a key filed under another agent,
+    dirty sessions)."""
+    from backscroll.core.visibility import OPERATOR
+    from backscroll.core.visible import _operator_view, _view
+
+    with corpus.open("a", write=True) as db:
+        _append(db, "agent:b:filed-here", "f1", None, "tern", 5000, "user")
+    with corpus.open("a") as db:
+        fast, full = _operator_view(db), _view(db, OPERATOR)
+        every = [s.pk for s in db.session_briefs()]
+    assert [fast.sees(pk) for pk in every] == [full.sees(pk) for pk in every]
+    assert not all(full.sees(pk) for pk in every)  # incognito and the foreign key are hidden
+    assert (fast.searchable, fast.pending, fast.reconcile) == (
+        full.searchable, full.pending, full.reconcile)
+    assert (fast.scope.pks, fast.scope.hidden) == (full.scope.pks, full.scope.hidden)

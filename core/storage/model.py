@@ -55,7 +55,6 @@ class SessionBrief(NamedTuple):
     spawned_by: str | None
     parent_key: str | None
     searchable: bool
-    tree: str  # the sessions its index rows name as their tree (core/scope.py): pks
 
 
 @dataclass(frozen=True)

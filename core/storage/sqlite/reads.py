@@ -55,13 +55,37 @@ class Reads(Matching):
         rows = self._all(f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} ORDER BY s.pk")
         return [SessionRow(*row) for row in rows]
 
-    def session_briefs(self) -> list[SessionBrief]:
-        """Every session, with only what deciding visibility needs (cheap to read them all)."""
+    def session_briefs(self, odd_only: bool = False) -> list[SessionBrief]:
+        """Every session, with only what deciding visibility needs (cheap to read them all);
+        with ``odd_only``, only those whose key is shaped like an incognito one or filed
+        under another agent (the only sessions the operator may not see)."""
+        where = ""
+        if odd_only:
+            where = "WHERE s.key GLOB '*incognito-*' OR substr(s.key, 1, :n) != :own"
         rows = self._all(
-            f"SELECT s.pk, s.key, s.spawned_by, s.parent_key, NOT {PENDING}, i.tree "
-            f"{SESSIONS_JOIN}", {"version": INDEXER_VERSION},
+            f"SELECT s.pk, s.key, s.spawned_by, s.parent_key, NOT {PENDING} {SESSIONS_JOIN} "
+            f"{where}",
+            {"version": INDEXER_VERSION, "n": len(self.agent_id) + 7,
+             "own": f"agent:{self.agent_id}:"},
         )
         return [SessionBrief._make(row) for row in rows]
+
+    def session_pks(self) -> list[int]:
+        return [row[0] for row in self._all("SELECT pk FROM sessions")]
+
+    def pending_pks(self) -> frozenset[int]:
+        """Sessions reconciliation has work in (the one ``PENDING`` predicate)."""
+        rows = self._all(f"SELECT i.session_pk FROM index_state i WHERE {PENDING}",
+                         {"version": INDEXER_VERSION})
+        return frozenset(row[0] for row in rows)
+
+    def sessions_naming(self, pk: int) -> list[int]:
+        """Sessions whose index rows name ``pk`` in their tree (core/scope.py)."""
+        rows = self._all(
+            "SELECT session_pk FROM index_state WHERE ' ' || tree || ' ' GLOB ?",
+            (f"* {int(pk)} *",),
+        )
+        return [row[0] for row in rows]
 
     def sessions_by_pk(self, pks: Iterable[int]) -> dict[int, SessionRow]:
         rows = self._all(
