@@ -123,15 +123,16 @@ texts = st.lists(st.tuples(st.integers(0, 5), st.lists(st.sampled_from(WORDS), m
     hidden=texts,
     change=texts.filter(bool),
     rewind=st.booleans(),
+    delete=st.booleans(),
     query=st.sampled_from(["kiwi", "kiwi lime", '"kiwi lime"', "mango fig", "ki"]),
     order=st.sampled_from(["best", "recent"]),
     policy=st.sampled_from([Policy("tree"), Policy("self"), Policy("tree", sandboxed=True)]),
 )
 def test_nothing_in_a_hidden_session_changes_a_callers_answer(
-    tmp_path_factory, visible, hidden, change, rewind, query, order, policy
+    tmp_path_factory, visible, hidden, change, rewind, delete, query, order, policy
 ) -> None:
-    """Adding or removing words and rows in sessions the caller cannot see never changes
-    its answer: the same results, in the same order, with the same scores."""
+    """Adding or removing words, rows and sessions the caller cannot see never changes its
+    answer: the same results, in the same order, with the same scores."""
     root = Path(tmp_path_factory.mktemp("privacy"))
     caller = Caller(CALLER, policy)
     state = build(root / "a", visible, hidden)
@@ -142,6 +143,8 @@ def test_nothing_in_a_hidden_session_changes_a_callers_answer(
             add(db, key, f"x{n}", text, 10_000 + n)
         if rewind:  # a hidden session's branch switch: its rows go at the next rebuild
             db.append(SessionMeta("agent:a:main"), json.dumps(leaf("lf", "m0")))
+        if delete:
+            db.delete_session("agent:a:subagent:o1")
     reconcile_all(state)
     assert answer(state, query, order, caller) == before
 
