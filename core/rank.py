@@ -24,23 +24,27 @@ import re
 from typing import Sequence
 
 from .query import NON_ASCII_TOKEN_CHAR, TOKEN_CHAR, ParsedQuery, fold
-from .storage.model import CorpusStats
+from .storage.model import CorpusStats, PartCount
 from .textseg import LazyPattern
 
 K1 = 1.2
 B = 0.75
 
 
+def holding(count: PartCount, rows: int) -> float:
+    """Visible messages holding a part (of ``rows``): counted, or scaled from its newest
+    matches."""
+    if count.newer is None or count.newer <= 0:
+        return float(count.found)
+    return min(float(rows), count.found * rows / count.newer)
+
+
 def df(stats: CorpusStats, i: int) -> float:
-    """Visible messages holding part ``i``: counted, or scaled from its newest matches."""
-    part = stats.parts[i]
-    if part.newer is None or part.newer <= 0:
-        return float(part.found)
-    return min(float(stats.rows), part.found * stats.rows / part.newer)
+    return holding(stats.parts[i], stats.rows)
 
 
-def idf(rows: int, holding: float) -> float:
-    return math.log(1.0 + (rows - holding + 0.5) / (holding + 0.5))
+def idf(rows: int, held_by: float) -> float:
+    return math.log(1.0 + (rows - held_by + 0.5) / (held_by + 0.5))
 
 
 # Words are counted with one regex per part on the folded text: the part's tokens with

@@ -37,14 +37,14 @@ RANK_WINDOW = 1000
 # Every candidate is scored part by part: a query of more parts ranks a smaller window, so
 # its cost stays that of a three-part query.
 WINDOW_PARTS = 3
-
-
-def rank_window(parsed: ParsedQuery) -> int:
-    return RANK_WINDOW * WINDOW_PARTS // max(len(parsed.phrases), WINDOW_PARTS)
 INDEXING_WARNING = (
     "Some sessions are still being indexed; results may be incomplete. Retry once indexing "
     "finishes."
 )
+
+
+def rank_window(parsed: ParsedQuery) -> int:
+    return RANK_WINDOW * WINDOW_PARTS // max(len(parsed.phrases), WINDOW_PARTS)
 
 
 @dataclass(frozen=True)
@@ -141,6 +141,10 @@ def check_request(request: SearchRequest) -> ParsedQuery:
     return parse_query(request.query, request.match)
 
 
+# A matched row, its score, its session and its agent.
+_Candidate = tuple[MatchRow, float, SessionRow, str]
+
+
 def sessions_search(
     state: StateDir,
     request: SearchRequest,
@@ -233,10 +237,6 @@ def _search_agent(
     sessions = db.sessions_by_pk({row.session_pk for row, _score in best})
     candidates.extend((row, score, sessions[row.session_pk], db.agent_id) for row, score in best)
     return len(found.rows) > request.limit or found.windowed  # windowed: more matched
-
-
-# A matched row, its score, its session and its agent.
-_Candidate = tuple[MatchRow, float, SessionRow, str]
 
 
 def _rank_key(row: MatchRow, score: float, order: str) -> tuple:

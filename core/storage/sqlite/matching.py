@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterable
 
 from ...indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT
 from ...query import ParsedQuery
+from ...rank import holding
 from ..model import CorpusStats, Matches, MatchFilters, MatchRow, PartCount, SessionScope
 from .connection import sqlite_errors
 
@@ -149,8 +150,7 @@ class Matching:
             rows_plan = plan if within is None else plan_for(
                 within, lambda: self._row_counts(within), window
             )
-            visible_rows, visible_chars = self._totals(scope)
-            span = _Span(self, plan, scope, visible_rows)
+            span = _Span(self, plan, scope)  # the visible rows' totals and time span, when needed
             tokens = _tokens(query)
             counted: dict[tuple[str, bool], PartCount] = {}
             bound = None
@@ -158,7 +158,7 @@ class Matching:
                 for token in dict.fromkeys(tokens):
                     found = self._newest(plan, _token_body(*token), window + 1, MatchFilters())
                     counted[token] = _part_count(span, found, window)
-                rarest = min(_df(counted[t], visible_rows) for t in counted)
+                rarest = min(holding(counted[t], span.rows) for t in counted)
                 work = len(tokens) * rarest
                 if work > WORK_BUDGET:
                     bound = span.share(WORK_BUDGET / work)
@@ -179,7 +179,7 @@ class Matching:
                 found = newest if reuse else self._newest(plan, _body(part), window + 1,
                                                           MatchFilters(), bound)
                 counts.append(_part_count(span, found, window, bound))
-        stats = CorpusStats(visible_rows, visible_chars, tuple(counts))
+            stats = CorpusStats(*(span.totals() if rows else (0, 0)), tuple(counts))
         return Matches(rows, windowed, stats, bound >> ROWID_SHIFT if cut and bound else None)
 
     # ------------------------------------------------------------------ the steps
@@ -305,9 +305,20 @@ class _Span:
     back), and what needs the number (rank.py's estimate of a common part's frequency, the
     share of messages a costly query may search) needs no more than an estimate."""
 
-    def __init__(self, db: Matching, plan: Plan, scope: SessionScope, rows: int) -> None:
-        self.db, self.plan, self.scope, self.rows = db, plan, scope, rows
+    def __init__(self, db: Matching, plan: Plan, scope: SessionScope) -> None:
+        self.db, self.plan, self.scope = db, plan, scope
+        self._totals: tuple[int, int] | None = None
         self._edges: tuple[int | None, int | None] | None = None
+
+    def totals(self) -> tuple[int, int]:
+        """The visible rows and their characters."""
+        if self._totals is None:
+            self._totals = self.db._totals(self.scope)
+        return self._totals
+
+    @property
+    def rows(self) -> int:
+        return self.totals()[0]
 
     def edges(self) -> tuple[int | None, int | None]:
         if self._edges is None:
@@ -362,13 +373,6 @@ def _tokens_of(query: ParsedQuery, k: int) -> list[tuple[str, bool]]:
 def _token_body(token: str, prefix: bool) -> str:
     quoted = token.replace('"', '""')
     return _body(f'"{quoted}" *' if prefix else f'"{quoted}"')
-
-
-def _df(count: PartCount, rows: int) -> float:
-    """Visible rows holding it, as rank.py estimates it."""
-    if count.newer is None or count.newer <= 0:
-        return float(count.found)
-    return count.found * rows / count.newer
 
 
 def _filter_sql(filters: MatchFilters) -> tuple[list[str], list[Any]]:
