@@ -64,6 +64,8 @@ def count_line(request: SearchRequest | None, response: SearchResponse | None) -
         line.append(" · more matched", style="dim")
     if response.ranked_window:
         line.append(" · ranked among the newest matches", style="dim")
+    if response.searched_since is not None:
+        line.append(" · recent messages only (a costly query)", style="dim")
     return line
 
 
