@@ -88,12 +88,13 @@ def visible_session_list(
             continue
         try:
             with state.open(agent_id) as db, db.snapshot():
-                visible = visible_sessions(db, caller).visible
+                visible = visible_sessions(db, caller)
+                sessions = [s for s in db.sessions() if visible.sees(s.pk)]
         except BackscrollError:
             continue  # as in search: an unreadable database hides nothing else
         found.extend(
             _summary(agent_id, s)
-            for s in visible.values()
+            for s in sessions
             if since_ms is None or s.updated_at >= since_ms
         )
     found.sort(key=lambda s: (s.updated_at, s.key), reverse=True)

@@ -126,6 +126,8 @@ def _assigned(text: str, name: str, name_start: int, name_end: int) -> Found | N
     sep = match.group("sep")
     if is_mask(value):
         return None, match.end()
+    if group == "dq" and not match.group("close") and _ends_quoted_word(text, name_start):
+        return None, value_start  # value="abc+dPw=">: the quote closes a string, opens none
     alone = _alone(text, value_end)
     if group == "bq" and " " in value:
         return None, value_start  # `cat /run/secret`: a shell command, not a literal
@@ -155,6 +157,17 @@ def _assigned(text: str, name: str, name_start: int, name_end: int) -> Found | N
     # key=key=key=... linear.
     long_bare = group == "bare" and len(value) > pat.MAX_REREAD
     return None, (match.end() if long_bare else value_start)
+
+
+def _ends_quoted_word(text: str, name_start: int) -> bool:
+    """The name is the tail of one unbroken word inside an open double-quoted string (an odd
+    number of quotes before it on its line, no space since the last): a base64 value ending
+    in ``Pw=`` is not an assignment, and the quote after it closes the string."""
+    line = text[_line_start(text, name_start) : name_start]
+    opened = line.rfind('"')
+    if opened == -1 or any(char.isspace() for char in line[opened:]):
+        return False
+    return (line.count('"') - line.count('\\"')) % 2 == 1
 
 
 _YAML_KEY_LINE = re.compile(r"[ \t]*(?:-[ \t]+)?[\"']?\Z")

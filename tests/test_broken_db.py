@@ -143,7 +143,7 @@ def test_a_read_only_database_starts_no_reconciler_and_says_why(state: StateDir,
     make_read_only(path)
     try:
         started: list[str] = []
-        monkeypatch.setattr("backscroll.tui.commands.start_background",
+        monkeypatch.setattr("backscroll.core.reconcile.start_background",
                             lambda _state, agent, _mode: started.append(agent))
         code, out, _ = cli(state, capsys, monkeypatch, "search", "egret", "--json")
         answer = json.loads(out)

@@ -6,7 +6,6 @@ import dataclasses
 import random
 import re
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
@@ -332,15 +331,12 @@ def test_segmented_tokens() -> None:
     assert vocab("Café") == ["cafe"]
 
 
-def test_segment_is_fast_for_ascii() -> None:
-    sentence = "the quick brown fox jumps over the lazy dog "
-    messages = [f"message {i}: " + sentence * 12 for i in range(1000)]
-    assert all(len(m) >= 500 for m in messages)
-    began = time.perf_counter()
-    for _ in range(100):
-        for m in messages:
-            segment(m)
-    assert time.perf_counter() - began < 1.0  # 100k messages/s with room to spare (~5 ms here)
+def test_segment_returns_text_without_segmentable_runs_untouched() -> None:
+    # The fast path most messages take: the
+    # very same string back, not a copy.
+    for text in ["the quick brown fox " * 40, "café déjà vu, Ελληνικά, русский"]:
+        assert segment(text) is text
+    assert segment("自由") != "自由"
 
 
 # --- excerpts ----------------------------------------------------------------------------------
@@ -352,7 +348,9 @@ def assert_highlights_are_terms(ex: Excerpt, q: ParsedQuery) -> None:
     assert spans == sorted(spans)
     for (s, e), nxt in zip(spans, spans[1:] + [(len(ex.text), len(ex.text))]):
         assert 0 <= s < e <= nxt[0] <= len(ex.text)
-        got = fold(ex.text[s:e])
+        # one token, folded as the index folds it (a mark after a CJK character stays in its
+        # highlight but is no part of the token)
+        [(_, _, got)] = tokens(ex.text[s:e])
         assert got in q.terms or (q.prefix and got.startswith(last)), (got, q.terms)
 
 

@@ -82,6 +82,9 @@ def test_unseen_secret_forms_are_masked(text: str, expected: str) -> None:
         "/home/ada/.config/app/settings.json and https://example.com/api/v2?page=2&sort=desc",
         'api_key = os.environ["API_KEY"]; secret = get_secret()',
         '<input type="hidden" name="authenticity_token" value="q3Lr8TzX2vNp5KwY9mBc4HdFg7Js1AuE">',
+        # a base64 value that happens to end in "Pw=", then another string on the line
+        '<input name="authenticity_token" value="A88oQA0bJntUSXPeAz+sp3dPw4tvtdc="> '
+        'const banner = "V2VsY29tZSB0byB0aGUgZGFzaGJvYXJk";',
         "token_count: 4096, secret_name: prod-db, public_key = 'AAAAC3NzaC1lZDI1NTE5AAAAIOMq'",
         "machine learning login flow",
         "pass: 人人生而自由，在尊严和权利上一律平等。",

@@ -16,8 +16,7 @@ from typing import Callable, NoReturn, Sequence
 from backscroll.core.errors import BackscrollError, ValidationError
 from backscroll.core.state import StateDir
 
-from . import commands
-from . import sources as live
+from . import commands, sources_args
 from .plain import shown
 
 
@@ -103,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("verify", commands.cmd_verify, "prove the index equals every clean active branch")
     p.add_argument("--json", action="store_true")
 
-    live.add_parsers(add, common)
+    sources_args.add_parsers(add, common)
     return parser
 
 

@@ -1,6 +1,7 @@
 """The ``sources``, ``sync`` and ``watch`` verbs: call the core's live sources, print for
-people (Rich) or as JSON. Kept apart from ``commands.py`` / ``render.py`` because the three
-verbs share their printing (a sync summary, problems on stderr)."""
+people (Rich) or as JSON. Their arguments are in ``sources_args.py`` (which loads nothing);
+kept apart from ``commands.py`` / ``render.py`` because the three verbs share their printing
+(a sync summary, problems on stderr)."""
 
 from __future__ import annotations
 
@@ -25,32 +26,6 @@ if TYPE_CHECKING:  # the live sources are imported when one of these verbs runs
     from backscroll.core.sources.settings import SourceEntry
 
 PROGRESS_FROM = 20  # files to read before a progress bar is worth showing
-
-
-def add_parsers(add: Any, common: argparse.ArgumentParser) -> None:
-    """The three verbs, on the CLI's ``add(name, handler, help)``."""
-    p = add("sources", cmd_sources, "the transcript folders backscroll reads, and their state")
-    p.add_argument("--json", action="store_true")
-    actions = p.add_subparsers(dest="action", metavar="ACTION")
-    add_p = actions.add_parser("add", help="read this folder too (written to config.toml)",
-                               description="read this folder too (written to config.toml)",
-                               parents=[common])
-    add_p.add_argument("kind", choices=["claude-code", "codex", "openclaw"])
-    add_p.add_argument("path")
-    add_p.add_argument("--agent", help="store its sessions under this agent id")
-    add_p.add_argument("--json", action="store_true")
-    remove_p = actions.add_parser("remove", help="stop reading this folder (its sessions stay)",
-                                  description="stop reading this folder (its sessions stay)",
-                                  parents=[common])
-    remove_p.add_argument("path")
-    remove_p.add_argument("--json", action="store_true")
-
-    p = add("sync", cmd_sync, "take in what is new in every source, then index it")
-    p.add_argument("--json", action="store_true")
-
-    p = add("watch", cmd_watch, "follow the sources: take in each new line as it is written")
-    p.add_argument("--json", action="store_true", help="one JSON line per sync that found something")
-    p.add_argument("--poll", action="store_true", help="poll every second instead of OS events")
 
 
 def cmd_sources(state: StateDir, args: argparse.Namespace) -> int:
