@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from .errors import Forbidden, StoreError
 from .state import StateDir
-from .storage import SessionRow
+from .storage import SessionFilter, SessionRow
 from .storage.sqlite import AgentReader, AgentWriter
 from .visibility import Caller, SessionLink, visible_keys
 
@@ -38,6 +38,14 @@ class VisibleSessions:
     searchable: dict[int, SessionRow]  # pk -> session: visible and searchable (indexed, clean)
     pending: bool  # a visible session awaits reconciliation
     all_pks: frozenset[int]  # every session of the database
+
+    def as_filter(self) -> SessionFilter:
+        """The visible sessions as a storage filter, naming the smaller side."""
+        pks = {s.pk for s in self.visible.values()}
+        hidden = self.all_pks - pks
+        if len(hidden) < len(pks):
+            return SessionFilter(sorted(hidden), exclude=True)
+        return SessionFilter(sorted(pks))
 
 
 _cache: dict[tuple[str, Caller], tuple[int, VisibleSessions]] = {}

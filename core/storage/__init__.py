@@ -12,6 +12,7 @@ from __future__ import annotations
 from .model import (
     IDLE,
     AppendResult,
+    CardFilter,
     Claim,
     FileState,
     Imported,
@@ -26,6 +27,7 @@ from .model import (
 __all__ = [
     "IDLE",
     "AppendResult",
+    "CardFilter",
     "Claim",
     "FileState",
     "Imported",

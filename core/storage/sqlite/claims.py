@@ -135,6 +135,7 @@ class Claims(Writes):
             self.conn.execute(
                 "UPDATE sessions SET leaf_id = ? WHERE pk = ?", (leaf, claim.session_pk)
             )
+            self.refresh_summary(claim.session_pk)
             published.append(claim)
         return published
 
