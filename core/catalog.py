@@ -10,17 +10,18 @@ transcript. A title is the first user message as the index holds it: redacted.
 from __future__ import annotations
 
 import heapq
+import re
 import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import BackscrollError, ValidationError
-from .keys import check_agent_id, is_incognito
+from .errors import BackscrollError, Forbidden, ValidationError
+from .keys import agent_of, check_agent_id, is_incognito, normalize_key
 from .redact import redact
 from .state import StateDir
 from .storage import CardFilter, SessionFilter, SessionRow
 from .visibility import Caller, may_see_agent
-from .visible import resolve_caller, visible_sessions
+from .visible import FORBIDDEN, resolve_caller, visible_sessions
 
 # Where a session came from, as a person names it, and the ``source`` values stored for it
 # (``live``: appended by an agent runtime, OpenClaw's; ``demo``: the demo, in its format).
@@ -31,6 +32,8 @@ SOURCES: dict[str, tuple[str, ...]] = {
 }
 SOURCE_NAMES = {"openclaw": "OpenClaw", "claude-code": "Claude Code", "codex": "Codex"}
 LIST_LIMIT_MAX = 1000
+# The time OpenClaw's channels write in front of a user message.
+_ENVELOPE = re.compile(r"^\[[A-Z][a-z]{2} \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?: [^\]\n]{1,16})?\]\s*")
 
 
 def source_kind(stored: str) -> str:
@@ -67,8 +70,9 @@ class SessionSummary:
 
     @property
     def display_title(self) -> str:
-        """What a list names it by: its label, else its first user message."""
-        return self.label or self.title or ""
+        """What a list names it by: its label, else its first user message (without the
+        ``[Mon 2026-11-30 07:42 GMT+2]`` envelope a chat channel puts in front)."""
+        return self.label or _ENVELOPE.sub("", self.title or "", count=1)
 
     def as_json(self) -> dict[str, Any]:
         """For programs (the MCP server's ``sessions_list``); a label is text, so redacted."""
@@ -88,7 +92,7 @@ class SessionSummary:
         }
 
 
-def _summary(agent_id: str, s: SessionRow) -> SessionSummary:
+def summary_of(agent_id: str, s: SessionRow) -> SessionSummary:
     return SessionSummary(
         key=s.key,
         agent=agent_id,
@@ -121,7 +125,7 @@ def list_sessions(state: StateDir) -> list[SessionSummary]:
                 sessions = db.session_cards(SessionFilter([], exclude=True))
         except BackscrollError:
             continue
-        found.extend(_summary(agent_id, s) for s in sessions)
+        found.extend(summary_of(agent_id, s) for s in sessions)
     found.sort(key=_newest_first, reverse=True)
     return found
 
@@ -158,9 +162,25 @@ def visible_session_list(
                 rows = db.session_cards(visible.as_filter(), cards, limit)
         except BackscrollError:
             continue  # as in search: an unreadable database hides nothing else
-        per_agent.append([_summary(agent_id, s) for s in rows])
+        per_agent.append([summary_of(agent_id, s) for s in rows])
     merged = heapq.merge(*per_agent, key=_newest_first, reverse=True)
     return list(merged)[:limit] if limit is not None else list(merged)
+
+
+def visible_session(state: StateDir, caller: Caller, session_key: str) -> SessionSummary:
+    """What a list shows of one session the caller may see; ``Forbidden`` (the same sentence
+    as history's) when it may not, or when there is no such session."""
+    key = normalize_key(session_key)
+    state.require()
+    resolve_caller(state, caller)
+    agent = agent_of(key)
+    if agent in state.agents() and may_see_agent(caller, agent):
+        with state.open(agent) as db, db.snapshot():
+            session = visible_sessions(db, caller).visible.get(key)
+            rows = db.session_cards(SessionFilter([session.pk])) if session else []
+        if rows:
+            return summary_of(agent, rows[0])
+    raise Forbidden(FORBIDDEN)
 
 
 def project_list(state: StateDir, caller: Caller) -> list[tuple[str, int]]:

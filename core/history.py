@@ -19,14 +19,13 @@ from .search import validate_limit
 from .state import StateDir
 from .transcript import INDEXED_ROLES, TEXT_BLOCK_TYPES, active_branch, timestamp_ms
 from .visibility import Caller, may_see_agent
-from .visible import resolve_caller, visible_sessions
+from .visible import FORBIDDEN, resolve_caller, visible_sessions
 
 FIELD_MAX_CHARS = 4000
 ANSWER_MAX_BYTES = 80 * 1024
 HISTORY_LIMIT_MAX = 1000
 TOOL_ROLES = ("toolResult", "tool", "bashExecution")
 TOOL_BLOCKS = ("toolCall", "tool_use", "tool_result", "function_call")
-FORBIDDEN = "session not found or not visible to this caller"
 
 
 @dataclass(frozen=True)
@@ -68,7 +67,7 @@ class HistoryResponse:
         }
 
 
-class _Cleaner:
+class Cleaner:
     """Redacts and cuts text fields, remembering whether it did either."""
 
     def __init__(self, max_chars: int = FIELD_MAX_CHARS) -> None:
@@ -118,7 +117,7 @@ def _image_placeholder(block: dict[str, Any]) -> str:
     return f"[image {mime}{f', {size // 1024} KB' if size else ''}]"
 
 
-def render_message(event: dict[str, Any], cleaner: _Cleaner, include_tools: bool, default_ts: int
+def render_message(event: dict[str, Any], cleaner: Cleaner, include_tools: bool, default_ts: int
                    ) -> dict[str, Any] | None:
     message = event.get("message") or {}
     role = message.get("role")
@@ -163,7 +162,7 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
     for _seq, event in branch.path:
         if event.get("type") != "message":
             continue
-        cleaner = _Cleaner(request.field_max_chars)
+        cleaner = Cleaner(request.field_max_chars)
         rendered = render_message(event, cleaner, request.include_tools, session.created_at)
         if rendered is not None:
             messages.append(rendered)

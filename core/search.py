@@ -10,13 +10,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .catalog import SOURCES, check_source
 from .errors import StoreError, ValidationError
 from .excerpt import make_excerpt
 from .keys import agent_of, check_agent_id, normalize_key
 from .query import ParsedQuery, parse_query
 from .redact import redact
 from .state import StateDir
-from .storage import MatchRow, SessionFilter, SessionRow
+from .storage import CardFilter, MatchRow, SessionFilter, SessionRow
 from .storage.sqlite import AgentDB
 from .storage.sqlite.connection import SchemaBehind
 from .textseg import desegment
@@ -47,6 +48,14 @@ class SearchRequest:
     role: str | None = None
     since_ms: int | None = None
     until_ms: int | None = None
+    source: str | None = None  # openclaw | claude-code | codex (catalog.SOURCES)
+    project: str | None = None  # a cwd: sessions that ran in it or below it
+
+    def card_filter(self) -> CardFilter | None:
+        """The filters that choose sessions (not messages), as the storage takes them."""
+        if self.source is None and self.project is None:
+            return None
+        return CardFilter(SOURCES[self.source] if self.source else None, self.project)
 
 
 @dataclass(frozen=True)
@@ -63,6 +72,7 @@ class SearchResult:
     score: float
     highlights: tuple[tuple[int, int], ...] = ()
     agent: str = ""
+    hits: int = 1  # a grouped search's best hit: the matching messages of its session
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -127,6 +137,7 @@ def check_request(request: SearchRequest) -> ParsedQuery:
         check_agent_id(request.agent)
     if request.session_key is not None:
         normalize_key(request.session_key)
+    check_source(request.source)
     if request.since_ms is not None and request.until_ms is not None:
         if request.since_ms > request.until_ms:
             raise ValidationError("the time range is empty: --since is after --until")
@@ -148,17 +159,35 @@ def sessions_search(
     on_pending: Callable[[str], None] | None = None,
 ) -> SearchResponse:
     """Answer a search. ``on_pending(agent_id)`` is called for agents needing reconciliation."""
+    return search_rows(state, request, caller, on_pending)[0]
+
+
+# A candidate: its row, its session (with the list columns when grouped), agent, hits.
+Candidate = tuple[MatchRow, SessionRow, str, int]
+
+
+def search_rows(
+    state: StateDir,
+    request: SearchRequest,
+    caller: Caller,
+    on_pending: Callable[[str], None] | None = None,
+    grouped: bool = False,
+) -> tuple[SearchResponse, list[Candidate]]:
+    """A search's answer and the candidates kept for it, in rank order. ``grouped``: one
+    candidate per session, its best row, grouped inside the query before the limit
+    (``grouped.conversations_search``)."""
     parsed = check_request(request)
     state.require()
     resolve_caller(state, caller)
     agents = _agents_to_search(state, request, caller)
     response = SearchResponse()
-    candidates: list[tuple[MatchRow, SessionRow, str]] = []
+    candidates: list[Candidate] = []
     more_matched = False
     for agent_id in agents:
         try:
             with state.open(agent_id) as db, db.snapshot():
-                more_matched |= _search_agent(db, request, parsed, caller, response, candidates)
+                more_matched |= _search_agent(db, request, parsed, caller, response, candidates,
+                                              grouped)
         except SchemaBehind as err:  # reconciliation (a writer) upgrades it
             response.unreadable.append(str(err))
             response.pending_agents.append(agent_id)
@@ -174,7 +203,8 @@ def sessions_search(
                 response.read_only.append(read_only)  # who waits for sessions stuck there
     candidates.sort(key=lambda c: _rank_key(c[0], request.order))
     more_matched = more_matched or len(candidates) > request.limit
-    for row, session, agent_id in candidates[: request.limit]:
+    del candidates[request.limit :]
+    for row, session, agent_id, hits in candidates:
         excerpt = make_excerpt(desegment(row.body), parsed, EXCERPT_CHARS)
         response.results.append(
             SearchResult(
@@ -187,12 +217,13 @@ def sessions_search(
                 score=round(-row.bm25, 6),
                 highlights=excerpt.highlights,
                 agent=agent_id,
+                hits=hits,
             )
         )
     capped = cap_results(response.results, RESULTS_MAX_BYTES)
     response.truncated = more_matched or len(capped) < len(response.results)
     response.results = capped
-    return response
+    return response, candidates[: len(capped)]
 
 
 def _search_agent(
@@ -201,7 +232,8 @@ def _search_agent(
     parsed: ParsedQuery,
     caller: Caller,
     response: SearchResponse,
-    candidates: list[tuple[MatchRow, SessionRow, str]],
+    candidates: list[Candidate],
+    grouped: bool = False,
 ) -> bool:
     """Match in one agent database (inside one read snapshot, so the visible set and the
     rows agree); add candidates; return whether more than the limit matched."""
@@ -210,6 +242,10 @@ def _search_agent(
     if request.session_key:
         key = normalize_key(request.session_key)
         searchable = {pk: s for pk, s in searchable.items() if s.key == key}
+    cards = request.card_filter()
+    if cards is not None:
+        passing = db.session_pks_passing(cards)
+        searchable = {pk: s for pk, s in searchable.items() if pk in passing}
     if db.has_pending_sessions():
         response.pending_agents.append(db.agent_id)
     if visible.pending:
@@ -217,7 +253,8 @@ def _search_agent(
         response.waiting_agents.append(db.agent_id)
     if not searchable:
         return False
-    rows, windowed = db.match(
+    match = db.match_sessions if grouped else db.match
+    found, windowed = match(
         parsed,
         _session_filter(searchable, visible.all_pks),
         limit=request.limit + 1,
@@ -227,11 +264,18 @@ def _search_agent(
         until_ms=request.until_ms,
         rank_window=RANK_WINDOW,
     )
+    if grouped:  # the sessions found, with what a list shows of them
+        pks = sorted({row.session_pk for row, _hits in found})
+        cards = {s.pk: s for s in db.session_cards(SessionFilter(pks))}
+    else:
+        found, cards = [(row, 1) for row in found], searchable
     response.ranked_window = response.ranked_window or windowed
     candidates.extend(
-        (row, searchable[row.session_pk], db.agent_id) for row in rows if row.session_pk in searchable
+        (row, cards[row.session_pk], db.agent_id, hits)
+        for row, hits in found
+        if row.session_pk in searchable and row.session_pk in cards
     )
-    return len(rows) > request.limit
+    return len(found) > request.limit
 
 
 def _rank_key(row: MatchRow, order: str) -> tuple:

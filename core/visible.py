@@ -15,6 +15,9 @@ from .storage import SessionFilter, SessionRow
 from .storage.sqlite import AgentReader, AgentWriter
 from .visibility import Caller, SessionLink, visible_keys
 
+# The one answer for a session that does not exist and one the caller may not see (SPEC 4).
+FORBIDDEN = "session not found or not visible to this caller"
+
 
 def resolve_caller(state: StateDir, caller: Caller) -> None:
     """A caller session must exist; otherwise the caller is forbidden. (An incognito caller

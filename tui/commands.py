@@ -117,6 +117,8 @@ def cmd_search(state: StateDir, args: argparse.Namespace) -> int:
         role=args.role,
         since_ms=parse_time(args.since),
         until_ms=parse_time(args.until),
+        source=args.source,
+        project=args.project,
     )
     caller = caller_from_args(state, args)
     response = sessions_search(

@@ -20,7 +20,7 @@ from typing import Callable
 from ... import private
 from ...errors import StoreError, ValidationError
 from ...keys import check_agent_id
-from .cards import CardReads
+from .browsing import BrowseReads
 from .claims import Claims
 from .connection import KeptReaders, connect
 from .sources import SourceReads, SourceWrites
@@ -52,11 +52,11 @@ class _Handle:
         self.close()
 
 
-class AgentReader(_Handle, SourceReads, CardReads):
+class AgentReader(_Handle, SourceReads, BrowseReads):
     """One agent's database, read-only."""
 
 
-class AgentWriter(_Handle, Claims, SourceWrites, CardReads):
+class AgentWriter(_Handle, Claims, SourceWrites, BrowseReads):
     """One agent's database, for the write path, imports and reconciliation."""
 
 

@@ -118,52 +118,77 @@ class Reads:
         that is ranked by bm25 over its newest ``rank_window`` matches only (rowids follow
         time, so "newest" is a rowid bound the FTS index applies for free).
         """
-        where = ["message_fts MATCH ?"]
-        params: list[Any] = [query.fts]
-        if sessions.pks or not sessions.exclude:
-            where.append(
-                f"m.session_pk {'NOT IN' if sessions.exclude else 'IN'} "
-                "(SELECT value FROM json_each(?))"
-            )
-            params.append(json.dumps(sessions.pks))
-        for clause, value in (
-            ("m.role = ?", role),
-            ("m.ts >= ?", since_ms),
-            ("m.ts <= ?", until_ms),
-        ):
-            if value is not None:
-                where.append(clause)
-                params.append(value)
-        # With nothing to filter (the operator on a clean index) the join is skipped: the
-        # FTS index alone orders and ranks, and only the kept rows are looked up.
-        join = "JOIN message_index m ON m.rowid = f.rowid " if len(where) > 1 else ""
-        base = f"FROM message_fts f {join}WHERE {' AND '.join(where)}"
-        windowed = False
+        base, params = _match_where(query, sessions, role, since_ms, until_ms)
         with sqlite_errors(self.path):
-            if order == "best" and rank_window:
-                cutoff = self.conn.execute(
-                    f"SELECT f.rowid {base} ORDER BY f.rowid DESC LIMIT 1 OFFSET ?",
-                    (*params, rank_window - 1),
-                ).fetchone()
-                if cutoff is not None:
-                    base += " AND f.rowid >= ?"
-                    params.append(cutoff[0])
-                    windowed = True
+            base, params, windowed = self._rank_window(base, params, order, rank_window)
             order_by = "f.rowid DESC" if order == "recent" else "score, f.rowid DESC"
             top = self.conn.execute(
                 f"SELECT f.rowid, bm25(message_fts) AS score {base} ORDER BY {order_by} LIMIT ?",
                 (*params, limit),
             ).fetchall()
-            # Metadata and text only for the rows kept: reading every match would dominate.
-            kept = self.conn.execute(
-                "SELECT m.rowid, m.session_pk, m.entry_id, m.role, m.ts, f.body "
-                "FROM message_index m JOIN message_fts f ON f.rowid = m.rowid "
-                "WHERE m.rowid IN (SELECT value FROM json_each(?))",
-                (json.dumps([row[0] for row in top]),),
+            rows = self._match_rows(top)
+        return [row for row, _ in rows], windowed
+
+    def match_sessions(
+        self,
+        query: ParsedQuery,
+        sessions: SessionFilter,
+        limit: int,
+        order: str = "best",
+        role: str | None = None,
+        since_ms: int | None = None,
+        until_ms: int | None = None,
+        rank_window: int | None = None,
+    ) -> tuple[list[tuple[MatchRow, int]], bool]:
+        """``match`` grouped by session inside the query, before the limit: each session's
+        best row (the one ``match`` ranks first among its rows) with its number of matching
+        rows, the sessions ordered as their best rows rank; so one session with many hits
+        takes one slot. Ranked over the same rows as ``match`` (the same window), so the
+        counts are of those rows too."""
+        base, params = _match_where(query, sessions, role, since_ms, until_ms, joined=True)
+        within = "ORDER BY rowid DESC" if order == "recent" else "ORDER BY score, rowid DESC"
+        with sqlite_errors(self.path):
+            base, params, windowed = self._rank_window(base, params, order, rank_window)
+            top = self.conn.execute(
+                "WITH hits AS (SELECT f.rowid AS rowid, m.session_pk AS pk, "
+                f"bm25(message_fts) AS score {base}), "
+                "ranked AS (SELECT rowid, score, count(*) OVER (PARTITION BY pk) AS hits, "
+                f"row_number() OVER (PARTITION BY pk {within}) AS n FROM hits) "
+                f"SELECT rowid, score, hits FROM ranked WHERE n = 1 {within} LIMIT ?",
+                (*params, limit),
             ).fetchall()
-        details = {row[0]: row[1:] for row in kept}
-        rows = [MatchRow(rowid, *details[rowid], score) for rowid, score in top if rowid in details]
+            rows = self._match_rows(top)
         return rows, windowed
+
+    def _rank_window(self, base: str, params: list[Any], order: str, rank_window: int | None
+                     ) -> tuple[str, list[Any], bool]:
+        """Bound ``base`` to its newest ``rank_window`` matches when it has more (best order)."""
+        if order != "best" or not rank_window:
+            return base, params, False
+        cutoff = self.conn.execute(
+            f"SELECT f.rowid {base} ORDER BY f.rowid DESC LIMIT 1 OFFSET ?",
+            (*params, rank_window - 1),
+        ).fetchone()
+        if cutoff is None:
+            return base, params, False
+        return f"{base} AND f.rowid >= ?", [*params, cutoff[0]], True
+
+    def _match_rows(self, top: list[tuple[Any, ...]]) -> list[tuple[MatchRow, Any]]:
+        """``(rowid, score, extra...)`` rows with their metadata and text, in order; the
+        second item is the first extra column (None without one). Only the rows kept are
+        read: reading every match would dominate."""
+        kept = self.conn.execute(
+            "SELECT m.rowid, m.session_pk, m.entry_id, m.role, m.ts, f.body "
+            "FROM message_index m JOIN message_fts f ON f.rowid = m.rowid "
+            "WHERE m.rowid IN (SELECT value FROM json_each(?))",
+            (json.dumps([row[0] for row in top]),),
+        ).fetchall()
+        details = {row[0]: row[1:] for row in kept}
+        return [
+            (MatchRow(row[0], *details[row[0]], row[1]), row[2] if len(row) > 2 else None)
+            for row in top
+            if row[0] in details
+        ]
 
     # ----------------------------------------------------------------- counts and progress
 
@@ -218,3 +243,30 @@ class Reads:
             "WHERE id = 1"
         )
         return Progress(*row) if row else IDLE
+
+
+def _match_where(
+    query: ParsedQuery,
+    sessions: SessionFilter,
+    role: str | None,
+    since_ms: int | None,
+    until_ms: int | None,
+    joined: bool = False,
+) -> tuple[str, list[Any]]:
+    """``FROM ... WHERE ...`` of a match: the query, the sessions (inside the query, before
+    any limit) and the filters. With nothing to filter (the operator on a clean index) the
+    join is left out unless ``joined``: the FTS index alone orders and ranks."""
+    where = ["message_fts MATCH ?"]
+    params: list[Any] = [query.fts]
+    if sessions.pks or not sessions.exclude:
+        where.append(
+            f"m.session_pk {'NOT IN' if sessions.exclude else 'IN'} "
+            "(SELECT value FROM json_each(?))"
+        )
+        params.append(json.dumps(sessions.pks))
+    for clause, value in (("m.role = ?", role), ("m.ts >= ?", since_ms), ("m.ts <= ?", until_ms)):
+        if value is not None:
+            where.append(clause)
+            params.append(value)
+    join = "JOIN message_index m ON m.rowid = f.rowid " if joined or len(where) > 1 else ""
+    return f"FROM message_fts f {join}WHERE {' AND '.join(where)}", params
