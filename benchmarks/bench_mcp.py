@@ -3,9 +3,8 @@
 Builds the demo state (``backscroll demo --no-browser``) and reconciles it, starts
 ``backscroll mcp`` as a subprocess, and times ``sessions_search`` through the SDK's own stdio
 client, one call after another, on a fixed list of queries. In the same run it times the
-library call ``sessions_search`` in process on the same queries: once the way a short-lived
-process calls it (connections opened per call) and once with the server's kept readers
-(``StateDir(keep_readers=True)``), which is the work the server itself does per call. The
+library call ``sessions_search`` in process on the same queries (reader connections kept warm
+per thread, as in the server), which is the work the server itself does per call. The
 difference to that is the price of MCP: JSON-RPC framing, two pipes, the SDK, thread hops.
 A last row drives the same server with a minimal JSON-RPC client (a line out, a line in), to
 tell the server's share from the SDK client's (which validates every result against the
@@ -129,9 +128,7 @@ def main() -> None:
     backscroll("reindex", "--state-dir", str(path))  # no reconciliation runs while timing
 
     measured: list[tuple[str, Callable[[], list[float]]]] = [
-        ("library, kept readers (the server's work)",
-         lambda: time_library(StateDir(path, keep_readers=True), args.as_key, args.calls)),
-        ("library, connections opened per call",
+        ("library call (the server's work)",
          lambda: time_library(StateDir(path), args.as_key, args.calls)),
         ("MCP over stdio (SDK client, round trip)",
          lambda: asyncio.run(time_stdio(path, args.as_key, args.calls))),

@@ -176,8 +176,9 @@ def visible_session(state: StateDir, caller: Caller, session_key: str) -> Sessio
     agent = agent_of(key)
     if agent in state.agents() and may_see_agent(caller, agent):
         with state.open(agent) as db, db.snapshot():
-            session = visible_sessions(db, caller).visible.get(key)
-            rows = db.session_cards(SessionFilter([session.pk])) if session else []
+            session = db.session(key)
+            seen = session is not None and visible_sessions(db, caller).sees(session.pk)
+            rows = db.session_cards(SessionFilter([session.pk])) if seen else []  # type: ignore[union-attr]
         if rows:
             return summary_of(agent, rows[0])
     raise Forbidden(FORBIDDEN)

@@ -133,8 +133,8 @@ def _opened(state: StateDir, caller: Caller, session_key: str) -> Iterator[tuple
     if agent not in state.agents() or not may_see_agent(caller, agent):
         raise Forbidden(FORBIDDEN)
     with state.open(agent) as db, db.snapshot():
-        session = visible_sessions(db, caller).visible.get(key)
-        if session is None:
+        session = db.session(key)
+        if session is None or not visible_sessions(db, caller).sees(session.pk):
             raise Forbidden(FORBIDDEN)
         yield db, session
 

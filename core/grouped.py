@@ -72,7 +72,7 @@ def conversations_search(
     response, candidates = search_rows(state, request, caller, on_pending, grouped=True)
     conversations = [
         ConversationHit(result, summary_of(agent, session))
-        for result, (_row, session, agent, _hits) in zip(response.results, candidates)
+        for result, (_row, _score, session, agent, _hits) in zip(response.results, candidates)
     ]
     grouped = GroupedResponse(response, conversations)
     while conversations and _size(grouped) > RESULTS_MAX_BYTES:

@@ -152,8 +152,8 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
     if agent not in state.agents() or not may_see_agent(caller, agent):
         raise Forbidden(FORBIDDEN)
     with state.open(agent) as db, db.snapshot():
-        session = visible_sessions(db, caller).visible.get(key)
-        if session is None:
+        session = db.session(key)
+        if session is None or not visible_sessions(db, caller).sees(session.pk):
             raise Forbidden(FORBIDDEN)
         branch = active_branch(db.events(session.pk))
     messages: list[dict[str, Any]] = []

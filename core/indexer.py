@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from .bounds import cut_text
 from .keys import is_incognito
 from .redact import REDACTION_VERSION, redact
 from .textseg import segment
-from .transcript import Branch, active_branch, indexable
+
+if TYPE_CHECKING:  # the tree rules load when rows are built, not when a search starts
+    from .transcript import Branch
 
 # Bump when extraction (which entries, which blocks) or segmentation changes.
-# 2: incognito sessions are not indexed; 3: a message over bounds.MAX_MESSAGE_CHARS is cut
-EXTRACTION_VERSION = 3
+# 2: incognito sessions are not indexed; 3: a message over bounds.MAX_MESSAGE_CHARS is cut;
+# 4: rows carry their scope (the sessions a caller may see are selected inside MATCH)
+EXTRACTION_VERSION = 4
 INDEXER_VERSION = EXTRACTION_VERSION * 1000 + REDACTION_VERSION
 
 # rowid = (message time in ms) << ROWID_SHIFT | slot. The slot separates messages of the same
@@ -46,6 +49,8 @@ def row_for(entry_id: str, role: str, ts: int, text: str) -> IndexRow:
 def rows_for_branch(branch: Branch, default_ts: int = 0) -> list[IndexRow]:
     """Index rows of an active branch; a message with no time at all gets ``default_ts``
     (the session's creation time), the same rule the live write path uses."""
+    from .transcript import indexable
+
     rows: list[IndexRow] = []
     for seq, event in branch.path:
         try:
@@ -62,6 +67,8 @@ def rows_for_branch(branch: Branch, default_ts: int = 0) -> list[IndexRow]:
 def expected_rows(
     events: Iterable[tuple[int, dict[str, Any]]], default_ts: int = 0
 ) -> tuple[list[IndexRow], Branch]:
+    from .transcript import active_branch
+
     branch = active_branch(events)
     return rows_for_branch(branch, default_ts), branch
 

@@ -6,35 +6,48 @@ the index with the visibility filter (before the limit), rank, excerpt the redac
 
 from __future__ import annotations
 
+import heapq
 import json
+from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from .catalog import SOURCES, check_source
 from .errors import StoreError, ValidationError
 from .excerpt import make_excerpt
 from .keys import agent_of, check_agent_id, normalize_key
 from .query import ParsedQuery, parse_query
+from .rank import Scorer
 from .redact import redact
 from .state import StateDir
-from .storage import CardFilter, MatchRow, SessionFilter, SessionRow
-from .storage.sqlite import AgentDB
+from .storage import CardFilter, MatchFilters, MatchRow, SessionFilter, SessionRow
 from .storage.sqlite.connection import SchemaBehind
 from .textseg import desegment
 from .visibility import Caller, may_see_agent
 from .visible import resolve_caller, visible_sessions
 
+if TYPE_CHECKING:
+    from .storage.sqlite import AgentDB
+
 LIMIT_DEFAULT = 10
 LIMIT_MAX = 25
 EXCERPT_CHARS = 300
 RESULTS_MAX_BYTES = 32 * 1024
-# A term matching more than this many visible messages is ranked by bm25 over its newest
-# RANK_WINDOW matches only (the answer says so with "rankedNewest"); see docs/architecture.md.
-RANK_WINDOW = 5000
+# A query matching more than this many visible messages in one agent database is ranked over
+# its newest RANK_WINDOW matches only (the answer says so with "rankedNewest"); see
+# docs/architecture.md. Each part's count for the ranking statistics stops there too.
+RANK_WINDOW = 1000
+# Every candidate is scored part by part: a query of more parts ranks a smaller window, so
+# its cost stays that of a three-part query.
+WINDOW_PARTS = 3
 INDEXING_WARNING = (
     "Some sessions are still being indexed; results may be incomplete. Retry once indexing "
     "finishes."
 )
+
+
+def rank_window(parsed: ParsedQuery) -> int:
+    return RANK_WINDOW * WINDOW_PARTS // max(len(parsed.phrases), WINDOW_PARTS)
 
 
 @dataclass(frozen=True)
@@ -93,7 +106,8 @@ class SearchResponse:
     truncated: bool = False
     pending_agents: list[str] = field(default_factory=list)  # agents with sessions to reindex
     waiting_agents: list[str] = field(default_factory=list)  # ... that the caller may see
-    ranked_window: bool = False  # bm25 ranked only the newest RANK_WINDOW matches
+    ranked_window: int | None = None  # ranked only the newest this many matches
+    searched_since: int | None = None  # epoch ms: a costly query searched newer messages only
     unreadable: list[str] = field(default_factory=list)  # agent databases that failed
     read_only: list[str] = field(default_factory=list)  # databases whose pending work is stuck
 
@@ -112,7 +126,9 @@ class SearchResponse:
         if self.truncated:
             out["truncated"] = True
         if self.ranked_window:
-            out["rankedNewest"] = RANK_WINDOW
+            out["rankedNewest"] = self.ranked_window
+        if self.searched_since is not None:
+            out["searchedSince"] = self.searched_since
         return out
 
 
@@ -144,12 +160,8 @@ def check_request(request: SearchRequest) -> ParsedQuery:
     return parse_query(request.query, request.match)
 
 
-def _session_filter(searchable: dict[int, SessionRow], all_pks: frozenset[int]) -> SessionFilter:
-    """Name the smaller side: the operator's filter is "all but the few dirty ones"."""
-    hidden = all_pks - searchable.keys()
-    if len(hidden) < len(searchable):
-        return SessionFilter(sorted(hidden), exclude=True)
-    return SessionFilter(sorted(searchable))
+# A matched row, its score, its session, its agent, and (grouped) its session's hits.
+Candidate = tuple[MatchRow, float, SessionRow, str, int]
 
 
 def sessions_search(
@@ -162,10 +174,6 @@ def sessions_search(
     return search_rows(state, request, caller, on_pending)[0]
 
 
-# A candidate: its row, its session (with the list columns when grouped), agent, hits.
-Candidate = tuple[MatchRow, SessionRow, str, int]
-
-
 def search_rows(
     state: StateDir,
     request: SearchRequest,
@@ -173,9 +181,9 @@ def search_rows(
     on_pending: Callable[[str], None] | None = None,
     grouped: bool = False,
 ) -> tuple[SearchResponse, list[Candidate]]:
-    """A search's answer and the candidates kept for it, in rank order. ``grouped``: one
-    candidate per session, its best row, grouped inside the query before the limit
-    (``grouped.conversations_search``)."""
+    """A search's answer and the candidates it was made of, in rank order. ``grouped``: one
+    candidate per session, its best row, with the session's number of matching rows,
+    grouped before the limit (``grouped.conversations_search``)."""
     parsed = check_request(request)
     state.require()
     resolve_caller(state, caller)
@@ -201,10 +209,10 @@ def search_rows(
                 on_pending(agent_id)
             elif read_only and agent_id in response.waiting_agents:  # said only to a caller
                 response.read_only.append(read_only)  # who waits for sessions stuck there
-    candidates.sort(key=lambda c: _rank_key(c[0], request.order))
+    candidates.sort(key=lambda c: _rank_key(c[0], c[1], request.order))
     more_matched = more_matched or len(candidates) > request.limit
     del candidates[request.limit :]
-    for row, session, agent_id, hits in candidates:
+    for row, score, session, agent_id, hits in candidates:
         excerpt = make_excerpt(desegment(row.body), parsed, EXCERPT_CHARS)
         response.results.append(
             SearchResult(
@@ -214,7 +222,7 @@ def search_rows(
                 timestamp=row.ts,
                 role=row.role,
                 excerpt=excerpt.text,
-                score=round(-row.bm25, 6),
+                score=round(score, 6),
                 highlights=excerpt.highlights,
                 agent=agent_id,
                 hits=hits,
@@ -236,53 +244,68 @@ def _search_agent(
     grouped: bool = False,
 ) -> bool:
     """Match in one agent database (inside one read snapshot, so the visible set and the
-    rows agree); add candidates; return whether more than the limit matched."""
+    rows agree); add its best scored rows (grouped: each session's best row); return whether
+    more than the limit matched."""
     visible = visible_sessions(db, caller)
-    searchable = visible.searchable
+    within = None
     if request.session_key:
-        key = normalize_key(request.session_key)
-        searchable = {pk: s for pk, s in searchable.items() if s.key == key}
+        session = db.session(normalize_key(request.session_key))
+        within = visible.narrowed({session.pk} if session and visible.sees(session.pk) else set())
     cards = request.card_filter()
-    if cards is not None:
+    if cards is not None:  # source and project choose sessions: inside the match, too
         passing = db.session_pks_passing(cards)
-        searchable = {pk: s for pk, s in searchable.items() if pk in passing}
-    if db.has_pending_sessions():
+        within = visible.narrowed(passing if within is None else passing & within.pks)
+    if visible.reconcile:
         response.pending_agents.append(db.agent_id)
     if visible.pending:
         response.indexing = True
         response.waiting_agents.append(db.agent_id)
-    if not searchable:
-        return False
-    match = db.match_sessions if grouped else db.match
-    found, windowed = match(
+    found = db.match(
         parsed,
-        _session_filter(searchable, visible.all_pks),
+        visible.scope,
+        window=rank_window(parsed),
         limit=request.limit + 1,
-        order=request.order,
-        role=request.role,
-        since_ms=request.since_ms,
-        until_ms=request.until_ms,
-        rank_window=RANK_WINDOW,
+        order="best" if grouped else request.order,  # grouping needs every candidate
+        filters=MatchFilters(request.role, request.since_ms, request.until_ms),
+        within=within,
     )
-    if grouped:  # the sessions found, with what a list shows of them
-        pks = sorted({row.session_pk for row, _hits in found})
-        cards = {s.pk: s for s in db.session_cards(SessionFilter(pks))}
-    else:
-        found, cards = [(row, 1) for row in found], searchable
-    response.ranked_window = response.ranked_window or windowed
-    candidates.extend(
-        (row, cards[row.session_pk], db.agent_id, hits)
-        for row, hits in found
-        if row.session_pk in searchable and row.session_pk in cards
+    if found.windowed:
+        response.ranked_window = rank_window(parsed)
+    if found.searched_since is not None:  # the latest of the databases' cuts
+        response.searched_since = max(response.searched_since or 0, found.searched_since)
+    if not found.rows:
+        return False
+    scores = Scorer(parsed, found.stats).scores([row.body for row in found.rows])
+    scored = list(zip(found.rows, scores))
+    hits: Counter[int] = Counter()
+    if grouped:  # each session's best row (as it would rank among all), and its hits
+        ranked: dict[int, tuple[MatchRow, float]] = {}
+        for row, score in scored:
+            hits[row.session_pk] += 1
+            kept = ranked.get(row.session_pk)
+            if kept is None or _rank_key(row, score, request.order) < _rank_key(*kept, request.order):
+                ranked[row.session_pk] = (row, score)
+        scored = list(ranked.values())
+    # Only the best limit + 1 of each database can reach the answer (the extra one says
+    # whether more matched): only their sessions are read.
+    best = heapq.nsmallest(
+        request.limit + 1, scored, key=lambda c: _rank_key(*c, request.order)
     )
-    return len(found) > request.limit
+    pks = {row.session_pk for row, _score in best}
+    sessions = (
+        {s.pk: s for s in db.session_cards(SessionFilter(sorted(pks)))} if grouped
+        else db.sessions_by_pk(pks)
+    )
+    candidates.extend((row, score, sessions[row.session_pk], db.agent_id, hits[row.session_pk] or 1)
+                      for row, score in best)
+    return len(scored) > request.limit or found.windowed  # windowed: more matched
 
 
-def _rank_key(row: MatchRow, order: str) -> tuple:
-    """bm25 (best first), then newest, then message id; or newest first for ``recent``."""
+def _rank_key(row: MatchRow, score: float, order: str) -> tuple:
+    """Best score first, then newest, then message id; or newest first for ``recent``."""
     if order == "recent":
         return (-row.rowid, row.entry_id)
-    return (row.bm25, -row.rowid, row.entry_id)
+    return (-score, -row.rowid, row.entry_id)
 
 
 def _agents_to_search(state: StateDir, request: SearchRequest, caller: Caller) -> list[str]:

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
 from .errors import StoreError
-from .storage.sqlite import AgentReader, AgentWriter, SqliteStorage
+from .storage.sqlite import AgentReader, SqliteStorage
+
+if TYPE_CHECKING:
+    from .storage.sqlite.writer import AgentWriter
 
 
 def default_state_dir() -> Path:
@@ -25,15 +28,11 @@ def default_state_dir() -> Path:
 
 class StateDir:
     """A state directory and its storage. Cheap to make and to pickle (a copy holds no
-    connection).
+    connection)."""
 
-    ``keep_readers`` suits long-lived processes (the MCP server): read connections stay open
-    between calls instead of being opened for each one.
-    """
-
-    def __init__(self, path: Path | str | None = None, keep_readers: bool = False) -> None:
+    def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path).expanduser() if path is not None else default_state_dir()
-        self.storage = SqliteStorage(self.path, keep_readers=keep_readers)
+        self.storage = SqliteStorage(self.path)
 
     @property
     def config_path(self) -> Path:

@@ -84,6 +84,7 @@ def verify_agent(db: AgentDB, report: VerifyReport) -> None:
                 f"{sum(extra.values())} unexpected (entries {', '.join(ids[:5])}"
                 f"{', ...' if len(ids) > 5 else ''})"
             )
+        report.problems += [f"{session.key}: {p}" for p in db.index_state_problems(session.pk)]
         misplaced = [
             row.entry_id
             for rowid, row in stored

@@ -8,12 +8,16 @@ and decides whether a caller exists at all. Search and history call the same
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .errors import Forbidden, StoreError
+from .keys import is_incognito
 from .state import StateDir
-from .storage import SessionFilter, SessionRow
-from .storage.sqlite import AgentReader, AgentWriter
+from .storage import SessionFilter, SessionScope
 from .visibility import Caller, SessionLink, visible_keys
+
+if TYPE_CHECKING:
+    from .storage.sqlite import AgentDB
 
 # The one answer for a session that does not exist and one the caller may not see (SPEC 4).
 FORBIDDEN = "session not found or not visible to this caller"
@@ -37,25 +41,32 @@ def resolve_caller(state: StateDir, caller: Caller) -> None:
 
 @dataclass(frozen=True)
 class VisibleSessions:
-    visible: dict[str, SessionRow]  # key -> session: every session the caller may see
-    searchable: dict[int, SessionRow]  # pk -> session: visible and searchable (indexed, clean)
+    pks: frozenset[int]  # the sessions the caller may see (or, with ``all_but``, may not)
+    all_but: bool
+    searchable: frozenset[int]  # pks of visible sessions that are searchable (indexed, clean)
     pending: bool  # a visible session awaits reconciliation
-    all_pks: frozenset[int]  # every session of the database
+    reconcile: bool  # any session of the database does (visible or not)
+    scope: SessionScope  # the searchable sessions, as the storage plans a match over them
+
+    def sees(self, pk: int) -> bool:
+        return (pk not in self.pks) if self.all_but else (pk in self.pks)
 
     def as_filter(self) -> SessionFilter:
-        """The visible sessions as a storage filter, naming the smaller side."""
-        pks = {s.pk for s in self.visible.values()}
-        hidden = self.all_pks - pks
-        if len(hidden) < len(pks):
-            return SessionFilter(sorted(hidden), exclude=True)
-        return SessionFilter(sorted(pks))
+        """The visible sessions (not only the searchable ones) as a storage filter."""
+        return SessionFilter(sorted(self.pks), exclude=self.all_but)
+
+    def narrowed(self, keep: set[int]) -> SessionScope:
+        """The scope of the searchable sessions in ``keep`` only (a session filter)."""
+        pks = self.scope.pks & keep
+        hidden = self.scope.hidden | (self.scope.pks - pks)
+        return SessionScope(pks, hidden)
 
 
 _cache: dict[tuple[str, Caller], tuple[int, VisibleSessions]] = {}
 _CACHE_MAX = 64
 
 
-def visible_sessions(db: AgentReader | AgentWriter, caller: Caller) -> VisibleSessions:
+def visible_sessions(db: AgentDB, caller: Caller) -> VisibleSessions:
     """The sessions of one database a caller may see, cached until they change.
 
     The cache is keyed by the database's ``visibility_rev``, which the storage moves in the
@@ -66,14 +77,51 @@ def visible_sessions(db: AgentReader | AgentWriter, caller: Caller) -> VisibleSe
     cached = _cache.get(slot)
     if cached is not None and cached[0] == rev:
         return cached[1]
-    sessions = db.sessions()
-    links = [SessionLink(s.key, s.spawned_by, s.parent_key) for s in sessions]
-    allowed = visible_keys(caller, db.agent_id, links)
-    visible = {s.key: s for s in sessions if s.key in allowed}
-    searchable = {s.pk: s for s in visible.values() if s.searchable}
-    pending = any(s.pending for s in visible.values())
-    answer = VisibleSessions(visible, searchable, pending, frozenset(s.pk for s in sessions))
+    answer = _operator_view(db) if caller.is_operator else _view(db, caller)
     if len(_cache) >= _CACHE_MAX:
         _cache.clear()
     _cache[slot] = (rev, answer)
     return answer
+
+
+def _view(db: AgentDB, caller: Caller) -> VisibleSessions:
+    sessions = db.session_briefs()
+    allowed = visible_keys(
+        caller, db.agent_id, [SessionLink(s.key, s.spawned_by, s.parent_key) for s in sessions]
+    )
+    visible = frozenset(s.pk for s in sessions if s.key in allowed)
+    searchable = frozenset(s.pk for s in sessions if s.pk in visible and s.searchable)
+    hidden = frozenset(s.pk for s in sessions if s.pk not in searchable and not is_incognito(s.key))
+    # The caller's own session anchors its tree: the sessions whose rows name it.
+    anchor = next((s.pk for s in sessions if s.key == caller.key), None)
+    covered = frozenset(db.sessions_naming(anchor)) if anchor is not None else frozenset()
+    return VisibleSessions(
+        visible,
+        False,
+        searchable,
+        any(not s.searchable for s in sessions if s.pk in visible),
+        any(not s.searchable for s in sessions),
+        SessionScope(searchable, hidden, anchor, covered),
+    )
+
+
+def _operator_view(db: AgentDB) -> VisibleSessions:
+    """The operator's view without reading every session: the rule hides from the operator
+    only incognito sessions and keys filed under another agent, so only sessions whose key
+    could be one of those are read and put to ``visible_keys``."""
+    odd = db.session_briefs(odd_only=True)
+    allowed = visible_keys(
+        Caller(None), db.agent_id, [SessionLink(s.key, s.spawned_by, s.parent_key) for s in odd]
+    )
+    unseen = frozenset(s.pk for s in odd if s.key not in allowed)
+    pending = db.pending_pks()
+    searchable = frozenset(db.session_pks()) - pending - unseen
+    hidden = frozenset(s.pk for s in odd if s.pk in unseen and not is_incognito(s.key))
+    return VisibleSessions(
+        unseen,
+        True,
+        searchable,
+        bool(pending - unseen),
+        bool(pending),
+        SessionScope(searchable, hidden | (pending - unseen)),
+    )

@@ -150,7 +150,7 @@ def test_the_backfill_fills_an_older_database(state: StateDir) -> None:
     conn = sqlite3.connect(path)
     conn.executescript(
         "DROP INDEX sessions_by_activity; ALTER TABLE sessions DROP COLUMN cwd; "
-        "ALTER TABLE sessions DROP COLUMN title; ALTER TABLE sessions DROP COLUMN messages; "
+        "ALTER TABLE sessions DROP COLUMN title; "
         "ALTER TABLE sessions DROP COLUMN last_message_at; PRAGMA user_version = 4;"
     )
     conn.close()

@@ -1,4 +1,5 @@
-"""Reader connections kept open between calls (``StateDir(keep_readers=True)``)."""
+"""Reader connections kept warm per thread between uses (``storage/sqlite/connection.Handle``):
+used again only while they still read the same, current file."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ KEY = "agent:main:main"
 @pytest.fixture
 def kept(state: StateDir) -> StateDir:
     add(state, KEY, "m1", "first words", 1_000)
-    return StateDir(state.path, keep_readers=True)
+    return state
 
 
 def messages(state: StateDir) -> int:
@@ -28,25 +29,23 @@ def messages(state: StateDir) -> int:
         return len(db.events(db.session(KEY).pk))
 
 
-def test_the_next_reader_in_a_thread_reuses_the_connection_and_sees_new_writes(kept) -> None:
+def test_the_next_reader_in_a_thread_reuses_the_connection(kept) -> None:
     with kept.open("main") as first:
         conn = first.conn
-    assert messages(kept) == 1
-    add(kept, KEY, "m2", "more words", 2_000)  # a writer commits between two reads
     with kept.open("main") as again:
         assert again.conn is conn and not conn.in_transaction
+
+
+def test_a_kept_reader_sees_new_writes(kept) -> None:
+    assert messages(kept) == 1
+    add(kept, KEY, "m2", "more words", 2_000)  # a writer commits between two reads
     assert messages(kept) == 2
-    with StateDir(kept.path).open("main") as plain, StateDir(kept.path).open("main") as other:
-        assert plain.conn is not other.conn  # without keep_readers nothing is kept
 
 
 def test_a_nested_reader_gets_its_own_connection(kept) -> None:
     with kept.open("main") as outer, outer.snapshot():
         with kept.open("main") as inner:
             assert inner.conn is not outer.conn
-            nested = inner.conn
-        with pytest.raises(Exception, match="closed"):
-            nested.execute("SELECT 1")  # not kept: closed when given back
         assert outer.sessions()  # the outer one still reads
 
 
@@ -83,22 +82,19 @@ def test_a_schema_moved_under_a_kept_reader_is_checked_again(kept) -> None:
         kept.open("main")
 
 
-def test_a_reader_left_mid_transaction_is_rolled_back(kept) -> None:
+def test_a_reader_closed_mid_transaction_is_not_kept(kept) -> None:
     with pytest.raises(RuntimeError):
         with kept.open("main") as db:
+            stale = db.conn
             db.conn.execute("BEGIN")
             db.sessions()
             raise RuntimeError("a failure inside a read")
     add(kept, KEY, "m2", "written after", 2_000)
+    with kept.open("main") as again:
+        assert again.conn is not stale
     assert messages(kept) == 2  # no stale snapshot was kept
 
 
-def test_a_pickled_state_keeps_readers_but_no_connection(kept) -> None:
-    with kept.open("main"):
-        pass
+def test_a_pickled_state_holds_no_connection(kept) -> None:
     copy = pickle.loads(pickle.dumps(kept))
-    with copy.open("main") as first:
-        conn = first.conn
-    with copy.open("main") as second:
-        assert second.conn is conn
     assert messages(copy) == 1

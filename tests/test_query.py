@@ -17,6 +17,8 @@ from backscroll.core.errors import ValidationError
 from backscroll.core.excerpt import ELLIPSIS, Excerpt, make_excerpt
 from backscroll.core.query import (
     MAX_QUERY_CHARS,
+    MAX_QUERY_PARTS,
+    MAX_QUERY_TOKENS,
     MIN_PREFIX_CHARS,
     ParsedQuery,
     fold,
@@ -126,11 +128,15 @@ def test_fuzz_random_operator_soup(index: sqlite3.Connection) -> None:
     assert accepted > 1000 and refused > 100  # both branches really exercised
 
 
-def test_long_queries(index: sqlite3.Connection) -> None:
-    many_words = ("a " * MAX_QUERY_CHARS)[:MAX_QUERY_CHARS]  # 2048 ANDed phrases
-    assert find(index, many_words) == {4}
-    cjk = "人" * MAX_QUERY_CHARS  # doubles in length once segmented
-    assert find(index, cjk, "prefix") == set()
+def test_long_queries_are_searched_up_to_the_limits_then_refused(index: sqlite3.Connection
+                                                                  ) -> None:
+    assert find(index, " ".join(["a"] * MAX_QUERY_PARTS)) == {4}
+    assert find(index, "人" * MAX_QUERY_TOKENS, "prefix") == set()  # one phrase of 64 tokens
+    many_words = ("a " * MAX_QUERY_CHARS)[:MAX_QUERY_CHARS]
+    with pytest.raises(ValidationError, match="2048 words and phrases; at most 32"):
+        parse_query(many_words)
+    with pytest.raises(ValidationError, match="4096 words .* at most 64"):
+        parse_query("人" * MAX_QUERY_CHARS)
     with pytest.raises(ValidationError, match="4097 characters"):
         parse_query("a" * (MAX_QUERY_CHARS + 1))
 
@@ -156,6 +162,7 @@ def test_parsed_query_shape() -> None:
         terms=("deploy", "自", "由", "the", "cafe"),
         prefix=True,
         phrases=(("deploy",), ("自", "由"), ("the", "cafe")),
+        parts=('"Deploy"', '"自\u200b由"', '"the Café" *'),
     )
     # a one-character last token stays a whole word (CJK characters are single tokens)
     assert parse_query("deploy c", "prefix").fts == '"deploy" AND "c"'

@@ -24,8 +24,8 @@ from backscroll.core.state import StateDir
 from backscroll.core.status import AgentStatus, StateStatus, state_status
 from backscroll.core.storage import Progress, SessionMeta
 from backscroll.core.visibility import OPERATOR
-from backscroll.tui.app import BackscrollApp, make_app
 from backscroll.tui import keys as keys_module
+from backscroll.tui.app import BackscrollApp, make_app
 from backscroll.tui.cli import main
 from backscroll.tui.screens import (
     ConversationScreen,
@@ -37,7 +37,7 @@ from backscroll.tui.screens import (
     default_export_path,
 )
 from backscroll.tui.text import printable
-from backscroll.tui.widgets import EmptyState, HistoryPane, IndexingView, StatusBar
+from backscroll.tui.widgets import EmptyState, IndexingView, StatusBar
 
 from .events import BASE_MS, header, msg
 

@@ -18,7 +18,7 @@ from backscroll.core.state import StateDir
 
 from . import commands
 from . import sources as live
-from .text import shown
+from .plain import shown
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,33 +1,38 @@
-"""One function per CLI verb: parse nothing, call the core, print for people or as JSON."""
+"""One function per CLI verb: parse nothing, call the core, print for people or as JSON.
+
+Each verb imports what it uses, when it runs: a ``search --json`` loads the search path and
+nothing else (no Rich, no importers, no Textual), so scripts and agents calling it as they
+type get their answer quickly (docs/performance.md).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from backscroll.core.bounds import read_lines
-from backscroll.core.config import load_config, make_caller
 from backscroll.core.errors import BackscrollError, ValidationError
-from backscroll.core.history import HistoryRequest, sessions_history
-from backscroll.core.importers import ImportReport
-from backscroll.core.importers.claude_code import import_claude_code
-from backscroll.core.importers.codex import import_codex
-from backscroll.core.importers.openclaw import import_openclaw
-from backscroll.core.ingest import append_events, delete_session
-from backscroll.core.reconcile import reconcile_all, start_background
 from backscroll.core.redact import redact
-from backscroll.core.search import SearchRequest, sessions_search, validate_limit
-from backscroll.core.state import StateDir
-from backscroll.core.status import state_status
-from backscroll.core.storage import SessionMeta
-from backscroll.core.timeparse import parse_time
-from backscroll.core.verify import verify_state
-from backscroll.core.visibility import Caller
 
-from . import render
-from .text import shown
+from .plain import shown
+
+if TYPE_CHECKING:
+    from backscroll.core.state import StateDir
+    from backscroll.core.visibility import Caller
+
+
+def _render():  # noqa: ANN202 - the module: Rich loads only when people read the output
+    from . import render
+
+    return render
+
+
+def _reconcile(state: StateDir, agent_id: str) -> None:
+    from backscroll.core.reconcile import start_background
+
+    start_background(state, agent_id, "process")
 
 
 def emit_json(value: Any) -> None:
@@ -36,6 +41,9 @@ def emit_json(value: Any) -> None:
 
 def cmd_append(state: StateDir, args: argparse.Namespace) -> int:
     """Each stdin line is one event, stored (and indexed) in its own transaction."""
+    from backscroll.core.ingest import append_events
+    from backscroll.core.storage import SessionMeta
+
     meta = SessionMeta(
         key=args.key, spawned_by=args.spawned_by, parent_key=args.parent, label=args.label
     )
@@ -53,20 +61,27 @@ def cmd_append(state: StateDir, args: argparse.Namespace) -> int:
     if args.json:
         emit_json(report.as_json())
     else:
-        render.append_summary(report)
+        _render().append_summary(report)
     return 2 if report.refused else 0
 
 
 def cmd_delete(state: StateDir, args: argparse.Namespace) -> int:
+    from backscroll.core.ingest import delete_session
+
     key = delete_session(state, args.key)
     if args.json:
         emit_json({"deleted": redact(key)})
     else:
-        render.info(f"deleted {key}: its events, index rows and index state are gone")
+        _render().info(f"deleted {key}: its events, index rows and index state are gone")
     return 0
 
 
 def cmd_import(state: StateDir, args: argparse.Namespace) -> int:
+    from backscroll.core.importers import ImportReport
+    from backscroll.core.importers.claude_code import import_claude_code
+    from backscroll.core.importers.codex import import_codex
+    from backscroll.core.importers.openclaw import import_openclaw
+
     importers = {
         "openclaw": import_openclaw,
         "claude-code": import_claude_code,
@@ -78,35 +93,44 @@ def cmd_import(state: StateDir, args: argparse.Namespace) -> int:
     if args.json:
         emit_json(report.as_json())
     else:
-        render.import_summary(args.kind, args.path, report)
+        _render().import_summary(args.kind, args.path, report)
     return 0
 
 
 def cmd_status(state: StateDir, args: argparse.Namespace) -> int:
+    from backscroll.core.status import state_status
+
     state.require()
     status = state_status(state)
     if args.json:
         emit_json(status.as_json())
     else:
-        render.status(status)
+        _render().status(status)
     return 1 if status.broken else 0  # a read-only or unreadable database (docs/architecture.md)
 
 
 def cmd_verify(state: StateDir, args: argparse.Namespace) -> int:
+    from backscroll.core.verify import verify_state
+
     state.require()
     report = verify_state(state)
     if args.json:
         emit_json(report.as_json())
     else:
-        render.verify(report)
+        _render().verify(report)
     return 0 if report.ok else 1
 
 
 def caller_from_args(state: StateDir, args: argparse.Namespace) -> Caller:
+    from backscroll.core.config import load_config, make_caller
+
     return make_caller(load_config(state.path), args.as_key, args.visibility, args.sandboxed)
 
 
 def cmd_search(state: StateDir, args: argparse.Namespace) -> int:
+    from backscroll.core.search import SearchRequest, sessions_search, validate_limit
+    from backscroll.core.timeparse import parse_time
+
     request = SearchRequest(
         query=args.query,
         limit=validate_limit(args.limit),
@@ -121,17 +145,17 @@ def cmd_search(state: StateDir, args: argparse.Namespace) -> int:
         project=args.project,
     )
     caller = caller_from_args(state, args)
-    response = sessions_search(
-        state, request, caller, on_pending=lambda agent: start_background(state, agent, "process")
-    )
+    response = sessions_search(state, request, caller, on_pending=lambda agent: _reconcile(state, agent))
     if args.json:
         emit_json(response.as_json())
     else:
-        render.search(request, response, caller)
+        _render().search(request, response, caller)
     return 0
 
 
 def cmd_history(state: StateDir, args: argparse.Namespace) -> int:
+    from backscroll.core.history import HistoryRequest, sessions_history
+
     request = HistoryRequest(
         session_key=args.key,
         message_id=args.message_id,
@@ -142,7 +166,7 @@ def cmd_history(state: StateDir, args: argparse.Namespace) -> int:
     if args.json:
         emit_json(response.as_json())
     else:
-        render.history(response, anchor=args.message_id)
+        _render().history(response, anchor=args.message_id)
     return 0
 
 
@@ -157,18 +181,20 @@ def cmd_mcp(state: StateDir, args: argparse.Namespace) -> int:
             f"backscroll mcp needs the optional MCP support ({missing} is not installed): "
             "install it with pip install 'backscroll[mcp]'"
         ) from None
-    return serve(StateDir(state.path, keep_readers=True), caller)
+    return serve(state, caller)
 
 
 def cmd_reindex(state: StateDir, args: argparse.Namespace) -> int:
     """Reconcile every agent in the foreground: a progress bar, or JSON lines."""
+    from backscroll.core.reconcile import reconcile_all
+
     state.require()
     if args.json:
         results = reconcile_all(
             state, on_progress=lambda agent, p: emit_json({"agent": agent, **p.as_json()})
         )
     else:
-        results = render.reindex_with_progress(state, reconcile_all)
+        results = _render().reindex_with_progress(state, reconcile_all)
     for stats in results:
         for problem in stats.problems:
             print(f"backscroll: {shown(problem)}", file=sys.stderr)
@@ -184,7 +210,7 @@ def cmd_reindex(state: StateDir, args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"done": True, **summary})
     else:
-        render.reindex_summary(summary)
+        _render().reindex_summary(summary)
     return 1 if summary["failed"] else 0
 
 
@@ -195,10 +221,10 @@ def cmd_demo(state: StateDir, args: argparse.Namespace) -> int:
     explicit = getattr(args, "state_dir", None)
     if args.messages < 10:
         raise ValidationError("--messages must be at least 10")
-    render.info("preparing the demo (built once, then reused)…")
+    _render().info("preparing the demo (built once, then reused)…")
     demo = ensure_demo(explicit, messages=args.messages, rebuild=args.rebuild)
     if args.no_browser:
-        render.info(f"demo state dir: {demo.path}")
+        _render().info(f"demo state dir: {demo.path}")
         return 0
     return _browse(demo, sources=False)  # made-up conversations: never mixed with real ones
 

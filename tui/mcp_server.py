@@ -12,8 +12,8 @@ SDK (the optional extra ``backscroll[mcp]``); the CLI imports it when ``backscro
 - **The wire is stdout.** While it serves, the SDK points file descriptor 1 at stderr, so a
   stray print (ours, a library's, a child process's) can never corrupt a frame.
 - **Long-lived**: the core's blocking calls run off the event loop on a few threads that live
-  as long as the connection (``_workers``), so the reader connections each keeps open
-  (``StateDir(keep_readers=True)``) serve call after call; the visible-set cache and the
+  as long as the connection (``_workers``), so the reader connections each thread keeps
+  warm (``storage/sqlite/connection.Handle``) serve call after call; the visible-set cache and the
   config live as long as the process.
 """
 

@@ -124,6 +124,10 @@ def search(request: Any, response: Any, caller: Any) -> None:
     tail = f"{len(response.results)} results as {shown(caller.describe())}"
     if response.truncated:
         tail += " (more matched: raise --limit or narrow the query)"
+    if response.ranked_window:
+        tail += f"; ranked among the newest {response.ranked_window:,} matches"
+    if response.searched_since is not None:
+        tail += f"; only messages since {ago(response.searched_since, time.time)} were searched"
     console.print(Text(tail, style="dim"))
     if response.indexing:
         errors.print("[yellow]indexing in progress: results may be incomplete; retry soon[/]")

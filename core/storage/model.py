@@ -38,7 +38,7 @@ class SessionRow:
     # Read only by ``Reads.session_cards`` (a list of conversations); see schema.SUMMARY_COLUMNS.
     cwd: str | None = None
     title: str | None = None  # the first indexed user message, redacted, cut
-    messages: int = 0  # indexed (user and assistant) messages of the active branch
+    messages: int = 0  # indexed (user and assistant) messages: index_state.rows
     last_message_at: int | None = None
 
     @property
@@ -58,6 +58,16 @@ class SessionRow:
         return not self.searchable
 
 
+class SessionBrief(NamedTuple):
+    """What deciding visibility needs of a session (read for every session of a database)."""
+
+    pk: int
+    key: str
+    spawned_by: str | None
+    parent_key: str | None
+    searchable: bool
+
+
 @dataclass(frozen=True)
 class SessionMeta:
     """What a caller knows of a session before its events: used by append and import."""
@@ -72,20 +82,76 @@ class SessionMeta:
     source: str = "live"
 
 
-@dataclass(frozen=True)
-class MatchRow:
+class MatchRow(NamedTuple):  # a tuple: thousands are made per search
     rowid: int
     session_pk: int
     entry_id: str
     role: str
     ts: int
-    body: str
-    bm25: float  # bm25(): lower is better
+    body: str  # the stored (redacted, segmented) text
+
+
+@dataclass(frozen=True)
+class SessionScope:
+    """The sessions a search may return rows of, and what a planner may use to find them.
+
+    Every row of a session in ``pks`` may match; no row of any other session may. ``hidden``
+    names the other sessions that may hold rows (incognito ones never do). ``anchor`` is a
+    session that the rows of exactly the sessions in ``covered`` name in their tree
+    (core/scope.py), when that helps: a ``tree`` caller's own session.
+    """
+
+    pks: frozenset[int]
+    hidden: frozenset[int]
+    anchor: int | None = None
+    covered: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class MatchFilters:
+    """What narrows the rows a search returns (never its ranking statistics)."""
+
+    role: str | None = None
+    since_ms: int | None = None
+    until_ms: int | None = None
+
+    def __bool__(self) -> bool:
+        return (self.role, self.since_ms, self.until_ms) != (None, None, None)
+
+
+@dataclass(frozen=True)
+class PartCount:
+    """One part of a query, counted over the visible messages."""
+
+    found: int  # messages holding it, counted up to a cap
+    newer: int | None = None  # when ``found`` is the cap (or only recent messages were
+    # searched): about how many visible messages are as new as the stretch searched
+
+
+@dataclass(frozen=True)
+class CorpusStats:
+    """The visible, searchable messages of one agent database, as ranking needs them."""
+
+    rows: int
+    chars: int
+    parts: tuple[PartCount, ...]  # one per query part, in order
+
+
+@dataclass(frozen=True)
+class Matches:
+    """What one agent database found: rows newest first, whether only the newest matches
+    were kept (the rank window), the statistics to rank them with, and, for a query too
+    costly to evaluate over every message, the time before which nothing was searched."""
+
+    rows: list[MatchRow]
+    windowed: bool
+    stats: CorpusStats
+    searched_since: int | None = None  # epoch ms: older messages were not searched
 
 
 @dataclass(frozen=True)
 class SessionFilter:
-    """Which sessions a match may return: ``pks`` themselves, or all but them."""
+    """Some sessions of a database: ``pks`` themselves, or (``exclude``) all but them."""
 
     pks: list[int]
     exclude: bool = False

@@ -242,8 +242,7 @@ class SearchScreen(Browsing, Screen[None]):
             self.browser.report_database(problem, "Skipped a database")
         for problem in response.read_only:
             self.browser.report_database(problem, "Read-only database")
-        self.query_one("#count", Static).update(count_line(
-            message.request, rows, response.truncated, response.indexing, response.ranked_window))
+        self.query_one("#count", Static).update(count_line(message.request, rows, response))
         self.results.show_rows(rows, self.browser.now, message.request.query, keep)
         if not rows:
             self.history.show_note("No results: nothing to show.")

@@ -26,7 +26,7 @@ from textual.widgets.option_list import Option
 
 from backscroll.core.catalog import SOURCE_NAMES, SessionSummary
 from backscroll.core.grouped import ConversationHit
-from backscroll.core.search import SearchRequest, SearchResult
+from backscroll.core.search import SearchRequest, SearchResponse, SearchResult
 
 from ..text import DEFAULT_PALETTE, Clock, Palette, ago, cut_middle, highlighted, plural, printable, shown
 
@@ -137,12 +137,12 @@ def _excerpt(result: SearchResult, max_chars: int, palette: Palette) -> Text:
     return body
 
 
-def count_line(request: SearchRequest | None, rows: Sequence[Row] | None, truncated: bool = False,
-               indexing: bool = False, ranked_window: bool = False) -> Text:
-    """Above the list: what it holds."""
+def count_line(request: SearchRequest | None, rows: Sequence[Row] | None,
+               response: SearchResponse | None = None) -> Text:
+    """Above the list: what it holds (``request`` None: the recent conversations)."""
     if rows is None:
         return Text("type to search every conversation you may see", style="dim")
-    if request is None:
+    if request is None or response is None:
         if not rows:
             return Text("no conversations to show", style="dim")
         line = Text(plural(len(rows), "conversation"), style="bold")
@@ -151,7 +151,7 @@ def count_line(request: SearchRequest | None, rows: Sequence[Row] | None, trunca
     if not rows:
         line = Text("no results for ", style="dim")
         line.append(printable(request.query, one_line=True), style="bold")
-        if indexing:
+        if response.indexing:
             line.append(" yet: some sessions are still being indexed", style="yellow")
         return line
     if isinstance(rows[0], ConversationHit):
@@ -160,10 +160,12 @@ def count_line(request: SearchRequest | None, rows: Sequence[Row] | None, trunca
         line.append(f" · {plural(hits, 'hit')}", style="dim")
     else:
         line = Text(plural(len(rows), "result"), style="bold")
-    if truncated:
+    if response.truncated:
         line.append(" · more matched", style="dim")
-    if ranked_window:
+    if response.ranked_window:
         line.append(" · ranked among the newest matches", style="dim")
+    if response.searched_since is not None:
+        line.append(" · recent messages only (a costly query)", style="dim")
     return line
 
 

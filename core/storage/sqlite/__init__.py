@@ -3,72 +3,57 @@
 ``SqliteStorage.open(agent)`` gives a reader (read-only connection: never creates, migrates
 or changes a file); ``open(agent, write=True)`` a writer (creates the folders 0700 and the
 file 0600 whatever the umask, tightens looser ones of its own, sets WAL, migrates). One
-``AgentReader``/``AgentWriter`` wraps one connection: use one per thread. With
-``keep_readers`` a reader's connection stays open for the next reader of the same database in
-the same thread (``connection.KeptReaders``).
+``AgentReader``/``AgentWriter`` wraps one connection: use one per thread. A reader's
+connection is kept by its thread for the next reader of the same file (``connection.Handle``).
+The writer classes load on first use (``writer.py``): a process that only searches never
+imports the write path.
 """
 
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Any
 
 from ... import private
 from ...errors import StoreError, ValidationError
 from ...keys import check_agent_id
 from .browsing import BrowseReads
-from .claims import Claims
-from .connection import KeptReaders, connect
-from .sources import SourceReads, SourceWrites
+from .connection import Handle, connect
+from .sources import SourceReads
+
+if TYPE_CHECKING:
+    from .writer import AgentWriter
 
 DB_NAME = "sessions.sqlite"
 STALE_TEMP_S = 60  # a temporary database older than this was left by a crash
 
 
-class _Handle:
-    def __init__(
-        self,
-        path: Path,
-        agent_id: str,
-        conn: sqlite3.Connection,
-        release: Callable[[], None] | None = None,
-    ) -> None:
-        self.path = path
-        self.agent_id = agent_id
-        self.conn = conn
-        self._release = release or conn.close  # a kept connection is given back, not closed
-
-    def close(self) -> None:
-        self._release()
-
-    def __enter__(self):  # noqa: ANN204 - returns the concrete class
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class AgentReader(_Handle, SourceReads, BrowseReads):
+class AgentReader(Handle, SourceReads, BrowseReads):
     """One agent's database, read-only."""
 
 
-class AgentWriter(_Handle, Claims, SourceWrites, BrowseReads):
-    """One agent's database, for the write path, imports and reconciliation."""
+if TYPE_CHECKING:
+    AgentDB = AgentReader | AgentWriter
 
 
-AgentDB = AgentReader | AgentWriter
+def __getattr__(name: str) -> Any:
+    """``AgentWriter`` (and ``AgentDB``) load the write path when first asked for: a process
+    that only searches never imports it."""
+    if name in ("AgentWriter", "AgentDB"):
+        from .writer import AgentWriter
+
+        return AgentWriter if name == "AgentWriter" else AgentReader | AgentWriter
+    raise AttributeError(name)
 
 
 class SqliteStorage:
     """Per-agent SQLite files under ``<root>/agents/``."""
 
-    def __init__(self, root: Path, keep_readers: bool = False) -> None:
+    def __init__(self, root: Path) -> None:
         self.root = root
-        self._kept = KeptReaders() if keep_readers else None
 
     def describe(self) -> str:
         return f"sqlite ({self.root / 'agents'})"
@@ -108,9 +93,7 @@ class SqliteStorage:
             if not path.is_file():
                 raise StoreError(f"agent {agent_id!r} has no database at {path}")
             self._warn_if_loose(path)
-            if self._kept is not None:
-                return AgentReader(path, agent_id, *self._kept.take(path))
-            return AgentReader(path, agent_id, connect(path, write=False))
+            return AgentReader(path, agent_id, write=False)
         try:
             private.make_dir(self.root, tighten=False)  # perhaps a folder the user chose
             for folder in (self.root / "agents", path.parent):
@@ -122,7 +105,9 @@ class SqliteStorage:
             raise StoreError(
                 f"cannot create {path.parent}: {err.strerror or err} (choose a writable --state-dir)"
             ) from None
-        return AgentWriter(path, agent_id, connect(path, write=True))
+        from .writer import AgentWriter
+
+        return AgentWriter(path, agent_id, write=True)
 
     def _warn_if_loose(self, path: Path) -> None:
         """A reader never changes a file: it only says once when a folder or the database is

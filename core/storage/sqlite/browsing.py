@@ -8,13 +8,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ...bounds import decode_json
 from ...errors import ValidationError
 from ...query import ParsedQuery
-from ...transcript import decode_line
 from ..model import CardFilter, SessionFilter, SessionRow
 from .reads import SESSION_COLUMNS, SESSIONS_JOIN, Reads
 
-CARD_COLUMNS = f"{SESSION_COLUMNS}, s.cwd, s.title, s.messages, s.last_message_at"
+CARD_COLUMNS = f"{SESSION_COLUMNS}, s.cwd, s.title, i.rows, s.last_message_at"
 ACTIVITY = "coalesce(s.last_message_at, s.updated_at)"  # as sessions_by_activity indexes it
 
 
@@ -123,7 +123,7 @@ class BrowseReads(Reads):
         found: dict[int, dict[str, Any]] = {}
         for seq, body in rows:
             try:
-                event = decode_line(body, max_bytes=None)
+                event = decode_json(body, max_bytes=None)
             except ValidationError:
                 continue
             if isinstance(event, dict):

@@ -3,8 +3,8 @@
 A writer connection creates the folder (0700) and the file, sets WAL and brings the schema up
 to date. A reader connection is opened ``mode=ro``: it never creates, migrates or changes a
 file, and refuses one it cannot read in one sentence (empty, older or newer schema, not
-SQLite). Every SQLite failure becomes a ``StoreError`` naming the file. ``KeptReaders`` keeps
-reader connections open between uses for long-lived processes.
+SQLite). Every SQLite failure becomes a ``StoreError`` naming the file. A reader's connection
+is kept by its thread and handed to the next reader of the same file (``Handle``).
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ import os
 import sqlite3
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 from urllib.parse import quote
 
 from ...errors import StoreError
@@ -74,6 +73,77 @@ def connect(path: Path, write: bool) -> sqlite3.Connection:
     return conn
 
 
+class _Idle(threading.local):
+    """Read-only connections this thread finished with, by path, with the file they opened."""
+
+    def __init__(self) -> None:
+        self.readers: dict[str, tuple[tuple[int, ...], sqlite3.Connection]] = {}
+
+
+_idle = _Idle()
+READERS_KEPT = 8
+
+
+def _identity(path: Path) -> tuple[int, ...]:
+    """The file as last written outside SQLite's own log: another file, or this one
+    rewritten (a checkpoint, a copy over it), is not the file a kept connection opened."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return (-1,)
+    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
+
+
+class Handle:
+    """One connection to one agent's database; the reader and writer classes add methods.
+
+    A reader's connection is kept by its thread when closed, and handed to the next reader of
+    the same file (if it is still that file and still readable): searching again finds
+    SQLite's page cache and prepared statements warm instead of opening the file anew.
+    """
+
+    def __init__(self, path: Path, agent_id: str, write: bool) -> None:
+        self.path = path
+        self.agent_id = agent_id
+        self.write = write
+        self.closed = False
+        self.identity = _identity(path)
+        kept = None if write else _idle.readers.pop(str(path), None)
+        if kept is not None and kept[0] == self.identity:
+            try:
+                with sqlite_errors(path):
+                    _check_readable(kept[1], path)
+            except BaseException:
+                kept[1].close()
+                raise
+            self.conn = kept[1]
+            return
+        if kept is not None:
+            kept[1].close()
+        self.conn = connect(path, write)
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        if self.write or self.conn.in_transaction:
+            self.conn.close()
+            return
+        readers = _idle.readers
+        if len(readers) >= READERS_KEPT:
+            readers.pop(next(iter(readers)))[1].close()
+        previous = readers.pop(str(self.path), None)
+        if previous is not None and previous[1] is not self.conn:
+            previous[1].close()
+        readers[str(self.path)] = (self.identity, self.conn)
+
+    def __enter__(self):  # noqa: ANN204 - returns the concrete class
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 def _check_readable(conn: sqlite3.Connection, path: Path) -> None:
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     refuse_newer(version, str(path))
@@ -84,68 +154,3 @@ def _check_readable(conn: sqlite3.Connection, path: Path) -> None:
             f"{path} was written by an older backscroll (schema {version}); the next write "
             "or `backscroll reindex` upgrades it"
         )
-
-
-@dataclass
-class _Kept:
-    conn: sqlite3.Connection
-    identity: tuple[int, int]  # (device, inode) of the file it was opened on
-    in_use: bool = False
-
-
-class KeptReaders:
-    """Read-only connections kept open between uses, one per thread and database.
-
-    A long-lived process (the MCP server) then pays the open and its schema check once, not
-    per call. A kept connection is used again only while nothing else in its thread uses it,
-    its file is the same file (not deleted and made again), and its schema is still current;
-    otherwise a fresh one is opened. Connections never cross threads; a thread's connections
-    close when the thread ends. A copy sent to another process starts empty.
-    """
-
-    def __init__(self) -> None:
-        self._local = threading.local()
-
-    def __reduce__(self) -> tuple[type, tuple]:
-        return (KeptReaders, ())
-
-    def take(self, path: Path) -> tuple[sqlite3.Connection, Callable[[], None]]:
-        """A reader connection for ``path`` and the function that gives it back."""
-        kept: dict[Path, _Kept] = self._local.__dict__.setdefault("kept", {})
-        entry = kept.get(path)
-        if entry is not None and entry.in_use:  # a nested open: a connection of its own
-            conn = connect(path, write=False)
-            return conn, conn.close
-        identity = _identity(path)
-        if entry is not None and not (entry.identity == identity and _current(entry.conn)):
-            del kept[path]
-            entry.conn.close()
-            entry = None
-        if entry is None:
-            entry = kept[path] = _Kept(connect(path, write=False), identity)
-        entry.in_use = True
-        return entry.conn, lambda: self._give_back(path, entry)
-
-    def _give_back(self, path: Path, entry: _Kept) -> None:
-        entry.in_use = False
-        if entry.conn.in_transaction:  # left mid-read by an error: never keep a snapshot open
-            try:
-                entry.conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                entry.conn.close()
-                self._local.kept.pop(path, None)
-
-
-def _identity(path: Path) -> tuple[int, int]:
-    try:
-        info = os.stat(path)
-    except OSError as err:
-        raise StoreError(f"cannot open {path}: {err.strerror or err}") from None
-    return info.st_dev, info.st_ino
-
-
-def _current(conn: sqlite3.Connection) -> bool:
-    try:
-        return conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-    except sqlite3.Error:
-        return False

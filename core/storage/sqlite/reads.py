@@ -7,14 +7,14 @@ import json
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
+from ...bounds import decode_json
 from ...errors import ValidationError
 from ...indexer import INDEXER_VERSION, IndexRow
-from ...query import ParsedQuery
-from ...transcript import decode_line
-from ..model import IDLE, MatchRow, Progress, SessionFilter, SessionRow
+from ..model import IDLE, Progress, SessionBrief, SessionRow
 from .connection import sqlite_errors
+from .matching import Matching, scope_text
 
 # The one formulation of "reconciliation has work here" (``SessionRow.pending`` in Python):
 # dirty, claimed, or clean under another indexer version. Needs ``:version`` bound.
@@ -26,7 +26,7 @@ SESSION_COLUMNS = """s.pk, s.key, s.session_id, s.spawned_by, s.parent_key, s.la
 SESSIONS_JOIN = "FROM sessions s JOIN index_state i ON i.session_pk = s.pk"
 
 
-class Reads:
+class Reads(Matching):
     """Reading methods; ``self.conn`` is a connection in autocommit mode."""
 
     conn: sqlite3.Connection
@@ -57,6 +57,46 @@ class Reads:
         rows = self._all(f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} ORDER BY s.pk")
         return [SessionRow(*row) for row in rows]
 
+    def session_briefs(self, odd_only: bool = False) -> list[SessionBrief]:
+        """Every session, with only what deciding visibility needs (cheap to read them all);
+        with ``odd_only``, only those whose key is shaped like an incognito one or filed
+        under another agent (the only sessions the operator may not see)."""
+        where = ""
+        if odd_only:
+            where = "WHERE s.key GLOB '*incognito-*' OR substr(s.key, 1, :n) != :own"
+        rows = self._all(
+            f"SELECT s.pk, s.key, s.spawned_by, s.parent_key, NOT {PENDING} {SESSIONS_JOIN} "
+            f"{where}",
+            {"version": INDEXER_VERSION, "n": len(self.agent_id) + 7,
+             "own": f"agent:{self.agent_id}:"},
+        )
+        return [SessionBrief._make(row) for row in rows]
+
+    def session_pks(self) -> list[int]:
+        return [row[0] for row in self._all("SELECT pk FROM sessions")]
+
+    def pending_pks(self) -> frozenset[int]:
+        """Sessions reconciliation has work in (the one ``PENDING`` predicate)."""
+        rows = self._all(f"SELECT i.session_pk FROM index_state i WHERE {PENDING}",
+                         {"version": INDEXER_VERSION})
+        return frozenset(row[0] for row in rows)
+
+    def sessions_naming(self, pk: int) -> list[int]:
+        """Sessions whose index rows name ``pk`` in their tree (core/scope.py)."""
+        rows = self._all(
+            "SELECT session_pk FROM index_state WHERE ' ' || tree || ' ' GLOB ?",
+            (f"* {int(pk)} *",),
+        )
+        return [row[0] for row in rows]
+
+    def sessions_by_pk(self, pks: Iterable[int]) -> dict[int, SessionRow]:
+        rows = self._all(
+            f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} "
+            "WHERE s.pk IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(pks)),),
+        )
+        return {row[0]: SessionRow(*row) for row in rows}
+
     def session(self, key: str) -> SessionRow | None:
         row = self._one(f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} WHERE s.key = ?", (key.lower(),))
         return SessionRow(*row) if row else None
@@ -79,7 +119,7 @@ class Reads:
         parsed = []
         for seq, body in rows:
             try:
-                event = decode_line(body, max_bytes=None)
+                event = decode_json(body, max_bytes=None)
             except ValidationError as err:
                 event = err
             if isinstance(event, dict):
@@ -98,97 +138,26 @@ class Reads:
         )
         return [(rowid, IndexRow(eid, role, ts, body)) for rowid, eid, role, ts, body in rows]
 
-    # ----------------------------------------------------------------- matching
-
-    def match(
-        self,
-        query: ParsedQuery,
-        sessions: SessionFilter,
-        limit: int,
-        order: str = "best",
-        role: str | None = None,
-        since_ms: int | None = None,
-        until_ms: int | None = None,
-        rank_window: int | None = None,
-    ) -> tuple[list[MatchRow], bool]:
-        """Top matches among the given sessions, and whether ranking was windowed.
-
-        The session filter runs inside the query, before the limit, so sessions a caller
-        may not see never take a slot. With ``rank_window``, a term matching more rows than
-        that is ranked by bm25 over its newest ``rank_window`` matches only (rowids follow
-        time, so "newest" is a rowid bound the FTS index applies for free).
-        """
-        base, params = _match_where(query, sessions, role, since_ms, until_ms)
-        with sqlite_errors(self.path):
-            base, params, windowed = self._rank_window(base, params, order, rank_window)
-            order_by = "f.rowid DESC" if order == "recent" else "score, f.rowid DESC"
-            top = self.conn.execute(
-                f"SELECT f.rowid, bm25(message_fts) AS score {base} ORDER BY {order_by} LIMIT ?",
-                (*params, limit),
-            ).fetchall()
-            rows = self._match_rows(top)
-        return [row for row, _ in rows], windowed
-
-    def match_sessions(
-        self,
-        query: ParsedQuery,
-        sessions: SessionFilter,
-        limit: int,
-        order: str = "best",
-        role: str | None = None,
-        since_ms: int | None = None,
-        until_ms: int | None = None,
-        rank_window: int | None = None,
-    ) -> tuple[list[tuple[MatchRow, int]], bool]:
-        """``match`` grouped by session inside the query, before the limit: each session's
-        best row (the one ``match`` ranks first among its rows) with its number of matching
-        rows, the sessions ordered as their best rows rank; so one session with many hits
-        takes one slot. Ranked over the same rows as ``match`` (the same window), so the
-        counts are of those rows too."""
-        base, params = _match_where(query, sessions, role, since_ms, until_ms, joined=True)
-        within = "ORDER BY rowid DESC" if order == "recent" else "ORDER BY score, rowid DESC"
-        with sqlite_errors(self.path):
-            base, params, windowed = self._rank_window(base, params, order, rank_window)
-            top = self.conn.execute(
-                "WITH hits AS (SELECT f.rowid AS rowid, m.session_pk AS pk, "
-                f"bm25(message_fts) AS score {base}), "
-                "ranked AS (SELECT rowid, score, count(*) OVER (PARTITION BY pk) AS hits, "
-                f"row_number() OVER (PARTITION BY pk {within}) AS n FROM hits) "
-                f"SELECT rowid, score, hits FROM ranked WHERE n = 1 {within} LIMIT ?",
-                (*params, limit),
-            ).fetchall()
-            rows = self._match_rows(top)
-        return rows, windowed
-
-    def _rank_window(self, base: str, params: list[Any], order: str, rank_window: int | None
-                     ) -> tuple[str, list[Any], bool]:
-        """Bound ``base`` to its newest ``rank_window`` matches when it has more (best order)."""
-        if order != "best" or not rank_window:
-            return base, params, False
-        cutoff = self.conn.execute(
-            f"SELECT f.rowid {base} ORDER BY f.rowid DESC LIMIT 1 OFFSET ?",
-            (*params, rank_window - 1),
-        ).fetchone()
-        if cutoff is None:
-            return base, params, False
-        return f"{base} AND f.rowid >= ?", [*params, cutoff[0]], True
-
-    def _match_rows(self, top: list[tuple[Any, ...]]) -> list[tuple[MatchRow, Any]]:
-        """``(rowid, score, extra...)`` rows with their metadata and text, in order; the
-        second item is the first extra column (None without one). Only the rows kept are
-        read: reading every match would dominate."""
-        kept = self.conn.execute(
-            "SELECT m.rowid, m.session_pk, m.entry_id, m.role, m.ts, f.body "
-            "FROM message_index m JOIN message_fts f ON f.rowid = m.rowid "
-            "WHERE m.rowid IN (SELECT value FROM json_each(?))",
-            (json.dumps([row[0] for row in top]),),
-        ).fetchall()
-        details = {row[0]: row[1:] for row in kept}
-        return [
-            (MatchRow(row[0], *details[row[0]], row[1]), row[2] if len(row) > 2 else None)
-            for row in top
-            if row[0] in details
-        ]
+    def index_state_problems(self, session_pk: int) -> list[str]:
+        """How a session's rows disagree with what its index state says of them: the scope
+        every row must carry (its stored tree), their count and characters. Empty if none."""
+        found = self._one(
+            "SELECT i.tree, i.rows, i.chars, count(f.rowid), coalesce(sum(length(f.body)), 0), "
+            "count(DISTINCT f.scope), max(f.scope) FROM index_state i "
+            "LEFT JOIN message_index m ON m.session_pk = i.session_pk "
+            "LEFT JOIN message_fts f ON f.rowid = m.rowid WHERE i.session_pk = ?",
+            (session_pk,),
+        )
+        if found is None:
+            return []
+        tree, rows, chars, counted, length, scopes, scope = found
+        problems = []
+        if (rows, chars) != (counted, length):
+            problems.append(f"index state says {rows} rows of {chars} characters, "
+                            f"the index holds {counted} of {length}")
+        if counted and (scopes != 1 or scope != scope_text(session_pk, tree)):
+            problems.append("index rows do not carry the session's scope")
+        return problems
 
     # ----------------------------------------------------------------- counts and progress
 
@@ -243,30 +212,3 @@ class Reads:
             "WHERE id = 1"
         )
         return Progress(*row) if row else IDLE
-
-
-def _match_where(
-    query: ParsedQuery,
-    sessions: SessionFilter,
-    role: str | None,
-    since_ms: int | None,
-    until_ms: int | None,
-    joined: bool = False,
-) -> tuple[str, list[Any]]:
-    """``FROM ... WHERE ...`` of a match: the query, the sessions (inside the query, before
-    any limit) and the filters. With nothing to filter (the operator on a clean index) the
-    join is left out unless ``joined``: the FTS index alone orders and ranks."""
-    where = ["message_fts MATCH ?"]
-    params: list[Any] = [query.fts]
-    if sessions.pks or not sessions.exclude:
-        where.append(
-            f"m.session_pk {'NOT IN' if sessions.exclude else 'IN'} "
-            "(SELECT value FROM json_each(?))"
-        )
-        params.append(json.dumps(sessions.pks))
-    for clause, value in (("m.role = ?", role), ("m.ts >= ?", since_ms), ("m.ts <= ?", until_ms)):
-        if value is not None:
-            where.append(clause)
-            params.append(value)
-    join = "JOIN message_index m ON m.rowid = f.rowid " if joined or len(where) > 1 else ""
-    return f"FROM message_fts f {join}WHERE {' AND '.join(where)}", params

@@ -113,6 +113,30 @@ MIGRATIONS: dict[int, str] = {
         UPDATE meta SET value = value + 1 WHERE key = 'visibility_rev';
     END;
     """,
+    3: """
+    -- The full-text index gets a second column, the row's *scope* (core/scope.py): the tag
+    -- s<pk> of its session and a tag t<pk> for the session and each session it descends
+    -- from, so the sessions a caller may see are selected inside MATCH. A prefix index of
+    -- two characters makes search-as-you-type prefixes cheap. The old rows have no scope:
+    -- they go, and reconciliation rebuilds every session (a new indexer version).
+    DROP TABLE message_fts;
+    DELETE FROM message_index;
+    CREATE VIRTUAL TABLE message_fts USING fts5(
+        body, scope, tokenize = 'unicode61 remove_diacritics 2', prefix = '2'
+    );
+    -- Per session, written in the same transactions as its index rows: the sessions its
+    -- rows name as their tree (space-separated pks, itself first), and the count and
+    -- characters of its rows (ranking statistics over a caller's visible sessions).
+    ALTER TABLE index_state ADD COLUMN tree TEXT NOT NULL DEFAULT '';
+    ALTER TABLE index_state ADD COLUMN rows INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE index_state ADD COLUMN chars INTEGER NOT NULL DEFAULT 0;
+    -- A planner trusts the stored trees (storage/sqlite/matching.py): they move the cache key.
+    DROP TRIGGER index_state_changed;
+    CREATE TRIGGER index_state_changed AFTER UPDATE OF state, indexer_version, tree ON index_state
+    BEGIN
+        UPDATE meta SET value = value + 1 WHERE key = 'visibility_rev';
+    END;
+    """,
     4: """
     -- Live sources (SPEC 14): what was taken in from each transcript file, so a sync that
     -- finds a file unchanged only stats it, and a grown file is read from its offset. A
@@ -148,13 +172,12 @@ MIGRATIONS: dict[int, str] = {
 # What a list of conversations shows of a session, kept in ``sessions`` so a listing never
 # reads transcripts (migration 5). The cwd is the header's (Claude Code and Codex name one);
 # the rest follows the index, which holds the active branch's redacted user and assistant
-# messages: their number, the newest one's time, and the title (the first user message,
-# its first TITLE_CHARS characters, with the CJK segmentation's U+200B taken out).
-# ``sessions.pk`` is the session; each statement is the one rule, used by the write path,
-# reconciliation and the backfill alike.
+# messages (their number is index_state.rows): the newest one's time, and the title (the
+# first user message, its first TITLE_CHARS characters, with the CJK segmentation's U+200B
+# taken out). ``sessions.pk`` is the session; each statement is the one rule, used by the
+# write path, reconciliation and the backfill alike.
 TITLE_CHARS = 400
 SUMMARY_COLUMNS = f"""
-    messages = (SELECT count(*) FROM message_index m WHERE m.session_pk = sessions.pk),
     last_message_at = (SELECT max(m.ts) FROM message_index m WHERE m.session_pk = sessions.pk),
     title = (SELECT replace(substr(f.body, 1, {TITLE_CHARS}), char(8203), '')
              FROM message_index m JOIN message_fts f ON f.rowid = m.rowid
@@ -173,7 +196,6 @@ MIGRATIONS[5] = f"""
     -- transcripts: see SUMMARY_COLUMNS and CWD_COLUMN above.
     ALTER TABLE sessions ADD COLUMN cwd TEXT;
     ALTER TABLE sessions ADD COLUMN title TEXT;
-    ALTER TABLE sessions ADD COLUMN messages INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE sessions ADD COLUMN last_message_at INTEGER;
     UPDATE sessions SET {CWD_COLUMN};
     UPDATE sessions SET {SUMMARY_COLUMNS};

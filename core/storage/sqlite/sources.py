@@ -6,14 +6,11 @@ transaction as the events read from it (``atomic``), so after a crash the two ag
 from __future__ import annotations
 
 import json
-from typing import Iterable
 
-from ...keys import normalize_key
-from ..model import FileState, SessionMeta
+from ..model import FileState
 from .reads import Reads
-from .writes import Writes, _lower
 
-_COLUMNS = (
+COLUMNS = (
     "path, kind, root, device, inode, size, mtime_ns, done_bytes, done_lines, head_hash, "
     "tail_hash, context, sessions, synced_at, missing_since, problem"
 )
@@ -22,11 +19,12 @@ _COLUMNS = (
 class SourceReads(Reads):
     def file_states(self) -> dict[str, FileState]:
         """Every file taken in, by path (a few thousand rows: read whole by each sync)."""
-        return {row[0]: _state(row) for row in self._all(f"SELECT {_COLUMNS} FROM source_files")}
+        rows = self._all(f"SELECT {COLUMNS} FROM source_files")
+        return {row[0]: file_state_of(row) for row in rows}
 
     def file_state(self, path: str) -> FileState | None:
-        row = self._one(f"SELECT {_COLUMNS} FROM source_files WHERE path = ?", (path,))
-        return _state(row) if row else None
+        row = self._one(f"SELECT {COLUMNS} FROM source_files WHERE path = ?", (path,))
+        return file_state_of(row) if row else None
 
     def session_key_of(self, session_id: str) -> str | None:
         """The key a session is stored under, found by its session id."""
@@ -38,81 +36,7 @@ class SourceReads(Reads):
         return dict(self._all("SELECT root, synced_at FROM source_syncs"))
 
 
-class SourceWrites(Writes, SourceReads):
-    def save_file_state(self, state: FileState, moved_from: str | None = None) -> None:
-        """Insert or replace a file's row (``moved_from``: its row under the name it had);
-        call inside ``atomic()`` with the events read from it."""
-        with self.transaction() as conn:
-            if moved_from is not None:
-                conn.execute("DELETE FROM source_files WHERE path = ?", (moved_from,))
-            conn.execute(
-                f"INSERT OR REPLACE INTO source_files ({_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    state.path,
-                    state.kind,
-                    state.root,
-                    state.device,
-                    state.inode,
-                    state.size,
-                    state.mtime_ns,
-                    state.done_bytes,
-                    state.done_lines,
-                    state.head_hash,
-                    state.tail_hash,
-                    state.context,
-                    json.dumps(list(state.sessions)),
-                    state.synced_at,
-                    state.missing_since,
-                    state.problem,
-                ),
-            )
-
-    def relink_session(self, meta: SessionMeta) -> bool:
-        """A session store names the session ``meta.session_id`` anew: take its links and
-        label, and its key when it is stored under the placeholder an import without a store
-        entry gave it (``agent:<id>:import:<sessionId>``). True when something changed."""
-        key = normalize_key(meta.key)
-        with self.transaction() as conn:
-            row = conn.execute(
-                "SELECT pk, key, spawned_by, parent_key, label FROM sessions WHERE session_id = ?",
-                (meta.session_id,),
-            ).fetchone()
-            if row is None:
-                return False
-            pk, stored_key, *links = row
-            placeholder = f"agent:{self.agent_id}:import:{meta.session_id}".lower()
-            taken = conn.execute("SELECT 1 FROM sessions WHERE key = ?", (key,)).fetchone()
-            new_key = key if stored_key == placeholder and not taken else stored_key
-            wanted = [_lower(meta.spawned_by), _lower(meta.parent_key), meta.label or links[2]]
-            if new_key == stored_key and wanted == links:
-                return False
-            conn.execute(
-                "UPDATE sessions SET key = ?, spawned_by = ?, parent_key = ?, label = ? "
-                "WHERE pk = ?",
-                (new_key, *wanted, pk),
-            )
-        return True
-
-    def mark_missing(self, paths: Iterable[str], since: int) -> None:
-        """These files are gone from disk: their rows (and sessions) stay, marked."""
-        with self.transaction() as conn:
-            conn.execute(
-                "UPDATE source_files SET missing_since = ? WHERE missing_since IS NULL "
-                "AND path IN (SELECT value FROM json_each(?))",
-                (since, json.dumps(list(paths))),
-            )
-
-    def record_sync(self, roots: Iterable[tuple[str, str]], when: int) -> None:
-        """Source folders ``(root, kind)`` were synced at ``when``."""
-        with self.transaction() as conn:
-            conn.executemany(
-                "INSERT OR REPLACE INTO source_syncs (root, kind, synced_at) VALUES (?, ?, ?)",
-                [(root, kind, when) for root, kind in roots],
-            )
-
-
-def _state(row: tuple) -> FileState:
+def file_state_of(row: tuple) -> FileState:
     values = list(row)
     try:
         sessions = tuple(json.loads(values[12]))

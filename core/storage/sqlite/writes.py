@@ -12,9 +12,12 @@ from typing import Any, Iterator
 
 from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
 from ...keys import normalize_key
+from ...scope import ancestors
 from ...transcript import advance, indexable, node_id, parse_event
+from ...visibility import SessionLink
 from ..model import AppendResult, Imported, SessionMeta, now_ms
 from .connection import BUSY_TIMEOUT_S, sqlite_errors
+from .matching import scope_text
 from .reads import Reads
 from .schema import CWD_COLUMN, SUMMARY_COLUMNS, TITLE_OF_BODY
 
@@ -67,8 +70,9 @@ class Writes(Reads):
         pk = cursor.lastrowid
         assert pk is not None
         self.conn.execute(
-            "INSERT INTO index_state (session_pk, state, indexer_version) VALUES (?, ?, ?)",
-            (pk, "clean" if clean else "dirty", INDEXER_VERSION if clean else 0),
+            "INSERT INTO index_state (session_pk, state, indexer_version, tree) VALUES (?, ?, ?, ?)",
+            (pk, "clean" if clean else "dirty", INDEXER_VERSION if clean else 0,
+             self._tree(meta.key)),
         )
         return pk, session_id, created
 
@@ -113,7 +117,7 @@ class Writes(Reads):
                 message = indexable(event, created_at)
                 if message and indexes_session(key):
                     row = row_for(message.entry_id, message.role, message.timestamp_ms, message.text)
-                    self._insert_row(pk, session_id, row)
+                    self._insert_row(pk, session_id, row, self._scope(pk))
                     outcome = "indexed"
             kind = event["type"]
             stored_id = None if kind in ("session", "leaf") else node_id(event, seq)
@@ -128,8 +132,7 @@ class Writes(Reads):
             )
             if row is not None:  # the summary follows the index (schema.SUMMARY_COLUMNS)
                 conn.execute(
-                    "UPDATE sessions SET messages = messages + 1, "
-                    "last_message_at = max(coalesce(last_message_at, ?), ?), "
+                    "UPDATE sessions SET last_message_at = max(coalesce(last_message_at, ?), ?), "
                     f"title = coalesce(title, CASE WHEN ? = 'user' THEN {TITLE_OF_BODY} END) "
                     "WHERE pk = ?",
                     (row.ts, row.ts, row.role, row.body, pk),
@@ -151,8 +154,8 @@ class Writes(Reads):
         self.conn.execute(f"UPDATE sessions SET {CWD_COLUMN} WHERE pk = ?", (pk,))
 
     def refresh_summary(self, pk: int) -> None:
-        """Title, message count and last message time from the session's index rows, inside
-        the caller's transaction (a rebuild publishing them)."""
+        """Title and last message time from the session's index rows, inside the caller's
+        transaction (a rebuild publishing them)."""
         self.conn.execute(f"UPDATE sessions SET {SUMMARY_COLUMNS} WHERE pk = ?", (pk,))
 
     def _mark_dirty(self, pk: int) -> None:
@@ -180,7 +183,32 @@ class Writes(Reads):
         ).fetchone()
         return row is not None
 
-    def _insert_row(self, pk: int, session_id: str, row: IndexRow) -> int:
+    def _tree(self, key: str) -> str:
+        """The session and the sessions it descends from (core/scope.py), as space-separated
+        pks, from the current links."""
+        found: dict[str, tuple[int, SessionLink] | None] = {}
+
+        def link_of(k: str) -> SessionLink | None:
+            if k not in found:
+                row = self.conn.execute(
+                    "SELECT pk, spawned_by, parent_key FROM sessions WHERE key = ?", (k,)
+                ).fetchone()
+                found[k] = (row[0], SessionLink(k, row[1], row[2])) if row else None
+            hit = found[k]
+            return hit[1] if hit else None
+
+        link_of(key)
+        pks = [hit[0] for k in ancestors(key, link_of, self.agent_id) if (hit := found.get(k))]
+        return " ".join(map(str, pks))
+
+    def _scope(self, pk: int) -> str:
+        """What the scope column of a session's rows holds: the tags of its stored tree."""
+        tree = self.conn.execute(
+            "SELECT tree FROM index_state WHERE session_pk = ?", (pk,)
+        ).fetchone()[0]
+        return scope_text(pk, tree)
+
+    def _insert_row(self, pk: int, session_id: str, row: IndexRow, scope: str) -> int:
         rowid = first_rowid(session_id, row)
         while True:
             try:
@@ -192,35 +220,77 @@ class Writes(Reads):
                 break
             except sqlite3.IntegrityError:
                 rowid = next_rowid(rowid)
-        self.conn.execute("INSERT INTO message_fts (rowid, body) VALUES (?, ?)", (rowid, row.body))
+        self.conn.execute(
+            "INSERT INTO message_fts (rowid, body, scope) VALUES (?, ?, ?)", (rowid, row.body, scope)
+        )
+        self.conn.execute(
+            "UPDATE index_state SET rows = rows + 1, chars = chars + ? WHERE session_pk = ?",
+            (len(row.body), pk),
+        )
         return rowid
 
-    def insert_rows(self, pk: int, session_id: str, rows: list[IndexRow]) -> None:
-        """Insert many index rows inside the caller's transaction (rebuilds, backfills).
+    # Rebuilds write many rows per transaction. FTS5 keeps new rows in memory until the
+    # commit, but writes them out as a segment of their own whenever a later statement of the
+    # transaction opens a statement journal (an UPDATE firing a trigger, a multi-row DELETE):
+    # per-session statements between inserts would leave one tiny segment per session, merged
+    # again and again as the index grows. So every other statement comes first, then one
+    # delete and one insert of all the rows of the batch.
 
-        Rowids are placed in Python against the rows already stored near them, then written
-        with two ``executemany`` calls: the bulk path that makes backfills fast.
-        """
-        if not rows:
+    def replace_rows(self, batch: list[tuple[int, str, list[IndexRow]]]) -> None:
+        """Replace the index rows of sessions ``(pk, session_id, rows)`` inside the caller's
+        transaction; the rows name each session's tree as the links give it now."""
+        if not batch:
             return
-        wanted = [first_rowid(session_id, row) for row in rows]
-        taken = self._taken_rowids(wanted)
-        placed: list[int] = []
-        for rowid in wanted:
+        for pk, _session_id, rows in batch:
+            key = self.conn.execute("SELECT key FROM sessions WHERE pk = ?", (pk,)).fetchone()
+            self.conn.execute(
+                "UPDATE index_state SET tree = ?, rows = ?, chars = ? WHERE session_pk = ?",
+                (self._tree(key[0]) if key else "", len(rows), sum(len(r.body) for r in rows), pk),
+            )
+        pks = json.dumps([pk for pk, _, _ in batch])
+        self.conn.execute(
+            "DELETE FROM message_fts WHERE rowid IN (SELECT rowid FROM message_index "
+            "WHERE session_pk IN (SELECT value FROM json_each(?)))",
+            (pks,),
+        )
+        self.conn.execute(
+            "DELETE FROM message_index WHERE session_pk IN (SELECT value FROM json_each(?))",
+            (pks,),
+        )
+        self._insert_rows(batch)
+
+    def add_rows(self, pk: int, session_id: str, rows: list[IndexRow]) -> None:
+        """Add rows to a session being rebuilt in several transactions (after the first)."""
+        self.conn.execute(
+            "UPDATE index_state SET rows = rows + ?, chars = chars + ? WHERE session_pk = ?",
+            (len(rows), sum(len(r.body) for r in rows), pk),
+        )
+        self._insert_rows([(pk, session_id, rows)])
+
+    def _insert_rows(self, batch: list[tuple[int, str, list[IndexRow]]]) -> None:
+        """Place rowids in Python against the rows already stored near them (and each
+        other), then write everything with two ``executemany`` calls."""
+        wanted = [(first_rowid(sid, row), pk, row) for pk, sid, rows in batch for row in rows]
+        if not wanted:
+            return
+        taken = self._taken_rowids([rowid for rowid, _, _ in wanted])
+        placed: list[tuple[int, int, IndexRow]] = []
+        for rowid, pk, row in wanted:
             while rowid in taken:
                 rowid = next_rowid(rowid)
                 if rowid not in taken and self._taken_rowids([rowid]):
                     taken.add(rowid)
             taken.add(rowid)
-            placed.append(rowid)
+            placed.append((rowid, pk, row))
+        scopes = {pk: self._scope(pk) for pk, _, _ in batch}
         self.conn.executemany(
             "INSERT INTO message_index (rowid, session_pk, entry_id, role, ts) "
             "VALUES (?, ?, ?, ?, ?)",
-            [(rowid, pk, r.entry_id, r.role, r.ts) for rowid, r in zip(placed, rows)],
+            [(rowid, pk, r.entry_id, r.role, r.ts) for rowid, pk, r in placed],
         )
         self.conn.executemany(
-            "INSERT INTO message_fts (rowid, body) VALUES (?, ?)",
-            [(rowid, r.body) for rowid, r in zip(placed, rows)],
+            "INSERT INTO message_fts (rowid, body, scope) VALUES (?, ?, ?)",
+            [(rowid, r.body, scopes[pk]) for rowid, pk, r in placed],
         )
 
     def _taken_rowids(self, rowids: list[int]) -> set[int]:
@@ -232,15 +302,6 @@ class Writes(Reads):
             )
         }
 
-    def delete_rows(self, pk: int) -> None:
-        """Remove a session's index rows inside the caller's transaction."""
-        self.conn.execute(
-            "DELETE FROM message_fts WHERE rowid IN "
-            "(SELECT rowid FROM message_index WHERE session_pk = ?)",
-            (pk,),
-        )
-        self.conn.execute("DELETE FROM message_index WHERE session_pk = ?", (pk,))
-
     def delete_session(self, key: str) -> bool:
         """Remove a session's events, index rows and index state in one transaction, then
         purge its words from the full-text index and the log (``purge``)."""
@@ -250,7 +311,7 @@ class Writes(Reads):
             if found is None:
                 return False
             pk = found[0]
-            self.delete_rows(pk)
+            self.replace_rows([(pk, "", [])])
             conn.execute("DELETE FROM events WHERE session_pk = ?", (pk,))
             conn.execute("DELETE FROM index_state WHERE session_pk = ?", (pk,))
             conn.execute("DELETE FROM sessions WHERE pk = ?", (pk,))
