@@ -23,7 +23,7 @@ from .keys import agent_of, normalize_key
 from .redact import redact
 from .search import SearchRequest, check_request
 from .state import StateDir
-from .storage import SessionRow
+from .storage import MatchFilters, SessionRow
 from .storage.sqlite import AgentDB
 from .transcript import INDEXED_ROLES, active_branch, timestamp_ms
 from .visibility import Caller, may_see_agent
@@ -115,8 +115,8 @@ def session_hits(state: StateDir, caller: Caller, request: SearchRequest) -> lis
         raise ValueError("session_hits needs a session key")
     parsed = check_request(request)
     with _opened(state, caller, request.session_key) as (db, session):
-        stored = db.session_hit_ids(parsed, session.pk, HITS_MAX, request.role,
-                                    request.since_ms, request.until_ms)
+        stored = db.session_hit_ids(parsed, session.pk, HITS_MAX,
+                                    MatchFilters(request.role, request.since_ms, request.until_ms))
         branch = _branch(db, session)
     position = {sid: n for n, sid in enumerate(branch.stored_ids) if isinstance(sid, str)}
     found = sorted(position[sid] for sid in stored if sid in position)

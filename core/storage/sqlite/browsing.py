@@ -11,7 +11,8 @@ from typing import Any
 from ...bounds import decode_json
 from ...errors import ValidationError
 from ...query import ParsedQuery
-from ..model import CardFilter, SessionFilter, SessionRow
+from ..model import CardFilter, MatchFilters, SessionFilter, SessionRow
+from .matching import _body, _filter_sql, own_tag
 from .reads import SESSION_COLUMNS, SESSIONS_JOIN, Reads
 
 CARD_COLUMNS = f"{SESSION_COLUMNS}, s.cwd, s.title, i.rows, s.last_message_at"
@@ -135,27 +136,17 @@ class BrowseReads(Reads):
         query: ParsedQuery,
         session_pk: int,
         limit: int,
-        role: str | None = None,
-        since_ms: int | None = None,
-        until_ms: int | None = None,
+        filters: MatchFilters = MatchFilters(),
     ) -> list[str]:
         """Entry ids of the session's messages that match, oldest first (at most ``limit``).
-        The session's rows lie between its oldest and newest rowid, a range FTS5 applies
-        inside the index, so only the matches of that stretch of time are read."""
-        low, high = self._one(
-            "SELECT min(rowid), max(rowid) FROM message_index WHERE session_pk = ?", (session_pk,)
-        )
-        if low is None:
-            return []
-        where = ["message_fts MATCH ?", "f.rowid BETWEEN ? AND ?", "m.session_pk = ?"]
-        params: list[Any] = [query.fts, low, high, session_pk]
-        for clause, value in (("m.role = ?", role), ("m.ts >= ?", since_ms), ("m.ts <= ?", until_ms)):
-            if value is not None:
-                where.append(clause)
-                params.append(value)
+        The session is selected inside the MATCH expression by its scope tag, as a search
+        selects a caller's sessions (matching.py), so only its own rows are read."""
+        where, params = _filter_sql(filters)
+        expr = f"({_body(query.fts)}) AND (scope : {own_tag(session_pk)})"
         rows = self._all(
             "SELECT m.entry_id FROM message_fts f JOIN message_index m ON m.rowid = f.rowid "
-            f"WHERE {' AND '.join(where)} ORDER BY f.rowid LIMIT ?",
-            (*params, limit),
+            f"WHERE message_fts MATCH ?{''.join(' AND ' + w for w in where)} "
+            "ORDER BY f.rowid LIMIT ?",
+            (expr, *params, limit),
         )
         return [row[0] for row in rows]
