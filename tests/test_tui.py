@@ -37,7 +37,7 @@ from backscroll.tui.screens import (
     default_export_path,
 )
 from backscroll.tui.text import printable
-from backscroll.tui.widgets import EmptyState, IndexingView, StatusBar
+from backscroll.tui.widgets import EmptyState, IndexingView, StatusBar, row_anchor, row_key
 
 from .events import BASE_MS, header, msg
 
@@ -146,6 +146,13 @@ def rendered(widget: Widget) -> str:
     return "\n".join(strip.text for strip in strips)
 
 
+def previewed(app: BackscrollApp) -> bool:
+    """The preview pane shows the highlighted row's conversation (not an earlier row's)."""
+    current = app.results.current
+    return current is not None and app.history.shown == (row_key(current),
+                                                         row_anchor(current) or "")
+
+
 def count_text(app: BackscrollApp) -> str:
     return app.search_screen.query_one("#count", Static).content.plain
 
@@ -194,7 +201,7 @@ async def test_history_pane_shows_tools_thinking_roles_and_times(convo: StateDir
     app = app_for(convo)
     async with app.run_test(size=(140, 40)) as pilot:
         await type_query(pilot, app, "pelican")
-        await until(pilot, lambda: app.history.shown is not None)
+        await until(pilot, lambda: previewed(app))
         shown = app.history.plain_text()
         assert '→ exec({"command": "kubectl rollout status deploy/web"})' in shown
         assert "check the pods first" in shown
@@ -206,7 +213,7 @@ async def test_enter_opens_conversation_and_escape_walks_back(convo: StateDir) -
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
         await type_query(pilot, app, "zebra")
-        await until(pilot, lambda: app.history.shown is not None)
+        await until(pilot, lambda: previewed(app))
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ConversationScreen))
         await until(pilot, lambda: app.screen.view is not None and bool(app.screen.view.views))
@@ -642,9 +649,9 @@ async def test_markup_and_ansi_in_messages_render_literally(state: StateDir) -> 
     nasty = "[bold red]x[/] \x1b[31mred alert\x1b[0m [link=https://evil]y[/link] \x07 end"
     add_session(state, "agent:main:main", [("user", nasty), ("assistant", "ok")])
     app = app_for(state)
-    async with app.run_test(size=(140, 35)) as pilot:
+    async with app.run_test(size=(170, 35)) as pilot:
         await type_query(pilot, app, "alert")
-        await until(pilot, lambda: app.history.shown is not None)
+        await until(pilot, lambda: previewed(app))
         painted = rendered(app.results)
         assert "[bold red]x[/]" in painted
         assert "\x1b" not in painted

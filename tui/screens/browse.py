@@ -34,6 +34,9 @@ else:
     _Base = object
 
 PREVIEW_MESSAGES = 25
+# The preview waits until typing pauses this long: the next key, typed ~150 ms after the last,
+# must not wait behind a conversation being laid out (docs/browser.md, Speed).
+PREVIEW_AFTER_TYPING_S = 0.3
 
 
 class Browsing(_Base):
@@ -58,6 +61,10 @@ class Browsing(_Base):
         self._preview_timer = None
         if self.scheduler.busy:
             return  # still typing: the next answer moves the highlight and asks again
+        typing = PREVIEW_AFTER_TYPING_S - self.scheduler.idle_for()
+        if typing > 0:  # drawing a conversation now would delay the next keystroke's results
+            self._preview_timer = self.set_timer(typing, self._load_preview)
+            return
         row = self.results.current
         if row is not None:
             self.load_preview(row, self.browser.caller)

@@ -87,6 +87,7 @@ class SearchScreen(Browsing, Screen[None]):
                                          debounce)
         self.init_browsing(preview_debounce)
         self._home_counts: tuple[int, int] | None = None
+        self._error_shown: str | None = None
 
     @property
     def browser(self) -> BackscrollApp:
@@ -242,13 +243,22 @@ class SearchScreen(Browsing, Screen[None]):
             self.browser.report_database(problem, "Skipped a database")
         for problem in response.read_only:
             self.browser.report_database(problem, "Read-only database")
-        self.query_one("#count", Static).update(count_line(message.request, rows, response))
+        self._show_count(count_line(message.request, rows, response))
         self.results.show_rows(rows, self.browser.now, message.request.query, keep)
         if not rows:
             self.history.show_note("No results: nothing to show.")
         self.show_status()
 
+    def _show_count(self, line: Text) -> None:
+        """The count line: one row whatever it says, so no layout is needed."""
+        self.query_one("#count", Static).update(line, layout=False)
+
     def _show_error(self, error: str | None) -> None:
+        """The query's validation error under the bar (every keystroke clears it: only a
+        change is drawn, as a change lays the screen out again)."""
+        if error == self._error_shown:
+            return
+        self._error_shown = error
         line = self.query_one("#search-error", Static)
         line.update(Text(error or ""))
         line.set_class(error is not None, "-shown")
@@ -282,7 +292,7 @@ class SearchScreen(Browsing, Screen[None]):
             return
         current = self.results.current
         keep = row_identity(current) if current is not None else None
-        self.query_one("#count", Static).update(count_line(None, message.sessions))
+        self._show_count(count_line(None, message.sessions))
         self.results.show_rows(message.sessions, self.browser.now, "", keep)
         if not message.sessions:
             self.history.show_note(self._welcome())

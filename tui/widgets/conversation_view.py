@@ -175,9 +175,13 @@ class ConversationView(VerticalScroll):
         return True
 
     def top_index(self) -> int | None:
-        """The outline position of the first message in view."""
+        """The outline position of the first message in view (of the last one, once the
+        conversation's end is in view)."""
+        views = self.views
+        if views and self.hi == len(self.outline) and self.scroll_y >= self.max_scroll_y:
+            return views[-1].index
         top = self.scroll_y
-        for view in self.views:
+        for view in views:
             region = view.virtual_region
             if region.y + region.height > top:
                 return view.index

@@ -108,8 +108,16 @@ def grouped_prompt(hit: ConversationHit, now: Clock, max_chars: int = 400, width
     """A conversation found: title, key · hits · last activity, then its best hit."""
     after = f"  {plural(hit.hits, 'hit')} · {ago(hit.session.last_activity, now)}"
     body = _excerpt(hit.result, max_chars, palette)
-    return Text.assemble(_title_line(hit.session, palette, width), "\n",
-                         _key_lines(hit.session.key, after, palette, width), "\n", body)
+    key = _key_lines(hit.session.key, after, palette, width)
+    if _same_words(hit.session.display_title, body.plain):  # the best hit is the title
+        return Text.assemble(key, "\n", body)
+    return Text.assemble(_title_line(hit.session, palette, width), "\n", key, "\n", body)
+
+
+def _same_words(title: str, excerpt: str, compared: int = 40) -> bool:
+    """Whether an excerpt shows the title's own words (then one of them is enough)."""
+    a, b = " ".join(title.split())[:compared], " ".join(excerpt.lstrip("…").split())
+    return bool(a) and (a in b or b[:compared] in a)
 
 
 def result_prompt(result: SearchResult, now: Clock, max_chars: int = 400, width: int = 0,

@@ -71,6 +71,7 @@ class StatusBar(Horizontal):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._flash_timer: Timer | None = None
+        self._said: dict[str, Text] = {}  # what each part shows now
 
     def compose(self) -> ComposeResult:
         yield Static("", id="status-index")
@@ -99,24 +100,28 @@ class StatusBar(Horizontal):
             text = f"{plural(sessions, 'session')} indexed"
         else:
             text = "no sessions yet"
-        self.query_one("#status-index", Static).update(Text(text))
-        note = "results may be incomplete" if incomplete else ""
-        self.query_one("#status-note", Static).update(Text(note))
-        self.query_one("#status-caller", Static).update(Text(context, no_wrap=True,
-                                                             overflow="ellipsis"))
+        self._put("#status-index", Text(text))
+        self._put("#status-note", Text("results may be incomplete" if incomplete else ""))
+        self._put("#status-caller", Text(context, no_wrap=True, overflow="ellipsis"))
+
+    def _put(self, part: str, text: Text) -> None:
+        """Update one part only when what it says changed: a changed part lays out the whole
+        screen again, which costs milliseconds on every keystroke."""
+        if self._said.get(part) != text:
+            self._said[part] = text
+            self.query_one(part, Static).update(text)
 
     def show_filters(self, labels: list[str], clear_key: str) -> None:
         """The active filters as labels (``agent ops · last 7 days``), and the key that clears
         them; nothing when none is active."""
-        line = self.query_one("#status-filters", Static)
         text = Text(no_wrap=True, overflow="ellipsis")
         for label in labels:
             text.append(f"[{label}]", style="bold")
             text.append(" ")
         if labels:
             text.append(f"{clear_key} clears", style="dim")
-        line.update(text)
-        line.set_class(bool(labels), "-shown")
+        self._put("#status-filters", text)
+        self.query_one("#status-filters", Static).set_class(bool(labels), "-shown")
 
     def flash(self, text: str) -> None:
         """A short note of what just happened ("copied the resume command: …")."""
