@@ -55,6 +55,9 @@ PREVIEW_DEBOUNCE_S = 0.05  # holding j must not start a history read per result
 STATUS_POLL_S = 0.5
 COPIED_NOTE_CHARS = 60  # of a copied command, in the note saying so
 IDLE_POLL_TICKS = 4  # nothing to index: poll every 2 s instead
+# No status poll while a person types: at 1M messages one costs ~300 ms of a core (counting
+# the events), and a keystroke's search waiting behind it was the slowest 5% (docs/browser.md).
+TYPING_PAUSE_S = 1.0
 
 
 class BackscrollApp(LiveSources, App[int]):
@@ -181,10 +184,12 @@ class BackscrollApp(LiveSources, App[int]):
 
     def _status_tick(self) -> None:
         """Poll every tick while indexing is (or may be) going on, else every fourth tick
-        (another process may start a reindex); never while a search runs (it would compete
-        with it for the CPU: reading the counts of a big state takes tens of ms)."""
+        (another process may start a reindex); never while a search runs or the person is
+        typing (it would compete with the search for the CPU: reading the counts of a big
+        state takes tens of ms at 200k messages, hundreds at 1M)."""
         self._ticks_since_poll += 1
-        if not self.ready or self.search_screen.scheduler.running:
+        scheduler = self.search_screen.scheduler if self.ready else None
+        if scheduler is None or scheduler.running or scheduler.idle_for() < TYPING_PAUSE_S:
             return
         status = self.status
         busy = self.search_indexing or status is None or status.reconciling or bool(
