@@ -11,14 +11,16 @@ a conversation stops opening the moment its caller may no longer see it.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
-from .errors import Forbidden
-from .history import FIELD_MAX_CHARS, TOOL_ROLES, Cleaner, render_message
+from .errors import Forbidden, ValidationError
+from .history import FIELD_MAX_CHARS, TOOL_ROLES, Cleaner, HistoryResponse, render_message
 from .keys import agent_of, normalize_key
 from .redact import redact
 from .search import SearchRequest, check_request
@@ -55,13 +57,16 @@ class Outline:
     def said_total(self) -> int:
         return max(self.said, default=0)
 
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        positions: dict[str, int] = {}
+        for n, message_id in enumerate(self.ids):
+            positions.setdefault(message_id, n)
+        return positions
+
     def index_of(self, message_id: str | None) -> int | None:
-        if message_id is None:
-            return None
-        try:
-            return self.ids.index(message_id)
-        except ValueError:
-            return None
+        """The position of a message (the first, should an id repeat)."""
+        return None if message_id is None else self._positions.get(message_id)
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,8 @@ class _Branch:
 
 _cache: OrderedDict[tuple[str, int, int, str | None], _Branch] = OrderedDict()
 _CACHE_MAX = 4
+_locks: dict[tuple[str, int, int, str | None], threading.Lock] = {}  # outlines being read
+_locks_lock = threading.Lock()
 
 
 def conversation_outline(state: StateDir, caller: Caller, session_key: str) -> Outline:
@@ -105,6 +112,29 @@ def conversation_window(
         messages.append(rendered or {"id": outline.ids[index], "role": outline.roles[index],
                                      "timestamp": outline.timestamps[index], "content": []})
     return messages
+
+
+def window_around(
+    state: StateDir, caller: Caller, session_key: str, message_id: str | None, count: int
+) -> HistoryResponse:
+    """``count`` messages around ``message_id`` (None: the newest ones), as a history answer
+    (a preview pane shows it): read from the outline, so a long conversation costs a window,
+    not the whole branch. An id not on the active branch is a ``ValidationError``, as for
+    ``sessions_history``."""
+    with _opened(state, caller, session_key) as (db, session):
+        outline = _branch(db, session).outline
+    total = len(outline)
+    focus = outline.index_of(message_id) if message_id is not None else max(total - 1, 0)
+    if focus is None:
+        raise ValidationError(
+            f"message {message_id!r} is not on the active branch of {outline.session_key} "
+            "(it may be on an abandoned branch, a tool message, or unknown)"
+        )
+    start = max(0, min(focus - count // 2, total - count))
+    messages = conversation_window(state, caller, session_key, start, start + count)
+    return HistoryResponse(outline.session_key, outline.session_id, messages,
+                           truncated=len(messages) < total, has_more=start > 0,
+                           has_newer=start + len(messages) < total)
 
 
 def session_hits(state: StateDir, caller: Caller, request: SearchRequest) -> list[str]:
@@ -140,12 +170,32 @@ def _opened(state: StateDir, caller: Caller, session_key: str) -> Iterator[tuple
 
 
 def _branch(db: AgentDB, session: SessionRow) -> _Branch:
-    """The active branch's messages, read once per transcript length and leaf."""
+    """The active branch's messages, read once per transcript length and leaf: a preview and
+    the conversation opened right after it (two threads) wait for one reading, not two."""
     slot = (str(db.path), session.pk, session.last_seq, session.leaf_id)
-    cached = _cache.get(slot)
-    if cached is not None:
-        _cache.move_to_end(slot)
-        return cached
+    with _reading(slot):
+        cached = _cache.get(slot)
+        if cached is not None:
+            _cache.move_to_end(slot)
+            return cached
+        return _read_branch(db, session, slot)
+
+
+@contextmanager
+def _reading(slot: tuple[str, int, int, str | None]) -> Iterator[None]:
+    with _locks_lock:
+        lock = _locks.setdefault(slot, threading.Lock())
+    try:
+        with lock:
+            yield
+    finally:
+        with _locks_lock:
+            if not lock.locked():
+                _locks.pop(slot, None)
+
+
+def _read_branch(db: AgentDB, session: SessionRow, slot: tuple[str, int, int, str | None]
+                 ) -> _Branch:
     seqs, stored_ids, roles, times, said = [], [], [], [], []
     count = 0
     for seq, event in active_branch(db.tree_events(session.pk)).path:

@@ -90,14 +90,16 @@ class WindowRead(Message):
 
 
 class HitsFound(Message):
-    """The hits of a search within one conversation (or why the query was refused)."""
+    """The hits of a search within one conversation (or why the query was refused);
+    ``opening``: those of the query it was opened with."""
 
-    def __init__(self, request: SearchRequest, hits: list[str] | None, error: str | None = None
-                 ) -> None:
+    def __init__(self, request: SearchRequest, hits: list[str] | None, error: str | None = None,
+                 opening: bool = False) -> None:
         super().__init__()
         self.request = request
         self.hits = hits
         self.error = error
+        self.opening = opening
 
 
 class StatusPolled(Message):

@@ -15,8 +15,8 @@ from textual.timer import Timer
 from textual.widgets import OptionList
 
 from backscroll.core.catalog import list_sessions, project_list
+from backscroll.core.conversation import window_around
 from backscroll.core.errors import Forbidden, ValidationError
-from backscroll.core.history import HistoryRequest, sessions_history
 from backscroll.core.visibility import Caller, may_see_agent
 
 from ..messages import FilterChoices, FiltersChanged, HistoryLoaded, SessionsLoaded
@@ -71,11 +71,11 @@ class Browsing(_Base):
 
     @work(thread=True, exclusive=True, group="history", exit_on_error=False)
     def load_preview(self, row: Row, caller: Caller) -> None:
-        """The conversation around the row's hit, or (a conversation) its newest messages."""
-        request = HistoryRequest(session_key=row_key(row), message_id=row_anchor(row),
-                                 limit=PREVIEW_MESSAGES, include_tools=True)
+        """The conversation around the row's hit, or (a conversation) its newest messages:
+        a window of it, so a long conversation previews as fast as a short one."""
         try:
-            response = sessions_history(self.browser.state, request, caller)
+            response = window_around(self.browser.state, caller, row_key(row), row_anchor(row),
+                                     PREVIEW_MESSAGES)
         except (ValidationError, Forbidden) as err:  # e.g. rewound meanwhile: say so, inline
             self.post_message(HistoryLoaded(row, error=str(err)))
             return

@@ -117,30 +117,26 @@ class ConversationScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="conversation", exit_on_error=False)
     def open_conversation(self) -> None:
+        """The outline and the window around the anchor; the hits follow (``find``), so the
+        conversation shows without waiting for them."""
         outline = self.source.outline()
-        hits: list[str] = []
-        if self.request is not None and self.request.query.strip():
-            try:
-                hits = self.source.hits(self.request)
-            except ValidationError:
-                hits = []
         focus = outline.index_of(self.anchor)
         if focus is None:
-            focus = outline.index_of(hits[0]) if hits else max(len(outline) - 1, 0)
+            focus = max(len(outline) - 1, 0)
         start = max(0, min(focus - WINDOW // 2, len(outline) - WINDOW))
         messages = self.source.window(start, start + WINDOW)
-        self.post_message(ConversationOpened(outline, hits, start, messages, focus))
+        self.post_message(ConversationOpened(outline, [], start, messages, focus))
 
     @work(thread=True, exclusive=True, group="window", exit_on_error=False)
     def read_window(self, start: int, stop: int, where: str, focus: int | None) -> None:
         self.post_message(WindowRead(start, self.source.window(start, stop), where, focus))
 
     @work(thread=True, exclusive=True, group="hits", exit_on_error=False)
-    def find(self, request: SearchRequest) -> None:
+    def find(self, request: SearchRequest, opening: bool = False) -> None:
         try:
-            self.post_message(HitsFound(request, self.source.hits(request)))
+            self.post_message(HitsFound(request, self.source.hits(request), opening=opening))
         except ValidationError as err:
-            self.post_message(HitsFound(request, None, str(err)))
+            self.post_message(HitsFound(request, None, str(err), opening=opening))
 
     async def on_conversation_opened(self, message: ConversationOpened) -> None:
         self.outline = message.outline
@@ -150,11 +146,14 @@ class ConversationScreen(Screen[None]):
         await self.mount(view, after=self.query_one("#conversation-title"))
         self.watch(view, "scroll_y", lambda: self.show_position(), init=False)
         self._set_hits(message.hits, self.anchor, message.focus)
-        view.hit = self.hit_positions[self.current] if self.current is not None else None
-        where = "bottom" if self.anchor is None and self.current is None else "center"
+        # the anchor is marked at once (it is the best hit); the hits, read next, confirm it
+        view.hit = message.focus if self.anchor is not None else None
+        where = "center" if self.anchor is not None else "bottom"
         await view.show_window(message.start, message.messages, message.focus, where)
         view.focus()
         self.show_position(message.focus)
+        if self.request is not None and self.request.query.strip():
+            self.find(self.request, opening=True)
 
     async def on_window_read(self, message: WindowRead) -> None:
         view = self.view
@@ -168,11 +167,17 @@ class ConversationScreen(Screen[None]):
 
     def on_hits_found(self, message: HitsFound) -> None:
         if message.hits is None:
-            self.notify(message.error or "", severity="warning", markup=False)
+            if not message.opening:
+                self.notify(message.error or "", severity="warning", markup=False)
             return
         self.request = message.request
         top = self.view.top_index() if self.view is not None else 0
-        self._set_hits(message.hits, None, top)
+        self._set_hits(message.hits, self.anchor if message.opening else None, top)
+        if message.opening and self.current is not None and self.view is not None and (
+                self.hits[self.current] == self.anchor):
+            self.view.mark_hit(self.hit_positions[self.current])  # opened at it already
+            self.show_position(self.hit_positions[self.current])
+            return
         if not self.hits:
             self.notify(f"no hits for {shown(message.request.query)} in this conversation",
                         markup=False, timeout=3)

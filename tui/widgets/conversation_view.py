@@ -21,8 +21,8 @@ from backscroll.core.conversation import Outline
 from ..text import DEFAULT_PALETTE, ROLE_STYLES, Clock, Palette, plain_of
 from .history_pane import message_renderable
 
-WINDOW = 60  # messages read at a time
-MOUNTED_MAX = 240  # messages kept as widgets; beyond, the far end is let go
+WINDOW = 40  # messages read at a time (about three screens)
+MOUNTED_MAX = 200  # messages kept as widgets; beyond, the far end is let go
 EDGE_ROWS = 12  # this close to an end of the stretch, the next messages are read
 
 

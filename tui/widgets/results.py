@@ -227,10 +227,10 @@ class ResultsList(OptionList):
         self._built_width = width
         max_chars = max(60, (width - 2) * 3)  # about three lines of excerpt
         highlighted = self.highlighted
-        self.set_options(
-            Option(self._prompt(row, max_chars, width - 1), id=f"r{i}")
-            for i, row in enumerate(self.rows)
-        )
+        options: list[Option | None] = []
+        for i, row in enumerate(self.rows):
+            options += [Option(self._prompt(row, max_chars, width - 1), id=f"r{i}"), None]
+        self.set_options(options[:-1])  # a divider between two rows
         if highlighted is not None and highlighted < len(self.rows):
             self.highlighted = highlighted
 

@@ -88,21 +88,21 @@ class BrowseReads(Reads):
     def tree_events(self, session_pk: int) -> list[tuple[int, dict[str, Any]]]:
         """Every event of a session reduced to what the tree rules and an outline read (type,
         id, parentId, targetId, appendMode, timestamp, a message's role and timestamp), taken
-        out by SQLite's JSON functions in one pass per event: for a long conversation several
-        times cheaper than decoding whole events. A row that is not a JSON object is left
-        out, as ``events`` leaves it out."""
+        out by SQLite's JSON functions: for a long conversation several times cheaper than
+        decoding whole events. A row that is not a JSON object is left out, as ``events``
+        leaves it out (the result columns are computed only for rows that pass WHERE)."""
         rows = self._all(
-            "SELECT seq, json_extract(body, '$.type', '$.id', '$.parentId', '$.targetId', "
-            "'$.appendMode', '$.timestamp', '$.message.role', '$.message.timestamp'), "
-            "CASE WHEN kind = 'leaf' THEN json_type(body, '$.targetId') END "
+            "SELECT seq, kind, json_extract(body, '$.id'), json_extract(body, '$.parentId'), "
+            "json_type(body, '$.targetId'), json_extract(body, '$.targetId'), "
+            "json_extract(body, '$.appendMode'), json_extract(body, '$.timestamp'), "
+            "json_extract(body, '$.message.role'), json_extract(body, '$.message.timestamp') "
             "FROM events WHERE session_pk = ? "
             "AND CASE WHEN json_valid(body) THEN json_type(body) = 'object' ELSE 0 END "
             "ORDER BY seq",
             (session_pk,),
         )
         out = []
-        for seq, fields, target_type in rows:
-            kind, eid, parent, target, mode, ts, role, message_ts = json.loads(fields)
+        for seq, kind, eid, parent, target_type, target, mode, ts, role, message_ts in rows:
             event: dict[str, Any] = {"type": kind, "id": eid, "parentId": parent, "timestamp": ts}
             if target_type is not None:
                 event["targetId"] = target
