@@ -272,3 +272,25 @@ def test_history_and_conversation_agree_on_the_newest_messages(state: StateDir) 
     outline = conversation_outline(state, OPERATOR, "agent:main:main")
     window = conversation_window(state, OPERATOR, "agent:main:main", len(outline) - 5, len(outline))
     assert [m["id"] for m in window] == [m["id"] for m in history.messages]
+
+
+def test_the_cli_keeps_its_message_answer_and_groups_on_request(state: StateDir, capsys) -> None:
+    from backscroll.tui.cli import main
+
+    append(state, "agent:main:chatty", linear("c", [("user", f"kestrel {i}") for i in range(6)]))
+    append(state, "agent:main:quiet", linear("q", [("user", "one kestrel")]))
+    base = ["search", "kestrel", "--json", "--state-dir", str(state.path)]
+    assert main(base) == 0
+    flat = json.loads(capsys.readouterr().out)
+    assert len(flat["results"]) == 7 and "conversations" not in flat
+    assert main(base + ["--group"]) == 0
+    grouped = json.loads(capsys.readouterr().out)
+    assert "results" not in grouped
+    assert {c["sessionKey"]: c["hits"] for c in grouped["conversations"]} == {
+        "agent:main:chatty": 6, "agent:main:quiet": 1}
+    assert main(base + ["--group", "--source", "codex"]) == 0
+    assert json.loads(capsys.readouterr().out)["conversations"] == []
+    assert main(base + ["--source", "cursor"]) == 2
+    assert main(["search", "kestrel", "--group", "--state-dir", str(state.path)]) == 0
+    out = capsys.readouterr().out
+    assert "agent:main:chatty  6 hits" in out and "2 conversations as operator" in out

@@ -68,6 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only sessions from this agent tool")
     p.add_argument("--project", metavar="DIR",
                    help="only sessions that ran in this folder (Claude Code, Codex) or below it")
+    p.add_argument("--group", action="store_true",
+                   help="one result per conversation: its best hit and its number of hits")
     p.add_argument("--json", action="store_true", help="print the JSON answer")
 
     p = add("history", commands.cmd_history, "show a session's conversation (active branch)")
