@@ -35,6 +35,7 @@ class DemoSession:
     created_at: int  # epoch ms
     events: tuple[dict, ...]  # OpenClaw JSONL entries, header first
     imported: bool  # True: store without indexing (awaits background reconciliation)
+    source: str = "demo"  # or claude-code / codex: what the session's store says wrote it
 
 
 # --------------------------------------------------------------------------- small helpers

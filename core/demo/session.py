@@ -259,7 +259,8 @@ class SessionBuilder:
         r = self.rng
         opens, closes = self.habit
         if r.random() < opens:
-            template = pick(r, T.OPENERS) + template[:1].lower() + template[1:]
+            keep = template[1:2].isupper() or template[:1] in "{@"  # "CI is red", "{test} ..."
+            template = pick(r, T.OPENERS) + (template if keep else template[:1].lower() + template[1:])
         if r.random() < closes:
             template = template.rstrip(".") + pick(r, T.CLOSERS)
         return template.format_map(slots)
@@ -409,6 +410,7 @@ class SessionBuilder:
             created_at=p.start,
             events=tuple(self.events),
             imported=p.imported,
+            source=p.tool or "demo",
         )
 
     def _feature(self, kind: str, arg: Any) -> None:
@@ -440,6 +442,9 @@ class Context:
 
     @staticmethod
     def cwd(p: Plan) -> str:
+        if p.tool:  # a coding tool runs in a checkout of one of the repositories
+            repos = T.SIMPLE["repo"]
+            return f"/home/sam/src/{repos[p.seed % len(repos)].split('/')[1]}"
         suffix = "" if p.agent == "main" else f"-{p.agent}"
         if "research" in p.roles and p.agent != "main":
             return f"C:\\Users\\sam\\.openclaw\\workspace{suffix}"

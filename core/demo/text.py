@@ -1166,6 +1166,7 @@ POOLS: dict[str, tuple[str, ...]] = {
     "group": ("team_deploy_chat", "team_standup", "pool_incident", "flaky_test"),
     "support_group": ("support_escalation", "support_refund", "support_bug"),
     "incognito": ("private_letter", "private_offer"),
+    "coding": ("flaky_test", "code_review", "db_migration", "benchmark_analysis"),
     "generic": ("quick_question", "code_review", "research_summary", "flaky_test",
                 "db_migration"),
 }

@@ -137,6 +137,9 @@ def _excerpt(result: SearchResult, max_chars: int, palette: Palette) -> Text:
         start = max(0, min(result.highlights[0][0] - 20, len(body) - max_chars)) if (
             result.highlights
         ) else 0
+        if start:  # from the start of a word
+            space = body.plain.rfind(" ", 0, start + 1)
+            start = space + 1  # (-1 + 1: from the very start)
         body = body[start : start + max_chars]
         if start:
             body = Text("…") + body
