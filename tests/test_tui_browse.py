@@ -241,6 +241,12 @@ async def test_a_50000_message_conversation_is_read_in_windows() -> None:
             await pilot.press("pagedown")
         await until(pilot, lambda: view.hi > 25_000 + 40)  # read on at the end
         assert len(view.views) <= 200
+        for _ in range(16):  # and back up past where it opened: read on at the top
+            await pilot.press("pageup")
+        await until(pilot, lambda: view.lo < 25_000 - 20 and view.asked is None)
+        assert len(view.views) <= 200 and len(source.windows) < 20  # no runaway reading
+        top = view.top_index()
+        assert top is not None and top < 25_000
         await pilot.press("G")
         await until(pilot, lambda: view.hi == 50_000)
         assert "message 50,000 of 50,000" in screen.query_one(

@@ -233,7 +233,7 @@ class ConversationScreen(Screen[None]):
             hints = keys.hint_line(self.app, ["conversation.next", "conversation.find",
                                               "conversation.top", "conversation.back"])
             line.append(f"   {hints}", style="dim")
-        self.query_one("#conversation-position", Static).update(line)
+        self.query_one("#conversation-position", Static).update(line, layout=False)  # one row
 
     def flash(self, text: str) -> None:
         """Say on the position line what just happened (what was copied), for a while."""
@@ -346,7 +346,7 @@ class ConversationScreen(Screen[None]):
         self.post_message(ResumeRequested(self.source.session_key))
 
     def restyle(self) -> None:
-        self.query_one("#conversation-title", Static).update(self._title())
+        self.query_one("#conversation-title", Static).update(self._title(), layout=False)
         if self.view is not None:
             self.view.restyle(palette_of(self.app))
 

@@ -115,21 +115,30 @@ class ConversationView(VerticalScroll):
         if where == "before" and start + len(messages) == self.lo:
             first = self.views[0] if self.views else None
             offset = first.virtual_region.y if first is not None else 0
+            self.asked = "settling"  # no reading on until the view is back in place
             await self.mount_all(self._views_for(start, messages), before=0)
             self.lo = start
-            self.call_after_refresh(self._keep_in_place, first, offset)
             self._let_go("after")
-        elif where == "after" and start == self.hi:
+            self.call_after_refresh(self._keep_in_place, first, offset, self.scroll_y, True)
+            return
+        if where == "after" and start == self.hi:
             await self.mount_all(self._views_for(start, messages))
             self.hi = start + len(messages)
             self._let_go("before")
         self.call_after_refresh(self.check_edges)  # still short of the edge: read on
 
-    def _keep_in_place(self, first: MessageView | None, offset: int) -> None:
-        """Messages were put above: scroll down by their height, so nothing moves."""
+    def _keep_in_place(self, first: MessageView | None, offset: int, was: float,
+                       again: bool) -> None:
+        """Messages were put above: scroll down by their height, so nothing moves; once
+        more after the next layout, when every new message has its height."""
         if first is not None and first.is_attached:
             grown = first.virtual_region.y - offset
-            self.scroll_to(y=self.scroll_y + grown, animate=False, immediate=True)
+            self.scroll_to(y=was + grown, animate=False, immediate=True)
+        if again:
+            self.call_after_refresh(self._keep_in_place, first, offset, was, False)
+        else:
+            self.asked = None
+            self.check_edges()
 
     def _let_go(self, end: str) -> None:
         """Keep at most MOUNTED_MAX messages, dropping them at ``end`` (the far one)."""
