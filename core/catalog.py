@@ -15,13 +15,13 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import BackscrollError, Forbidden, ValidationError
-from .keys import agent_of, check_agent_id, is_incognito, normalize_key
+from .errors import BackscrollError, ValidationError
+from .keys import check_agent_id, is_incognito
 from .redact import redact
 from .state import StateDir
 from .storage import CardFilter, SessionFilter, SessionRow
 from .visibility import Caller, may_see_agent
-from .visible import FORBIDDEN, resolve_caller, visible_sessions
+from .visible import open_visible, resolve_caller, visible_sessions
 
 # Where a session came from, as a person names it, and the ``source`` values stored for it
 # (``live``: appended by an agent runtime, OpenClaw's; ``demo``: the demo, in its format).
@@ -170,18 +170,9 @@ def visible_session_list(
 def visible_session(state: StateDir, caller: Caller, session_key: str) -> SessionSummary:
     """What a list shows of one session the caller may see; ``Forbidden`` (the same sentence
     as history's) when it may not, or when there is no such session."""
-    key = normalize_key(session_key)
-    state.require()
-    resolve_caller(state, caller)
-    agent = agent_of(key)
-    if agent in state.agents() and may_see_agent(caller, agent):
-        with state.open(agent) as db, db.snapshot():
-            session = db.session(key)
-            seen = session is not None and visible_sessions(db, caller).sees(session.pk)
-            rows = db.session_cards(SessionFilter([session.pk])) if seen else []  # type: ignore[union-attr]
-        if rows:
-            return summary_of(agent, rows[0])
-    raise Forbidden(FORBIDDEN)
+    with open_visible(state, caller, session_key) as (db, session):
+        [card] = db.session_cards(SessionFilter([session.pk]))
+    return summary_of(db.agent_id, card)
 
 
 def project_list(state: StateDir, caller: Caller) -> list[tuple[str, int]]:

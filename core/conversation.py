@@ -19,17 +19,16 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from .errors import Forbidden, ValidationError
+from .errors import ValidationError
 from .history import FIELD_MAX_CHARS, TOOL_ROLES, Cleaner, HistoryResponse, render_message
-from .keys import agent_of, normalize_key
 from .redact import redact
 from .search import SearchRequest, check_request
 from .state import StateDir
 from .storage import MatchFilters, SessionRow
 from .storage.sqlite import AgentDB
 from .transcript import INDEXED_ROLES, active_branch, timestamp_ms
-from .visibility import Caller, may_see_agent
-from .visible import FORBIDDEN, resolve_caller, visible_sessions
+from .visibility import Caller
+from .visible import open_visible
 
 WINDOW_MAX = 1000  # messages one window may hold
 HITS_MAX = 100_000
@@ -85,7 +84,7 @@ _locks_lock = threading.Lock()
 
 def conversation_outline(state: StateDir, caller: Caller, session_key: str) -> Outline:
     """The outline of a conversation the caller may see (else ``Forbidden``, as history)."""
-    with _opened(state, caller, session_key) as (db, session):
+    with open_visible(state, caller, session_key) as (db, session):
         return _branch(db, session).outline
 
 
@@ -96,7 +95,7 @@ def conversation_window(
     """Messages ``start`` to ``stop`` (outline positions, at most ``WINDOW_MAX``) rendered as
     ``sessions_history`` renders them, tool traffic included. A message with nothing left to
     show (an empty turn) is an empty list of blocks."""
-    with _opened(state, caller, session_key) as (db, session):
+    with open_visible(state, caller, session_key) as (db, session):
         branch = _branch(db, session)
         start = max(0, start)
         stop = min(len(branch.seqs), stop, start + WINDOW_MAX)
@@ -121,7 +120,7 @@ def window_around(
     (a preview pane shows it): read from the outline, so a long conversation costs a window,
     not the whole branch. An id not on the active branch is a ``ValidationError``, as for
     ``sessions_history``."""
-    with _opened(state, caller, session_key) as (db, session):
+    with open_visible(state, caller, session_key) as (db, session):
         outline = _branch(db, session).outline
     total = len(outline)
     focus = outline.index_of(message_id) if message_id is not None else max(total - 1, 0)
@@ -144,29 +143,13 @@ def session_hits(state: StateDir, caller: Caller, request: SearchRequest) -> lis
     if request.session_key is None:
         raise ValueError("session_hits needs a session key")
     parsed = check_request(request)
-    with _opened(state, caller, request.session_key) as (db, session):
+    with open_visible(state, caller, request.session_key) as (db, session):
         stored = db.session_hit_ids(parsed, session.pk, HITS_MAX,
                                     MatchFilters(request.role, request.since_ms, request.until_ms))
         branch = _branch(db, session)
     position = {sid: n for n, sid in enumerate(branch.stored_ids) if isinstance(sid, str)}
     found = sorted(position[sid] for sid in stored if sid in position)
     return [branch.outline.ids[n] for n in found]
-
-
-@contextmanager
-def _opened(state: StateDir, caller: Caller, session_key: str) -> Iterator[tuple[AgentDB, SessionRow]]:
-    """The caller's visible session, inside one read snapshot of its database."""
-    key = normalize_key(session_key)
-    state.require()
-    resolve_caller(state, caller)
-    agent = agent_of(key)
-    if agent not in state.agents() or not may_see_agent(caller, agent):
-        raise Forbidden(FORBIDDEN)
-    with state.open(agent) as db, db.snapshot():
-        session = db.session(key)
-        if session is None or not visible_sessions(db, caller).sees(session.pk):
-            raise Forbidden(FORBIDDEN)
-        yield db, session
 
 
 def _branch(db: AgentDB, session: SessionRow) -> _Branch:

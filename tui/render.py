@@ -109,10 +109,7 @@ def search(request: Any, response: Any, caller: Any) -> None:
     from rich.text import Text
 
     if not response.results:
-        console.print(
-            f"no results for [bold]{escape(shown(request.query))}[/] as "
-            f"{escape(shown(caller.describe()))}"
-        )
+        _no_results(request, caller)
     for result in response.results:
         head = Text()
         head.append(shown(result.session_key), style="bold cyan")
@@ -129,10 +126,7 @@ def conversations(request: Any, grouped: Any, caller: Any) -> None:
     from rich.text import Text
 
     if not grouped.conversations:
-        console.print(
-            f"no results for [bold]{escape(shown(request.query))}[/] as "
-            f"{escape(shown(caller.describe()))}"
-        )
+        _no_results(request, caller)
     for found in grouped.conversations:
         head = Text()
         head.append(shown(found.session.key), style="bold cyan")
@@ -145,6 +139,13 @@ def conversations(request: Any, grouped: Any, caller: Any) -> None:
         result = found.result
         console.print(highlighted(result.excerpt, result.highlights, one_line=False), "\n")
     _search_tail(grouped.response, caller, "conversations")
+
+
+def _no_results(request: Any, caller: Any) -> None:
+    console.print(
+        f"no results for [bold]{escape(shown(request.query))}[/] as "
+        f"{escape(shown(caller.describe()))}"
+    )
 
 
 def _search_tail(response: Any, caller: Any, what: str) -> None:

@@ -16,6 +16,7 @@ from .parts import (
     Slots,
     between,
     chat_stamp,
+    in_own_words,
     iso,
     pick,
     rand_hex,
@@ -222,7 +223,7 @@ class SessionBuilder:
         """One turn: user, k tool calls, final reply; uses at most ``allowed`` (>= 2) messages."""
         r, p = self.rng, self.p
         if user_text is None:
-            user_text = self._in_own_words(pick(r, beat.user), slots)
+            user_text = in_own_words(r, self.habit, pick(r, beat.user)).format_map(slots)
             if p.kind == "subagent" and not user_text.startswith("[from parent]"):
                 user_text = "[from parent] " + user_text
         self._pause()
@@ -252,18 +253,6 @@ class SessionBuilder:
         blocks = [think] if think is not None else []
         blocks.append({"type": "text", "text": reply})
         self._assistant(blocks, len(reply))
-
-    def _in_own_words(self, template: str, slots: Slots) -> str:
-        """A request as this session's person writes it: now and then an opener or a
-        closing word (``habit``), so one scenario reads differently in each session."""
-        r = self.rng
-        opens, closes = self.habit
-        if r.random() < opens:
-            keep = template[1:2].isupper() or template[:1] in "{@"  # "CI is red", "{test} ..."
-            template = pick(r, T.OPENERS) + (template if keep else template[:1].lower() + template[1:])
-        if r.random() < closes:
-            template = template.rstrip(".") + pick(r, T.CLOSERS)
-        return template.format_map(slots)
 
     def _pause(self) -> None:
         """Before a user turn: a long pause for a new topic, a short one within a topic."""
