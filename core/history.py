@@ -12,21 +12,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .bounds import cut_text
-from .errors import Forbidden, ValidationError
-from .keys import agent_of, normalize_key
+from .errors import ValidationError
+from .keys import normalize_key
 from .redact import redact
 from .search import validate_limit
 from .state import StateDir
 from .transcript import INDEXED_ROLES, TEXT_BLOCK_TYPES, active_branch, timestamp_ms
-from .visibility import Caller, may_see_agent
-from .visible import resolve_caller, visible_sessions
+from .visibility import Caller
+from .visible import FORBIDDEN, open_visible  # noqa: F401 - FORBIDDEN is also known from here
 
 FIELD_MAX_CHARS = 4000
 ANSWER_MAX_BYTES = 80 * 1024
 HISTORY_LIMIT_MAX = 1000
 TOOL_ROLES = ("toolResult", "tool", "bashExecution")
 TOOL_BLOCKS = ("toolCall", "tool_use", "tool_result", "function_call")
-FORBIDDEN = "session not found or not visible to this caller"
 
 
 @dataclass(frozen=True)
@@ -68,7 +67,7 @@ class HistoryResponse:
         }
 
 
-class _Cleaner:
+class Cleaner:
     """Redacts and cuts text fields, remembering whether it did either."""
 
     def __init__(self, max_chars: int = FIELD_MAX_CHARS) -> None:
@@ -118,7 +117,7 @@ def _image_placeholder(block: dict[str, Any]) -> str:
     return f"[image {mime}{f', {size // 1024} KB' if size else ''}]"
 
 
-def render_message(event: dict[str, Any], cleaner: _Cleaner, include_tools: bool, default_ts: int
+def render_message(event: dict[str, Any], cleaner: Cleaner, include_tools: bool, default_ts: int
                    ) -> dict[str, Any] | None:
     message = event.get("message") or {}
     role = message.get("role")
@@ -147,15 +146,7 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
     limit = (
         validate_limit(request.limit, HISTORY_LIMIT_MAX) if request.limit is not None else None
     )
-    state.require()
-    resolve_caller(state, caller)
-    agent = agent_of(key)
-    if agent not in state.agents() or not may_see_agent(caller, agent):
-        raise Forbidden(FORBIDDEN)
-    with state.open(agent) as db, db.snapshot():
-        session = db.session(key)
-        if session is None or not visible_sessions(db, caller).sees(session.pk):
-            raise Forbidden(FORBIDDEN)
+    with open_visible(state, caller, key) as (db, session):
         branch = active_branch(db.events(session.pk))
     messages: list[dict[str, Any]] = []
     stored_ids: list[Any] = []  # the ids as stored: an anchor may name either form
@@ -163,7 +154,7 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
     for _seq, event in branch.path:
         if event.get("type") != "message":
             continue
-        cleaner = _Cleaner(request.field_max_chars)
+        cleaner = Cleaner(request.field_max_chars)
         rendered = render_message(event, cleaner, request.include_tools, session.created_at)
         if rendered is not None:
             messages.append(rendered)

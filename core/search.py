@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import heapq
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
+from .catalog import SOURCES, check_source
 from .errors import StoreError, ValidationError
 from .excerpt import make_excerpt
 from .keys import agent_of, check_agent_id, normalize_key
@@ -18,7 +20,7 @@ from .query import ParsedQuery, parse_query
 from .rank import Scorer
 from .redact import redact
 from .state import StateDir
-from .storage import MatchFilters, MatchRow, SessionRow
+from .storage import CardFilter, MatchFilters, MatchRow, SessionFilter, SessionRow
 from .storage.sqlite.connection import SchemaBehind
 from .textseg import desegment
 from .visibility import Caller, may_see_agent
@@ -59,6 +61,14 @@ class SearchRequest:
     role: str | None = None
     since_ms: int | None = None
     until_ms: int | None = None
+    source: str | None = None  # openclaw | claude-code | codex (catalog.SOURCES)
+    project: str | None = None  # a cwd: sessions that ran in it or below it
+
+    def card_filter(self) -> CardFilter | None:
+        """The filters that choose sessions (not messages), as the storage takes them."""
+        if self.source is None and self.project is None:
+            return None
+        return CardFilter(SOURCES[self.source] if self.source else None, self.project)
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,7 @@ class SearchResult:
     score: float
     highlights: tuple[tuple[int, int], ...] = ()
     agent: str = ""
+    hits: int = 1  # a grouped search's best hit: the matching messages of its session
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -142,14 +153,15 @@ def check_request(request: SearchRequest) -> ParsedQuery:
         check_agent_id(request.agent)
     if request.session_key is not None:
         normalize_key(request.session_key)
+    check_source(request.source)
     if request.since_ms is not None and request.until_ms is not None:
         if request.since_ms > request.until_ms:
             raise ValidationError("the time range is empty: --since is after --until")
     return parse_query(request.query, request.match)
 
 
-# A matched row, its score, its session and its agent.
-_Candidate = tuple[MatchRow, float, SessionRow, str]
+# A matched row, its score, its session, its agent, and (grouped) its session's hits.
+Candidate = tuple[MatchRow, float, SessionRow, str, int]
 
 
 def sessions_search(
@@ -159,17 +171,31 @@ def sessions_search(
     on_pending: Callable[[str], None] | None = None,
 ) -> SearchResponse:
     """Answer a search. ``on_pending(agent_id)`` is called for agents needing reconciliation."""
+    return search_rows(state, request, caller, on_pending)[0]
+
+
+def search_rows(
+    state: StateDir,
+    request: SearchRequest,
+    caller: Caller,
+    on_pending: Callable[[str], None] | None = None,
+    grouped: bool = False,
+) -> tuple[SearchResponse, list[Candidate]]:
+    """A search's answer and the candidates it was made of, in rank order. ``grouped``: one
+    candidate per session, its best row, with the session's number of matching rows,
+    grouped before the limit (``grouped.conversations_search``)."""
     parsed = check_request(request)
     state.require()
     resolve_caller(state, caller)
     agents = _agents_to_search(state, request, caller)
     response = SearchResponse()
-    candidates: list[_Candidate] = []
+    candidates: list[Candidate] = []
     more_matched = False
     for agent_id in agents:
         try:
             with state.open(agent_id) as db, db.snapshot():
-                more_matched |= _search_agent(db, request, parsed, caller, response, candidates)
+                more_matched |= _search_agent(db, request, parsed, caller, response, candidates,
+                                              grouped)
         except SchemaBehind as err:  # reconciliation (a writer) upgrades it
             response.unreadable.append(str(err))
             response.pending_agents.append(agent_id)
@@ -185,7 +211,8 @@ def sessions_search(
                 response.read_only.append(read_only)  # who waits for sessions stuck there
     candidates.sort(key=lambda c: _rank_key(c[0], c[1], request.order))
     more_matched = more_matched or len(candidates) > request.limit
-    for row, score, session, agent_id in candidates[: request.limit]:
+    del candidates[request.limit :]
+    for row, score, session, agent_id, hits in candidates:
         excerpt = make_excerpt(desegment(row.body), parsed, EXCERPT_CHARS)
         response.results.append(
             SearchResult(
@@ -198,12 +225,13 @@ def sessions_search(
                 score=round(score, 6),
                 highlights=excerpt.highlights,
                 agent=agent_id,
+                hits=hits,
             )
         )
     capped = cap_results(response.results, RESULTS_MAX_BYTES)
     response.truncated = more_matched or len(capped) < len(response.results)
     response.results = capped
-    return response
+    return response, candidates[: len(capped)]
 
 
 def _search_agent(
@@ -212,15 +240,21 @@ def _search_agent(
     parsed: ParsedQuery,
     caller: Caller,
     response: SearchResponse,
-    candidates: list[_Candidate],
+    candidates: list[Candidate],
+    grouped: bool = False,
 ) -> bool:
     """Match in one agent database (inside one read snapshot, so the visible set and the
-    rows agree); add its best scored rows; return whether more than the limit matched."""
+    rows agree); add its best scored rows (grouped: each session's best row); return whether
+    more than the limit matched."""
     visible = visible_sessions(db, caller)
     within = None
     if request.session_key:
         session = db.session(normalize_key(request.session_key))
         within = visible.narrowed({session.pk} if session and visible.sees(session.pk) else set())
+    cards = request.card_filter()
+    if cards is not None:  # source and project choose sessions: inside the match, too
+        passing = db.session_pks_passing(cards)
+        within = visible.narrowed(passing if within is None else passing & within.pks)
     if visible.reconcile:
         response.pending_agents.append(db.agent_id)
     if visible.pending:
@@ -231,7 +265,7 @@ def _search_agent(
         visible.scope,
         window=rank_window(parsed),
         limit=request.limit + 1,
-        order=request.order,
+        order="best" if grouped else request.order,  # grouping needs every candidate
         filters=MatchFilters(request.role, request.since_ms, request.until_ms),
         within=within,
     )
@@ -242,14 +276,29 @@ def _search_agent(
     if not found.rows:
         return False
     scores = Scorer(parsed, found.stats).scores([row.body for row in found.rows])
+    scored = list(zip(found.rows, scores))
+    hits: Counter[int] = Counter()
+    if grouped:  # each session's best row (as it would rank among all), and its hits
+        ranked: dict[int, tuple[MatchRow, float]] = {}
+        for row, score in scored:
+            hits[row.session_pk] += 1
+            kept = ranked.get(row.session_pk)
+            if kept is None or _rank_key(row, score, request.order) < _rank_key(*kept, request.order):
+                ranked[row.session_pk] = (row, score)
+        scored = list(ranked.values())
     # Only the best limit + 1 of each database can reach the answer (the extra one says
     # whether more matched): only their sessions are read.
     best = heapq.nsmallest(
-        request.limit + 1, zip(found.rows, scores), key=lambda c: _rank_key(*c, request.order)
+        request.limit + 1, scored, key=lambda c: _rank_key(*c, request.order)
     )
-    sessions = db.sessions_by_pk({row.session_pk for row, _score in best})
-    candidates.extend((row, score, sessions[row.session_pk], db.agent_id) for row, score in best)
-    return len(found.rows) > request.limit or found.windowed  # windowed: more matched
+    pks = {row.session_pk for row, _score in best}
+    sessions = (
+        {s.pk: s for s in db.session_cards(SessionFilter(sorted(pks)))} if grouped
+        else db.sessions_by_pk(pks)
+    )
+    candidates.extend((row, score, sessions[row.session_pk], db.agent_id, hits[row.session_pk] or 1)
+                      for row, score in best)
+    return len(scored) > request.limit or found.windowed  # windowed: more matched
 
 
 def _rank_key(row: MatchRow, score: float, order: str) -> tuple:

@@ -7,17 +7,22 @@ and decides whether a caller exists at all. Search and history call the same
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .errors import Forbidden, StoreError
-from .keys import is_incognito
+from .keys import agent_of, is_incognito, normalize_key
 from .state import StateDir
-from .storage import SessionScope
-from .visibility import Caller, SessionLink, visible_keys
+from .storage import SessionFilter, SessionRow, SessionScope
+from .visibility import Caller, SessionLink, may_see_agent, visible_keys
 
 if TYPE_CHECKING:
     from .storage.sqlite import AgentDB
+
+# The one answer for a session that does not exist and one the caller may not see (SPEC 4).
+FORBIDDEN = "session not found or not visible to this caller"
 
 
 def resolve_caller(state: StateDir, caller: Caller) -> None:
@@ -36,6 +41,25 @@ def resolve_caller(state: StateDir, caller: Caller) -> None:
     raise Forbidden(f"session {caller.key} does not exist or may not search")
 
 
+@contextmanager
+def open_visible(state: StateDir, caller: Caller, session_key: str
+                 ) -> Iterator[tuple[AgentDB, SessionRow]]:
+    """One session the caller may see and its database, inside one read snapshot; for a
+    session that does not exist and one it may not see alike, ``Forbidden(FORBIDDEN)``.
+    History, a conversation's windows and a session lookup all open a session through here."""
+    key = normalize_key(session_key)
+    state.require()
+    resolve_caller(state, caller)
+    agent = agent_of(key)
+    if agent not in state.agents() or not may_see_agent(caller, agent):
+        raise Forbidden(FORBIDDEN)
+    with state.open(agent) as db, db.snapshot():
+        session = db.session(key)
+        if session is None or not visible_sessions(db, caller).sees(session.pk):
+            raise Forbidden(FORBIDDEN)
+        yield db, session
+
+
 @dataclass(frozen=True)
 class VisibleSessions:
     pks: frozenset[int]  # the sessions the caller may see (or, with ``all_but``, may not)
@@ -47,6 +71,10 @@ class VisibleSessions:
 
     def sees(self, pk: int) -> bool:
         return (pk not in self.pks) if self.all_but else (pk in self.pks)
+
+    def as_filter(self) -> SessionFilter:
+        """The visible sessions (not only the searchable ones) as a storage filter."""
+        return SessionFilter(sorted(self.pks), exclude=self.all_but)
 
     def narrowed(self, keep: set[int]) -> SessionScope:
         """The scope of the searchable sessions in ``keep`` only (a session filter)."""

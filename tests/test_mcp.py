@@ -212,9 +212,11 @@ async def test_the_operator_lists_everything_but_incognito(world) -> None:
     assert ops == {
         "sessionKey": OPS, "sessionId": summary.session_id, "agent": "ops", "label": None,
         "spawnedBy": None, "createdAt": summary.created_at, "updatedAt": summary.updated_at,
-        "indexing": False,
+        "indexing": False, "title": summary.title, "messages": summary.messages,
+        "lastActivity": summary.last_activity, "source": "openclaw",
     }
-    children = await call(server_for(world), "sessions_list", {"since": ops["updatedAt"] - 1})
+    assert summary.messages > 0 and summary.title
+    children = await call(server_for(world), "sessions_list", {"since": ops["lastActivity"] - 1})
     assert [s["sessionKey"] for s in children.structured_content["sessions"]] == [OPS]
 
 

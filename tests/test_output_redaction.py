@@ -11,16 +11,17 @@ from textual.widgets import OptionList
 
 from backscroll.core.catalog import list_sessions
 from backscroll.core.export import export_conversation
+from backscroll.core.grouped import conversations_search
 from backscroll.core.history import HistoryRequest, sessions_history
 from backscroll.core.search import SearchRequest, sessions_search
 from backscroll.core.state import StateDir
 from backscroll.core.storage import SessionMeta
 from backscroll.core.visibility import OPERATOR
 from backscroll.tui.cli import main
-from backscroll.tui.screens import ViewAsScreen
+from backscroll.tui.screens import ConversationScreen, ViewAsScreen
 
 from .events import header, msg
-from .test_tui import app_for, type_query, until
+from .test_tui import app_for, previewed, type_query, until
 
 TOKEN = "ghp_A1b2C3d4E5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # GitHub: masked as ghp_A1…q7R8
 KEY = "agent:main:xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx"  # Slack, lower case
@@ -101,7 +102,7 @@ async def test_the_browser_shows_no_token(state: StateDir, tmp_path: Path) -> No
     app = app_for(state)
     async with app.run_test(size=(140, 40)) as pilot:
         await type_query(pilot, app, "heron")
-        await until(pilot, lambda: app.history.shown is not None)
+        await until(pilot, lambda: previewed(app))
         painted = app.results.get_option_at_index(0).prompt.plain + app.history.plain_text()
         assert leaks(painted) == [] and "xoxb-1…uvwx" in painted and "ghp_A1…q7R8" in painted
         assert "[image image/png; token=ghp_A1…q7R8, 0 KB]" in painted
@@ -115,3 +116,34 @@ async def test_the_browser_shows_no_token(state: StateDir, tmp_path: Path) -> No
         await pilot.press("slash", *"xoxb-1", "enter")  # filtering matches what is shown
         await until(pilot, lambda: app.caller.key == KEY)  # and the real key is used
         assert leaks(app.status_bar.plain_text()) == []
+
+
+async def test_home_grouped_rows_and_the_conversation_show_no_token(state: StateDir) -> None:
+    seeded(state)
+    with state.open("main", write=True) as db:  # a title that holds a token
+        meta = SessionMeta("agent:main:other", session_id="sid-other")
+        db.append(meta, json.dumps(header("sid-other")))
+        db.append(meta, json.dumps(msg("o1", None, "user", f"use GITHUB_TOKEN={TOKEN} for heron")))
+    grouped = conversations_search(state, SearchRequest("heron"), OPERATOR)
+    assert leaks(json.dumps(grouped.as_json(), ensure_ascii=False)) == []
+    app = app_for(state, grouped=True)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await until(pilot, lambda: len(app.results.rows) == 2 and app.results.shown_for == "")
+        home = "\n".join(app.results.get_option_at_index(i).prompt.plain for i in range(2))
+        assert leaks(home) == [] and "GITHUB_TOKEN=ghp_A1…q7R8" in home
+        await type_query(pilot, app, "heron")
+        rows = "\n".join(app.results.get_option_at_index(i).prompt.plain
+                         for i in range(len(app.results.rows)))
+        assert leaks(rows) == [] and "xoxb-1…uvwx" in rows
+        while app.results.current.session.key != KEY:
+            await pilot.press("down")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ConversationScreen)
+                    and app.screen.view is not None and bool(app.screen.view.views))
+        shown = app.screen.view.plain_text() + app.screen.query_one(
+            "#conversation-title").content.plain
+        assert leaks(shown.replace(ESCAPES, "")) == [] and "m:ghp_A1…q7R8" in shown
+        assert "\x1b" not in shown  # the escapes of an id are shown as control pictures
+        await pilot.press("r")  # an OpenClaw session: its key, redacted as shown
+        await until(pilot, lambda: bool(app.clipboard))
+        assert leaks(app.clipboard) == []

@@ -182,7 +182,7 @@ async def test_live_follow_is_toggled_from_the_palette(state: StateDir,
                     timeout=DEADLINE_S)
         command = next(c for c in app.get_system_commands(app.screen)
                        if c.title == "Toggle live follow")
-        assert command.help.endswith("(f)")
+        assert command.help.endswith("(L)")
         command.callback()
         await until(pilot, lambda: "live follow off" in app.status_bar.plain_text())
         assert not app.following

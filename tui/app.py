@@ -23,8 +23,9 @@ from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from backscroll.core import private
+from backscroll.core.catalog import SessionSummary, resume_of, visible_session
 from backscroll.core.config import load_config, make_caller
-from backscroll.core.errors import BackscrollError
+from backscroll.core.errors import BackscrollError, Forbidden
 from backscroll.core.export import write_export
 from backscroll.core.keys import is_incognito
 from backscroll.core.reconcile import start_background
@@ -35,15 +36,28 @@ from backscroll.core.visibility import OPERATOR, Caller
 
 from . import keys
 from .live import LiveSources
-from .messages import CallerChanged, ExportFinished, ExportRequested, PrivacyWarning, StatusPolled
+from .messages import (
+    CallerChanged,
+    ExportFinished,
+    ExportRequested,
+    FiltersChanged,
+    PrivacyWarning,
+    ResumeRequested,
+    SessionLookedUp,
+    StatusPolled,
+)
 from .screens import ExportChoice, ExportScreen, HelpScreen, Scope, SearchScreen, ViewAsChoice
-from .text import Clock, shown
+from .text import Clock, cut_middle, shown
 from .widgets import HistoryPane, ResultsList, StatusBar
 
 SEARCH_DEBOUNCE_S = 0.025  # keystroke-to-repaint goal: p95 <= 100 ms (docs/browser.md)
 PREVIEW_DEBOUNCE_S = 0.05  # holding j must not start a history read per result
 STATUS_POLL_S = 0.5
+COPIED_NOTE_CHARS = 60  # of a copied command, in the note saying so
 IDLE_POLL_TICKS = 4  # nothing to index: poll every 2 s instead
+# No status poll while a person types: at 1M messages one costs ~300 ms of a core (counting
+# the events), and a keystroke's search waiting behind it was the slowest 5% (docs/browser.md).
+TYPING_PAUSE_S = 1.0
 
 
 class BackscrollApp(LiveSources, App[int]):
@@ -64,6 +78,7 @@ class BackscrollApp(LiveSources, App[int]):
         preview_debounce: float = PREVIEW_DEBOUNCE_S,
         poll_interval: float = STATUS_POLL_S,
         sources: bool = True,
+        grouped: bool = True,
     ) -> None:
         super().__init__()
         self.init_live(sources)
@@ -78,6 +93,7 @@ class BackscrollApp(LiveSources, App[int]):
         self._debounce = debounce
         self._preview_debounce = preview_debounce
         self._poll_interval = poll_interval
+        self._grouped = grouped
         self._ticks_since_poll = 0
         self._search_screen: SearchScreen | None = None
         self._reported: set[str] = set()  # problems already notified about, once per run
@@ -85,8 +101,9 @@ class BackscrollApp(LiveSources, App[int]):
     async def on_mount(self) -> None:
         # Warnings about loose modes come from worker threads; post_message is thread-safe.
         private.set_warning_sink(lambda text: self.post_message(PrivacyWarning(text)))
-        self._search_screen = SearchScreen(self._debounce, self._preview_debounce)
+        self._search_screen = SearchScreen(self._debounce, self._preview_debounce, self._grouped)
         await self.push_screen(self._search_screen)
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.poll_status()
         self.set_interval(self._poll_interval, self._status_tick)
 
@@ -167,10 +184,12 @@ class BackscrollApp(LiveSources, App[int]):
 
     def _status_tick(self) -> None:
         """Poll every tick while indexing is (or may be) going on, else every fourth tick
-        (another process may start a reindex); never while a search runs (it would compete
-        with it for the CPU: reading the counts of a big state takes tens of ms)."""
+        (another process may start a reindex); never while a search runs or the person is
+        typing (it would compete with the search for the CPU: reading the counts of a big
+        state takes tens of ms at 200k messages, hundreds at 1M)."""
         self._ticks_since_poll += 1
-        if not self.ready or self.search_screen.scheduler.running:
+        scheduler = self.search_screen.scheduler if self.ready else None
+        if scheduler is None or scheduler.running or scheduler.idle_for() < TYPING_PAUSE_S:
             return
         status = self.status
         busy = self.search_indexing or status is None or status.reconciling or bool(
@@ -252,6 +271,57 @@ class BackscrollApp(LiveSources, App[int]):
             markup=False,
         )
 
+    # --- filters, resume, theme -----------------------------------------------------------
+
+    def on_filters_changed(self, message: FiltersChanged) -> None:
+        if self.ready:
+            self.search_screen.filters_changed(message)
+
+    def on_resume_requested(self, message: ResumeRequested) -> None:
+        self.look_up(message.session_key, self.caller)
+
+    @work(thread=True, exclusive=True, group="lookup", exit_on_error=False)
+    def look_up(self, session_key: str, caller: Caller) -> None:
+        """What a list shows of one session (its source, cwd and id), for ``copy_resume``."""
+        try:
+            summary = visible_session(self.state, caller, session_key)
+        except Forbidden as err:
+            self.post_message(SessionLookedUp(session_key, None, str(err)))
+            return
+        self.post_message(SessionLookedUp(session_key, summary))
+
+    def on_session_looked_up(self, message: SessionLookedUp) -> None:
+        if message.summary is None:
+            self.notify(message.error or "", severity="warning", markup=False)
+        else:
+            self.copy_resume(message.summary)
+
+    def copy_resume(self, summary: SessionSummary) -> None:
+        """Copy the way back into a conversation (OSC 52) and say what it was where the
+        person looks: the status bar, or the conversation's position line."""
+        resume = resume_of(summary)
+        if resume is None:
+            self.bell()
+            self.flash("no resume command: its folder or session id is not known")
+            return
+        self.copy_to_clipboard(resume.text)
+        what = "the resume command" if resume.kind == "command" else "the session key"
+        self.flash(f"copied {what}: {cut_middle(shown(resume.text), COPIED_NOTE_CHARS)}")
+
+    def flash(self, text: str) -> None:
+        flash = getattr(self.screen, "flash", None)
+        if callable(flash):
+            flash(text)
+        else:
+            self.notify(text, markup=False, timeout=4)
+
+    def _theme_changed(self, _theme: object) -> None:
+        """Transcript text is Rich text coloured from the theme: draw it again."""
+        for screen in self.screen_stack:
+            restyle = getattr(screen, "restyle", None)
+            if callable(restyle) and screen.is_attached:
+                restyle()
+
     # --- view as ------------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="caller", exit_on_error=False)
@@ -311,7 +381,8 @@ def make_app(state: StateDir, caller: Caller | None = None, **options: Any) -> B
     ``options``: ``now`` (a clock in epoch seconds; tests freeze it), ``reconcile`` (called
     with an agent id when indexing is pending; default a background thread), ``status`` (the
     status reader), ``auto_reconcile``, ``debounce``, ``preview_debounce``, ``poll_interval``,
-    ``sources`` (sync the live sources on open and follow them; False for the demo).
+    ``sources`` (sync the live sources on open and follow them; False for the demo),
+    ``grouped`` (results one row per conversation, the default; False: one per message).
     """
     return BackscrollApp(state, caller, **options)
 

@@ -63,6 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--role", choices=["user", "assistant"], help="only this role")
     p.add_argument("--since", help="from this time: ISO date/time, epoch ms, or an age like 3h, 2d, 1w")
     p.add_argument("--until", help="up to this time (same forms as --since)")
+    p.add_argument("--source", choices=["openclaw", "claude-code", "codex"],
+                   help="only sessions from this agent tool")
+    p.add_argument("--project", metavar="DIR",
+                   help="only sessions that ran in this folder (Claude Code, Codex) or below it")
+    p.add_argument("--group", action="store_true",
+                   help="one result per conversation: its best hit and its number of hits")
     p.add_argument("--json", action="store_true", help="print the JSON answer")
 
     p = add("history", commands.cmd_history, "show a session's conversation (active branch)")

@@ -141,8 +141,20 @@ def cmd_search(state: StateDir, args: argparse.Namespace) -> int:
         role=args.role,
         since_ms=parse_time(args.since),
         until_ms=parse_time(args.until),
+        source=args.source,
+        project=args.project,
     )
     caller = caller_from_args(state, args)
+    if args.group:
+        from backscroll.core.grouped import conversations_search
+
+        grouped = conversations_search(state, request, caller,
+                                       on_pending=lambda agent: _reconcile(state, agent))
+        if args.json:
+            emit_json(grouped.as_json())
+        else:
+            _render().conversations(request, grouped, caller)
+        return 0
     response = sessions_search(state, request, caller, on_pending=lambda agent: _reconcile(state, agent))
     if args.json:
         emit_json(response.as_json())

@@ -21,7 +21,7 @@ from backscroll.core.sources.watch import follow_sources
 
 from .messages import SourcesListed, SourcesSynced, SourcesWatching, SyncProgress, TakeInRequested
 from .text import plural
-from .widgets import EmptyState
+from .widgets import EmptyState, row_key
 
 if TYPE_CHECKING:
     from .app import BackscrollApp
@@ -147,17 +147,16 @@ class LiveSources(_Base):
             self._refresh_timer = self.set_timer(REFRESH_S, lambda: self._refresh(sessions))
 
     def _refresh(self, sessions: set[str]) -> None:
-        """New messages: search again (the highlight stays), and reload the preview if its
-        conversation grew."""
+        """New messages: search again, or list the recent conversations again (the highlight
+        stays), and reload the preview if its conversation grew."""
         self._refresh_timer = None
         if not self.ready:
             return
         screen = self.search_screen
-        if screen.search_input.value.strip():
-            screen.search_now()
+        screen.search_now()  # the results, or the list of recent conversations
         current = screen.results.current
-        if current is not None and current.session_key in sessions:
-            screen.load_history(current, self.caller, full=False)
+        if current is not None and row_key(current) in sessions:
+            screen.load_preview(current, self.caller)
 
     # --- what it shows -----------------------------------------------------------------------
 

@@ -111,6 +111,10 @@ class SessionItem(TypedDict):
     createdAt: int
     updatedAt: int
     indexing: bool
+    title: str | None
+    messages: int
+    lastActivity: int
+    source: str
 
 
 class SessionList(TypedDict):

@@ -109,10 +109,7 @@ def search(request: Any, response: Any, caller: Any) -> None:
     from rich.text import Text
 
     if not response.results:
-        console.print(
-            f"no results for [bold]{escape(shown(request.query))}[/] as "
-            f"{escape(shown(caller.describe()))}"
-        )
+        _no_results(request, caller)
     for result in response.results:
         head = Text()
         head.append(shown(result.session_key), style="bold cyan")
@@ -121,7 +118,40 @@ def search(request: Any, response: Any, caller: Any) -> None:
         head.append(f"  {shown(result.message_id)}", style="dim")
         console.print(head)
         console.print(highlighted(result.excerpt, result.highlights, one_line=False), "\n")
-    tail = f"{len(response.results)} results as {shown(caller.describe())}"
+    _search_tail(response, caller, "results")
+
+
+def conversations(request: Any, grouped: Any, caller: Any) -> None:
+    """``search --group``: a conversation per result, its title, hits and best hit."""
+    from rich.text import Text
+
+    if not grouped.conversations:
+        _no_results(request, caller)
+    for found in grouped.conversations:
+        head = Text()
+        head.append(shown(found.session.key), style="bold cyan")
+        head.append(f"  {found.hits:,} hit{'' if found.hits == 1 else 's'} · "
+                    f"{ago(found.session.last_activity, time.time)}", style="dim")
+        console.print(head)
+        if found.session.display_title:
+            console.print(Text(printable(found.session.display_title, one_line=True),
+                               style="bold", no_wrap=True, overflow="ellipsis"))
+        result = found.result
+        console.print(highlighted(result.excerpt, result.highlights, one_line=False), "\n")
+    _search_tail(grouped.response, caller, "conversations")
+
+
+def _no_results(request: Any, caller: Any) -> None:
+    console.print(
+        f"no results for [bold]{escape(shown(request.query))}[/] as "
+        f"{escape(shown(caller.describe()))}"
+    )
+
+
+def _search_tail(response: Any, caller: Any, what: str) -> None:
+    from rich.text import Text
+
+    tail = f"{len(response.results)} {what} as {shown(caller.describe())}"
     if response.truncated:
         tail += " (more matched: raise --limit or narrow the query)"
     if response.ranked_window:

@@ -112,7 +112,7 @@ def _store(dbs: dict[str, AgentWriter], state: StateDir, session: DemoSession) -
         label=session.label,
         created_at=session.created_at,
         updated_at=iso_to_ms(session.events[-1].get("timestamp"), session.created_at),
-        source="demo",
+        source=session.source,
     )
     lines = [json.dumps(event, ensure_ascii=False, separators=(",", ":")) for event in session.events]
     dbs[agent_id].import_session(meta, lines)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .model import (
     IDLE,
     AppendResult,
+    CardFilter,
     Claim,
     CorpusStats,
     FileState,
@@ -22,6 +23,7 @@ from .model import (
     PartCount,
     Progress,
     SessionBrief,
+    SessionFilter,
     SessionMeta,
     SessionRow,
     SessionScope,
@@ -31,6 +33,7 @@ from .model import (
 __all__ = [
     "IDLE",
     "AppendResult",
+    "CardFilter",
     "Claim",
     "CorpusStats",
     "FileState",
@@ -41,6 +44,7 @@ __all__ = [
     "PartCount",
     "Progress",
     "SessionBrief",
+    "SessionFilter",
     "SessionMeta",
     "SessionRow",
     "SessionScope",

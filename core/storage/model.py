@@ -35,6 +35,16 @@ class SessionRow:
     indexed_seq: int
     indexer_version: int
     problems: str | None
+    # Read only by ``Reads.session_cards`` (a list of conversations); see schema.SUMMARY_COLUMNS.
+    cwd: str | None = None
+    title: str | None = None  # the first indexed user message, redacted, cut
+    messages: int = 0  # indexed (user and assistant) messages: index_state.rows
+    last_message_at: int | None = None
+
+    @property
+    def last_activity(self) -> int:
+        """The newest message's time, else when the session last changed."""
+        return self.last_message_at if self.last_message_at is not None else self.updated_at
 
     @property
     def searchable(self) -> bool:
@@ -137,6 +147,26 @@ class Matches:
     windowed: bool
     stats: CorpusStats
     searched_since: int | None = None  # epoch ms: older messages were not searched
+
+
+@dataclass(frozen=True)
+class SessionFilter:
+    """Some sessions of a database: ``pks`` themselves, or (``exclude``) all but them."""
+
+    pks: list[int]
+    exclude: bool = False
+
+
+@dataclass(frozen=True)
+class CardFilter:
+    """Which sessions a list of conversations shows, besides the caller's: their ``source``
+    values (as stored), a project (a cwd; its subfolders count), a time range of last
+    activity."""
+
+    sources: tuple[str, ...] | None = None
+    project: str | None = None
+    since_ms: int | None = None
+    until_ms: int | None = None
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ... import private
 from ...errors import StoreError, ValidationError
 from ...keys import check_agent_id
+from .browsing import BrowseReads
 from .connection import Handle, connect
 from .sources import SourceReads
 
@@ -30,7 +31,7 @@ DB_NAME = "sessions.sqlite"
 STALE_TEMP_S = 60  # a temporary database older than this was left by a crash
 
 
-class AgentReader(Handle, SourceReads):
+class AgentReader(Handle, SourceReads, BrowseReads):
     """One agent's database, read-only."""
 
 

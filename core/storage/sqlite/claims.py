@@ -138,6 +138,8 @@ class Claims(Writes):
             )
             published.append(claim)
         self.replace_rows(rebuilt)  # last: see Writes.replace_rows
+        for claim in published:  # from the rows now in place
+            self.refresh_summary(claim.session_pk)
         return published
 
     def release_all(self, owner: str) -> None:

@@ -169,6 +169,40 @@ MIGRATIONS: dict[int, str] = {
     """,
 }
 
+# What a list of conversations shows of a session, kept in ``sessions`` so a listing never
+# reads transcripts (migration 5). The cwd is the header's (Claude Code and Codex name one);
+# the rest follows the index, which holds the active branch's redacted user and assistant
+# messages (their number is index_state.rows): the newest one's time, and the title (the
+# first user message, its first TITLE_CHARS characters, with the CJK segmentation's U+200B
+# taken out). ``sessions.pk`` is the session; each statement is the one rule, used by the
+# write path, reconciliation and the backfill alike.
+TITLE_CHARS = 400
+SUMMARY_COLUMNS = f"""
+    last_message_at = (SELECT max(m.ts) FROM message_index m WHERE m.session_pk = sessions.pk),
+    title = (SELECT replace(substr(f.body, 1, {TITLE_CHARS}), char(8203), '')
+             FROM message_index m JOIN message_fts f ON f.rowid = m.rowid
+             WHERE m.session_pk = sessions.pk AND m.role = 'user' ORDER BY m.rowid LIMIT 1)"""
+CWD_COLUMN = """
+    cwd = (SELECT CASE WHEN json_valid(e.body) THEN
+                  CASE WHEN json_type(e.body, '$.cwd') = 'text' THEN json_extract(e.body, '$.cwd') END
+                  END
+           FROM events e WHERE e.session_pk = sessions.pk AND e.kind = 'session'
+           ORDER BY e.seq LIMIT 1)"""
+# A title from one new index row (the write path): the same cut as SUMMARY_COLUMNS's.
+TITLE_OF_BODY = f"replace(substr(?, 1, {TITLE_CHARS}), char(8203), '')"
+
+MIGRATIONS[5] = f"""
+    -- A list of conversations (the browser's home, sessions_list) reads these, never the
+    -- transcripts: see SUMMARY_COLUMNS and CWD_COLUMN above.
+    ALTER TABLE sessions ADD COLUMN cwd TEXT;
+    ALTER TABLE sessions ADD COLUMN title TEXT;
+    ALTER TABLE sessions ADD COLUMN last_message_at INTEGER;
+    UPDATE sessions SET {CWD_COLUMN};
+    UPDATE sessions SET {SUMMARY_COLUMNS};
+    -- "Newest activity first" without sorting every session.
+    CREATE INDEX sessions_by_activity ON sessions(coalesce(last_message_at, updated_at));
+"""
+
 SCHEMA_VERSION = max(MIGRATIONS)
 
 

@@ -19,6 +19,7 @@ from ..model import AppendResult, Imported, SessionMeta, now_ms
 from .connection import BUSY_TIMEOUT_S, sqlite_errors
 from .matching import scope_text
 from .reads import Reads
+from .schema import CWD_COLUMN, SUMMARY_COLUMNS, TITLE_OF_BODY
 
 CHECKPOINT_WAIT_MS = 1000  # how long a purge waits for readers to leave the log
 
@@ -111,6 +112,7 @@ class Writes(Reads):
             step = advance(leaf, seq, event, lambda eid: self._has_entry(pk, eid))
             moved_off = step.node is not None and step.leaf == step.node and not step.extends
             outcome = "dirty" if event["type"] == "leaf" or moved_off else "stored"
+            row = None
             if step.extends and state == "clean" and version == INDEXER_VERSION:
                 message = indexable(event, created_at)
                 if message and indexes_session(key):
@@ -128,6 +130,15 @@ class Writes(Reads):
                 "UPDATE sessions SET last_seq = ?, leaf_id = ?, updated_at = ? WHERE pk = ?",
                 (seq, step.leaf, now_ms(), pk),
             )
+            if row is not None:  # the summary follows the index (schema.SUMMARY_COLUMNS)
+                conn.execute(
+                    "UPDATE sessions SET last_message_at = max(coalesce(last_message_at, ?), ?), "
+                    f"title = coalesce(title, CASE WHEN ? = 'user' THEN {TITLE_OF_BODY} END) "
+                    "WHERE pk = ?",
+                    (row.ts, row.ts, row.role, row.body, pk),
+                )
+            if kind == "session":
+                self._read_cwd(pk)
             if state == "claimed" or outcome == "dirty":
                 self._mark_dirty(pk)
                 outcome = "dirty" if outcome != "indexed" else outcome
@@ -137,6 +148,15 @@ class Writes(Reads):
                     (seq, step.leaf, pk),
                 )
         return AppendResult(seq, outcome)
+
+    def _read_cwd(self, pk: int) -> None:
+        """The session's cwd, as its header names it (schema.CWD_COLUMN)."""
+        self.conn.execute(f"UPDATE sessions SET {CWD_COLUMN} WHERE pk = ?", (pk,))
+
+    def refresh_summary(self, pk: int) -> None:
+        """Title and last message time from the session's index rows, inside the caller's
+        transaction (a rebuild publishing them)."""
+        self.conn.execute(f"UPDATE sessions SET {SUMMARY_COLUMNS} WHERE pk = ?", (pk,))
 
     def _mark_dirty(self, pk: int) -> None:
         """The session needs a rebuild; a rebuild holding it loses its claim."""
@@ -386,6 +406,8 @@ class Writes(Reads):
                     "WHERE pk = ?",
                     (last_seq + len(added), meta.updated_at or 0, pk),
                 )
+                if any(row[3] == "session" for row in added):
+                    self._read_cwd(pk)
                 self._mark_dirty(pk)
         return Imported(key, len(added), sum(1 for row in added if row[3] == "message"))
 
