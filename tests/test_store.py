@@ -202,3 +202,17 @@ def test_import_reports_malformed_lines_and_keeps_the_rest(state: StateDir, tmp_
 def test_import_of_missing_path_is_a_validation_error(state: StateDir, tmp_path: Path) -> None:
     with pytest.raises(ValidationError, match="does not exist"):
         import_openclaw(state, tmp_path / "nope")
+
+
+def test_status_counts_read_indexes_not_every_event(state: StateDir, data_dir: Path) -> None:
+    # The browser's status bar asks for these on every poll: at a million messages a scan of
+    # the event log costs ~300 ms, the partial index of messages a few.
+    import_openclaw(state, data_dir / "openclaw")
+    with state.open("chairong") as db:
+        counted = db.counts()["messages"]
+        plan = db.conn.execute(
+            "EXPLAIN QUERY PLAN SELECT count(*) FROM events WHERE kind = 'message'"
+        ).fetchall()
+        rows = db.conn.execute("SELECT body FROM events").fetchall()
+    assert counted == sum(json.loads(body)["type"] == "message" for (body,) in rows) > 0
+    assert "USING COVERING INDEX events_messages" in plan[0][-1]

@@ -203,6 +203,13 @@ MIGRATIONS[5] = f"""
     CREATE INDEX sessions_by_activity ON sessions(coalesce(last_message_at, updated_at));
 """
 
+MIGRATIONS[6] = """
+    -- status counts stored messages on every poll of the browser's status bar: through this
+    -- index (covering: it holds kind), not a scan of every event (300 -> ~45 ms at a million
+    -- messages).
+    CREATE INDEX events_messages ON events(kind) WHERE kind = 'message';
+"""
+
 SCHEMA_VERSION = max(MIGRATIONS)
 
 
