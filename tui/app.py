@@ -3,8 +3,9 @@ caller, the clock, the last status) and pushes the ``SearchScreen``, which does 
 
 Threading rule: the UI thread never does I/O. Every core call runs in a thread worker
 (``@work(thread=True, exclusive=True, exit_on_error=False, group=...)``; an exclusive worker
-cancels only its own group): here ``status``, ``reconcile``, ``caller`` and ``export``, on the
-search screen ``search``, ``history`` and ``catalog``. Workers only post messages
+cancels only its own group): here ``status`` and ``reconcile``, in ``actions.py`` (export,
+resume, view as: a mixin, as ``live.py`` for the sources is) ``export``, ``lookup`` and
+``caller``, on the search screen ``search``, ``history`` and ``catalog``. Workers only post messages
 (``messages.py``); handlers on the UI thread mutate state and widgets. ``report_failure``
 turns a failed worker of any screen into one notification.
 """
@@ -19,48 +20,38 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Keymap
 from textual.screen import Screen
-from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
 from backscroll.core import private
-from backscroll.core.catalog import SessionSummary, resume_of, visible_session
-from backscroll.core.config import load_config, make_caller
-from backscroll.core.errors import BackscrollError, Forbidden
-from backscroll.core.export import write_export
-from backscroll.core.keys import is_incognito
+from backscroll.core.errors import BackscrollError
 from backscroll.core.reconcile import start_background
-from backscroll.core.search import SearchRequest, SearchResponse
 from backscroll.core.state import StateDir
 from backscroll.core.status import StateStatus, state_status
 from backscroll.core.visibility import OPERATOR, Caller
 
 from . import keys
+from .actions import SessionActions
 from .live import LiveSources
-from .messages import (
-    CallerChanged,
-    ExportFinished,
-    ExportRequested,
-    FiltersChanged,
-    PrivacyWarning,
-    ResumeRequested,
-    SessionLookedUp,
-    StatusPolled,
-)
-from .screens import ExportChoice, ExportScreen, HelpScreen, Scope, SearchScreen, ViewAsChoice
-from .text import Clock, cut_middle, shown
-from .widgets import HistoryPane, ResultsList, StatusBar
+from .messages import FiltersChanged, PrivacyWarning, StatusPolled
+from .screens import HelpScreen, SearchScreen, ViewAsChoice
+from .text import Clock, shown
 
 SEARCH_DEBOUNCE_S = 0.025  # keystroke-to-repaint goal: p95 <= 100 ms (docs/browser.md)
 PREVIEW_DEBOUNCE_S = 0.05  # holding j must not start a history read per result
 STATUS_POLL_S = 0.5
-COPIED_NOTE_CHARS = 60  # of a copied command, in the note saying so
 IDLE_POLL_TICKS = 4  # nothing to index: poll every 2 s instead
-# No status poll while a person types: at 1M messages one costs ~300 ms of a core (counting
-# the events), and a keystroke's search waiting behind it was the slowest 5% (docs/browser.md).
+# No status poll while a person types: at 1M messages one costs ~55 ms of a core, and a
+# keystroke's search waiting behind a poll was the slowest 5% (docs/browser.md).
 TYPING_PAUSE_S = 1.0
 
 
-class BackscrollApp(LiveSources, App[int]):
+
+def _on_screen(name: str) -> property:
+    """The search screen's attribute ``name``, read through the app (tests and scripts)."""
+    return property(lambda app: getattr(app.search_screen, name))
+
+
+class BackscrollApp(LiveSources, SessionActions, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "backscroll"
     BINDINGS = keys.bindings(keys.APP)
@@ -136,49 +127,21 @@ class BackscrollApp(LiveSources, App[int]):
         """The search screen is up (not yet, or no more, while starting or quitting)."""
         return self._search_screen is not None and self._search_screen.is_attached
 
-    @property
-    def search_input(self) -> Input:
-        return self.search_screen.search_input
-
-    @property
-    def results(self) -> ResultsList:
-        return self.search_screen.results
-
-    @property
-    def history(self) -> HistoryPane:
-        return self.search_screen.history
-
-    @property
-    def status_bar(self) -> StatusBar:
-        return self.search_screen.status_bar
-
-    @property
-    def last_request(self) -> SearchRequest | None:
-        return self.search_screen.last_request
-
-    @property
-    def last_response(self) -> SearchResponse | None:
-        return self.search_screen.last_response
-
-    @property
-    def search_indexing(self) -> bool:
-        return self.search_screen.search_indexing
+    # What the search screen holds, read through the app.
+    search_input = _on_screen("search_input")  # Input
+    results = _on_screen("results")  # ResultsList
+    history = _on_screen("history")  # HistoryPane
+    status_bar = _on_screen("status_bar")  # StatusBar
+    last_request = _on_screen("last_request")  # SearchRequest | None
+    last_response = _on_screen("last_response")  # SearchResponse | None
+    search_indexing = _on_screen("search_indexing")  # bool
+    scope = _on_screen("scope")  # Scope
+    order = _on_screen("order")  # str
+    match = _on_screen("match")  # str
 
     @property
     def generation(self) -> int:
         return self.search_screen.scheduler.generation
-
-    @property
-    def scope(self) -> Scope:
-        return self.search_screen.scope
-
-    @property
-    def order(self) -> str:
-        return self.search_screen.order
-
-    @property
-    def match(self) -> str:
-        return self.search_screen.match
 
     # --- status and reconciliation ----------------------------------------------------------
 
@@ -186,7 +149,7 @@ class BackscrollApp(LiveSources, App[int]):
         """Poll every tick while indexing is (or may be) going on, else every fourth tick
         (another process may start a reindex); never while a search runs or the person is
         typing (it would compete with the search for the CPU: reading the counts of a big
-        state takes tens of ms at 200k messages, hundreds at 1M)."""
+        state takes tens of ms)."""
         self._ticks_since_poll += 1
         scheduler = self.search_screen.scheduler if self.ready else None
         if scheduler is None or scheduler.running or scheduler.idle_for() < TYPING_PAUSE_S:
@@ -245,68 +208,11 @@ class BackscrollApp(LiveSources, App[int]):
             text = f"unexpected {type(error).__name__}: {error}"
         self.notify(shown(text), title="backscroll", severity="error", markup=False, timeout=8)
 
-    # --- export -----------------------------------------------------------------------------
-
-    def on_export_requested(self, message: ExportRequested) -> None:
-        self.ask_export(message.session_key)
-
-    def ask_export(self, session_key: str) -> None:
-        def chosen(choice: ExportChoice | None) -> None:
-            if choice is not None:
-                self.run_export(session_key, choice, self.caller)
-
-        self.push_screen(ExportScreen(session_key), chosen)
-
-    @work(thread=True, exclusive=True, group="export", exit_on_error=False)
-    def run_export(self, session_key: str, choice: ExportChoice, caller: Caller) -> None:
-        path, size = write_export(self.state, session_key, caller, choice.path, choice.fmt,
-                                  overwrite=choice.overwrite)
-        self.post_message(ExportFinished(session_key, str(path), size))
-
-    def on_export_finished(self, message: ExportFinished) -> None:
-        self.notify(
-            f"exported {shown(message.session_key)} ({message.size:,} bytes, redacted) to "
-            f"{shown(message.path)}",
-            title="export",
-            markup=False,
-        )
-
-    # --- filters, resume, theme -----------------------------------------------------------
+    # --- filters, theme --------------------------------------------------------------------
 
     def on_filters_changed(self, message: FiltersChanged) -> None:
         if self.ready:
             self.search_screen.filters_changed(message)
-
-    def on_resume_requested(self, message: ResumeRequested) -> None:
-        self.look_up(message.session_key, self.caller)
-
-    @work(thread=True, exclusive=True, group="lookup", exit_on_error=False)
-    def look_up(self, session_key: str, caller: Caller) -> None:
-        """What a list shows of one session (its source, cwd and id), for ``copy_resume``."""
-        try:
-            summary = visible_session(self.state, caller, session_key)
-        except Forbidden as err:
-            self.post_message(SessionLookedUp(session_key, None, str(err)))
-            return
-        self.post_message(SessionLookedUp(session_key, summary))
-
-    def on_session_looked_up(self, message: SessionLookedUp) -> None:
-        if message.summary is None:
-            self.notify(message.error or "", severity="warning", markup=False)
-        else:
-            self.copy_resume(message.summary)
-
-    def copy_resume(self, summary: SessionSummary) -> None:
-        """Copy the way back into a conversation (OSC 52) and say what it was where the
-        person looks: the status bar, or the conversation's position line."""
-        resume = resume_of(summary)
-        if resume is None:
-            self.bell()
-            self.flash("no resume command: its folder or session id is not known")
-            return
-        self.copy_to_clipboard(resume.text)
-        what = "the resume command" if resume.kind == "command" else "the session key"
-        self.flash(f"copied {what}: {cut_middle(shown(resume.text), COPIED_NOTE_CHARS)}")
 
     def flash(self, text: str) -> None:
         flash = getattr(self.screen, "flash", None)
@@ -321,26 +227,6 @@ class BackscrollApp(LiveSources, App[int]):
             restyle = getattr(screen, "restyle", None)
             if callable(restyle) and screen.is_attached:
                 restyle()
-
-    # --- view as ------------------------------------------------------------------------------
-
-    @work(thread=True, exclusive=True, group="caller", exit_on_error=False)
-    def switch_caller(self, choice: ViewAsChoice) -> None:
-        """The caller for a choice, built as the CLI's ``--as KEY [--sandboxed]`` builds it."""
-        if choice.key is None:
-            caller = OPERATOR
-        else:
-            caller = make_caller(load_config(self.state.path), choice.key, None, choice.sandboxed)
-        self.post_message(CallerChanged(caller))
-
-    def on_caller_changed(self, message: CallerChanged) -> None:
-        if not self.ready:
-            return
-        self.caller = message.caller
-        note = "; incognito: it never finds incognito sessions, its own included" if (
-            self.caller.key and is_incognito(self.caller.key)) else ""
-        self.notify(f"searching as {shown(self.caller.describe())}{note}", markup=False, timeout=4)
-        self.search_screen.caller_changed()
 
     # --- keys: help, palette, keymap ------------------------------------------------------
 
