@@ -236,7 +236,8 @@ async def test_a_50000_message_conversation_is_read_in_windows() -> None:
         await until(pilot, lambda: screen.view is not None and bool(screen.view.views))
         view = screen.view
         assert len(view.views) <= 200 and view.lo <= 25_000 < view.hi
-        assert "hit 26 of 50" in screen.query_one("#conversation-position", Static).content.plain
+        position = screen.query_one("#conversation-position", Static)
+        await until(pilot, lambda: "hit 26 of 50" in position.content.plain)  # hits follow
         for _ in range(12):
             await pilot.press("pagedown")
         await until(pilot, lambda: view.hi > 25_000 + 40)  # read on at the end

@@ -83,6 +83,7 @@ class ConversationScreen(Screen[None]):
         self.hit_positions: list[int] = []  # outline positions of the hits, in order
         self.current: int | None = None  # index into hits
         self._flash = ""
+        self._opening = False  # opened, its hits not asked for yet
 
     # --- layout ---------------------------------------------------------------------------
 
@@ -152,8 +153,14 @@ class ConversationScreen(Screen[None]):
         await view.show_window(message.start, message.messages, message.focus, where)
         view.focus()
         self.show_position(message.focus)
-        if self.request is not None and self.request.query.strip():
+        self._opening = True  # the hits are read once it is laid out (on_..._settled)
+
+    def on_conversation_view_settled(self, _message: ConversationView.Settled) -> None:
+        """The hits of a long conversation take a while to read: asked for once the opened
+        conversation is on screen, so they do not slow its first layout."""
+        if self._opening and self.request is not None and self.request.query.strip():
             self.find(self.request, opening=True)
+        self._opening = False
 
     async def on_window_read(self, message: WindowRead) -> None:
         view = self.view

@@ -58,6 +58,9 @@ class ConversationView(VerticalScroll):
             super().__init__()
             self.start, self.stop, self.where = start, stop, where
 
+    class Settled(Message):
+        """A new stretch is laid out and in place (after ``show_window``)."""
+
     def __init__(self, outline: Outline, now: Clock, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.outline = outline
@@ -104,6 +107,7 @@ class ConversationView(VerticalScroll):
             self.call_after_refresh(self._settle, focus, where, False)
         else:
             self.asked = None
+            self.post_message(self.Settled())
             self.check_edges()
 
     async def add_messages(self, start: int, messages: Sequence[dict[str, Any]],
