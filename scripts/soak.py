@@ -118,6 +118,17 @@ def reconciler(root: str, index: int, seconds: float) -> dict[str, Any]:
             "messages": messages}
 
 
+def _exists(state: Any, caller: Any) -> bool:
+    from backscroll.core.errors import Forbidden
+    from backscroll.core.visible import resolve_caller
+
+    try:
+        resolve_caller(state, caller)
+    except Forbidden:
+        return False
+    return True
+
+
 def searcher(root: str, index: int, seconds: float) -> dict[str, Any]:
     from backscroll.core.config import load_config, make_caller
     from backscroll.core.search import SearchRequest, sessions_search
@@ -131,6 +142,10 @@ def searcher(root: str, index: int, seconds: float) -> dict[str, Any]:
                make_caller(config, "agent:ops:w1-2", "self")]
     latencies, errors = [], []
     end = time.monotonic() + seconds
+    # The two session callers are sessions the writers create: until then a search as them is
+    # rightly forbidden, so the searchers start once both exist.
+    while time.monotonic() < end and not all(_exists(state, c) for c in callers[1:]):
+        time.sleep(0.05)
     while time.monotonic() < end:
         query = rng.choice((*WORDS, "heron otter", '"deploy pool"', "ro"))
         request = SearchRequest(query, limit=10, match="prefix" if query == "ro" else "exact")
