@@ -184,3 +184,27 @@ def test_codex_deep_arguments_and_odd_meta(state: StateDir, tmp_path: Path) -> N
     assert not any("unexpected data" in s for s in report.skipped)
     reconcile_all(state)
     assert verify_state(state).ok
+
+
+@pytest.mark.parametrize("kind", ["claude-code", "codex"])
+def test_a_line_of_nul_bytes_near_the_start_loses_only_that_line(
+    state: StateDir, tmp_path: Path, data_dir: Path, kind: str
+) -> None:
+    # A crash can leave a block of NUL bytes in a file that was being appended to; the
+    # writer then goes on with whole lines. Only that line is lost, not the transcript.
+    source = {
+        "claude-code": data_dir / "claude-code" / "short.jsonl",
+        "codex": next((data_dir / "codex").glob("rollout-*.jsonl")),
+    }[kind]
+    whole, padded = tmp_path / "whole" / source.name, tmp_path / "padded" / source.name
+    for path in (whole, padded):
+        path.parent.mkdir()
+    shutil.copy(source, whole)
+    first, rest = source.read_bytes().split(b"\n", 1)
+    padded.write_bytes(first + b"\n" + b"\0" * 512 + b"\n" + rest)
+    importer = {"claude-code": import_claude_code, "codex": import_codex}[kind]
+    expected = importer(StateDir(tmp_path / "expected"), whole)
+    report = importer(state, padded)
+    assert (report.sessions, report.events) == (expected.sessions, expected.events)
+    assert expected.events > 5
+    assert report.skipped == [f"{padded}:2: not valid JSON (Expecting value)"]
