@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -284,3 +285,22 @@ def test_escape_sequences_in_transcripts_print_as_symbols(state, capsys, monkeyp
     assert code == 0 and "\x1b" not in out and "red[/] alert [bold]x[/bold]" in out
     code, out, _ = run(capsys, "history", "agent:main:main", "--state-dir", str(state.path))
     assert code == 0 and "\x1b" not in out and "␛[31mred[/] alert [bold]x[/bold]" in out
+
+
+@pytest.mark.parametrize("argv", [["search", "x"], ["status"], ["import", "codex", "CODEX"],
+                                  ["append", "agent:main:main"], ["sync"], ["sync", "--json"]])
+def test_a_state_dir_that_is_a_file_is_named_as_one(tmp_path, capsys, monkeypatch, data_dir,
+                                                     argv) -> None:
+    not_a_folder = tmp_path / "state"
+    not_a_folder.write_text("notes\n")
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))  # a source for sync to read
+    shutil.copytree(data_dir / "codex", tmp_path / "codex" / "sessions")
+    argv = [str(data_dir / "codex") if a == "CODEX" else a for a in argv]
+    code, out, err = run(capsys, *argv, "--state-dir", str(not_a_folder), stdin="",
+                         monkeypatch=monkeypatch)
+    assert code == 2
+    assert out == ("" if "--json" not in argv else json.dumps(
+        {"status": "error", "error": err.removeprefix("backscroll: ").rstrip()}) + "\n")
+    assert err == (f"backscroll: {not_a_folder} is a file, not a folder: choose a state dir with "
+                   "--state-dir or BACKSCROLL_STATE_DIR\n")
+    assert not_a_folder.read_text() == "notes\n"

@@ -167,7 +167,8 @@ def _sync_with_progress(state: StateDir) -> SyncReport:
     try:
         return sync_sources(state, on_progress=update)
     finally:
-        bar.stop()
+        if task:  # stopping a bar never started prints an empty line
+            bar.stop()
 
 
 def _print_sources(statuses: list[SourceStatus]) -> None:
