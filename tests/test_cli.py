@@ -304,3 +304,24 @@ def test_a_state_dir_that_is_a_file_is_named_as_one(tmp_path, capsys, monkeypatc
     assert err == (f"backscroll: {not_a_folder} is a file, not a folder: choose a state dir with "
                    "--state-dir or BACKSCROLL_STATE_DIR\n")
     assert not_a_folder.read_text() == "notes\n"
+
+
+def test_a_narrow_terminal_gets_every_value_of_status_and_sources(filled, capsys, monkeypatch,
+                                                                  tmp_path) -> None:
+    from backscroll.tui.render import console
+
+    monkeypatch.setattr(console, "width", 20)
+    folder = tmp_path / "codex-sessions-of-the-work-laptop"
+    folder.mkdir()
+    state = ["--state-dir", str(filled.path)]
+    assert run(capsys, "sources", "add", "codex", str(folder), "--agent", "work", *state)[0] == 0
+    code, out, _ = run(capsys, "status", *state)
+    assert code == 0
+    assert [line.split() for line in out.splitlines() if "sessions:" in line or "agent:" in line] \
+        == [["agent:", "main"], ["sessions:", "1"]]
+    assert "messages: 2" in out and "indexed rows: 2" in out and "to reindex: 0" in out
+    code, out, _ = run(capsys, "sources", *state)
+    assert code == 0
+    assert str(folder) in "".join(out.split())  # the path, whole (folded at the edge)
+    assert "agent: work" in out
+    assert max(len(line) for line in out.splitlines()) <= 20
