@@ -325,3 +325,13 @@ def test_a_narrow_terminal_gets_every_value_of_status_and_sources(filled, capsys
     assert str(folder) in "".join(out.split())  # the path, whole (folded at the edge)
     assert "agent: work" in out
     assert max(len(line) for line in out.splitlines()) <= 20
+
+
+@pytest.mark.parametrize("messages", ["9", "-5", "2000001", "99999999999"])
+def test_a_demo_size_out_of_range_is_refused_before_anything_is_built(tmp_path, capsys,
+                                                                      messages) -> None:
+    code, out, err = run(capsys, "demo", "--messages", messages, "--no-browser",
+                         "--state-dir", str(tmp_path / "demo"))
+    assert (code, out) == (2, "")
+    assert err == f"backscroll: --messages must be from 10 to 2,000,000, not {messages}\n"
+    assert not (tmp_path / "demo").exists()

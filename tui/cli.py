@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     p = add("demo", commands.cmd_demo, "build the demo state (once) and open the browser on it")
-    p.add_argument("--messages", type=int, default=3000, help="demo size (default 3000)")
+    p.add_argument("--messages", type=int, default=3000, help="messages: 10 to 2,000,000 (default 3000)")
     p.add_argument("--rebuild", action="store_true", help="build the demo again from scratch")
     p.add_argument("--no-browser", action="store_true", help="only build it, print where")
 
