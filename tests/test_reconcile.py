@@ -60,7 +60,7 @@ def test_rewind_hides_the_abandoned_branch_at_once_and_reindexes_the_active_one(
         msg("u2", "a1", "user", "what about pgbouncer pooling modes"),
     ):
         db.append(key, line)
-    assert search_ids(state, "pgbouncer")[0] == ["u2", "a1"] or set(
+    assert set(
         search_ids(state, "pgbouncer")[0]
     ) == {"u2", "a1"}
     assert db.append(key, json.dumps(leaf("l1", "q"))).outcome == "dirty"
