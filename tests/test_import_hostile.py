@@ -208,3 +208,23 @@ def test_a_line_of_nul_bytes_near_the_start_loses_only_that_line(
     assert (report.sessions, report.events) == (expected.sessions, expected.events)
     assert expected.events > 5
     assert report.skipped == [f"{padded}:2: not valid JSON (Expecting value)"]
+
+
+def test_openclaw_import_of_other_tools_transcripts_stores_nothing(
+    state: StateDir, tmp_path: Path, data_dir: Path
+) -> None:
+    # The wrong kind named by mistake: Claude Code and Codex records are JSON objects with a
+    # "type", but no OpenClaw entry; they are not stored as empty sessions.
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    shutil.copy(data_dir / "claude-code" / "short.jsonl", folder / "short.jsonl")
+    rollout = next((data_dir / "codex").glob("rollout-*.jsonl"))
+    shutil.copy(rollout, folder / rollout.name)
+    transcript(folder, "sid-real", "a real openclaw otter")
+    report = import_openclaw(state, folder)
+    assert (report.sessions, report.keys) == (1, ["agent:mixed:import:sid-real"])
+    assert sorted(report.notes) == [
+        f"{folder / rollout.name}: not an OpenClaw transcript; skipped",
+        f"{folder / 'short.jsonl'}: not an OpenClaw transcript; skipped",
+    ]
+    assert keys(state, "mixed") == {"agent:mixed:import:sid-real": 2}
