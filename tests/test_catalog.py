@@ -149,7 +149,8 @@ def test_the_backfill_fills_an_older_database(state: StateDir) -> None:
     path = state.db_path("main")
     conn = sqlite3.connect(path)
     conn.executescript(
-        "DROP INDEX sessions_by_activity; ALTER TABLE sessions DROP COLUMN cwd; "
+        "DROP INDEX sessions_by_activity; DROP INDEX events_messages; "
+        "ALTER TABLE sessions DROP COLUMN cwd; "
         "ALTER TABLE sessions DROP COLUMN title; "
         "ALTER TABLE sessions DROP COLUMN last_message_at; PRAGMA user_version = 4;"
     )
