@@ -335,3 +335,14 @@ def test_a_demo_size_out_of_range_is_refused_before_anything_is_built(tmp_path, 
     assert (code, out) == (2, "")
     assert err == f"backscroll: --messages must be from 10 to 2,000,000, not {messages}\n"
     assert not (tmp_path / "demo").exists()
+
+
+@pytest.mark.parametrize("argv", [["status"], ["status", "--json"], ["search", "otter"],
+                                  ["search", "otter", "--json"]])
+def test_a_reader_that_goes_away_ends_the_command_quietly(filled, argv) -> None:
+    # `backscroll status | head -1`: the same quiet exit 0 for people's output and for JSON
+    proc = subprocess.Popen([sys.executable, "-m", "backscroll.tui.cli", *argv, "--state-dir",
+                             str(filled.path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before anything is written
+    err = proc.stderr.read().decode()
+    assert (proc.wait(timeout=60), err) == (0, "")

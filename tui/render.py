@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,17 @@ from .text import ago, highlighted, printable, shown
 
 console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
+
+
+def _reader_gone() -> None:
+    """Standard output closed (``| head -1``): Rich would exit 1; end as the JSON output does,
+    quietly with exit 0 (``cli.main`` catches the BrokenPipeError)."""
+    console.quiet = True
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush goes nowhere
+    raise BrokenPipeError
+
+
+console.on_broken_pipe = _reader_gone  # type: ignore[method-assign]
 
 
 FOLDED_COLUMN_WIDTH = 16  # a column that folds (a path) still needs this much to be read
