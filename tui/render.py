@@ -54,8 +54,7 @@ def print_table(table: Table) -> None:
         return
     if table.title:
         console.print(table.title)
-    rows = zip(*(column.cells for column in table.columns))
-    for row in rows:
+    for row in zip(*(column.cells for column in table.columns)):
         console.print()
         for column, cell in zip(table.columns, row):
             console.print(f"[dim]{column.header}:[/] ", cell, sep="", overflow="fold")

@@ -115,11 +115,12 @@ def _binary(head: bytes) -> bool:
     if b"\0" not in head:
         return False
     for raw in head.split(b"\n"):
+        line = raw.strip()
         try:
-            if isinstance(decode_line(raw.strip()), dict):
+            if isinstance(decode_line(line), dict):
                 return False
         except ValidationError:
-            if _after_junk(raw.strip()) is not None:
+            if _after_junk(line) is not None:
                 return False
     return True
 
