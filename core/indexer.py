@@ -20,8 +20,9 @@ if TYPE_CHECKING:  # the tree rules load when rows are built, not when a search 
 
 # Bump when extraction (which entries, which blocks) or segmentation changes.
 # 2: incognito sessions are not indexed; 3: a message over bounds.MAX_MESSAGE_CHARS is cut;
-# 4: rows carry their scope (the sessions a caller may see are selected inside MATCH)
-EXTRACTION_VERSION = 4
+# 4: rows carry their scope (the sessions a caller may see are selected inside MATCH);
+# 5: a NUL character is held as a space (SQLite's length() stops at a NUL)
+EXTRACTION_VERSION = 5
 INDEXER_VERSION = EXTRACTION_VERSION * 1000 + REDACTION_VERSION
 
 # rowid = (message time in ms) << ROWID_SHIFT | slot. The slot separates messages of the same
@@ -42,7 +43,10 @@ class IndexRow:
 
 def row_for(entry_id: str, role: str, ts: int, text: str) -> IndexRow:
     """The row of one message: cut to ``MAX_MESSAGE_CHARS`` (with a marker), then redacted
-    and segmented; a message is stored whole, but never indexed or searched whole."""
+    and segmented; a message is stored whole, but never indexed or searched whole. A NUL is
+    a separator like any control character, held as a space: SQLite's text functions stop
+    at a NUL, so a row holding one would not have the length its index state records."""
+    text = text.replace("\0", " ")
     return IndexRow(entry_id, role, min(max(ts, 0), MAX_TS), segment(redact(cut_text(text))))
 
 

@@ -22,6 +22,8 @@ import threading
 from pathlib import Path
 from typing import Callable
 
+from .errors import ValidationError
+
 FOLDER_MODE = 0o700
 FILE_MODE = 0o600
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -60,6 +62,15 @@ def _loose(path: Path, wanted: int) -> int | None:
     except OSError:
         return None
     return mode if mode & ~wanted & 0o077 else None
+
+
+def require_state_folder(path: Path) -> None:
+    """One sentence (bad input) when the state dir given is a file, not a folder."""
+    if path.exists() and not path.is_dir():
+        raise ValidationError(
+            f"{path} is a file, not a folder: choose a state dir with --state-dir or "
+            "BACKSCROLL_STATE_DIR"
+        )
 
 
 def make_dir(path: Path, tighten: bool) -> None:

@@ -79,6 +79,8 @@ def near_secret_word(text: str, start: int, end: int, ascii_text: bytes) -> bool
         return False  # secret = get_secret() "integrity": "<value>": another name labels it
     words = _GAP_WORD.findall(gap)
     others = [w for w in words if w not in _FILLERS]
+    if gap.startswith(">") and others:
+        return False  # <your-api-key> event <ULID>: the word closed a placeholder, not a label
     # A hex string of a hash's length (git SHAs, sha256) only right after the word.
     hash_like = _HEX.fullmatch(value) is not None and len(value) in _HASH_LENGTHS
     if hash_like and others:

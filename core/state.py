@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, overload
 
+from . import private
 from .errors import StoreError
 from .storage.sqlite import AgentReader, SqliteStorage
 
@@ -43,6 +44,7 @@ class StateDir:
 
     def require(self) -> None:
         """Raise one sentence when there is nothing to read."""
+        private.require_state_folder(self.path)
         if not self.storage.available():
             raise StoreError(
                 f"no backscroll state dir at {self.path}: create one with "

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -284,3 +285,64 @@ def test_escape_sequences_in_transcripts_print_as_symbols(state, capsys, monkeyp
     assert code == 0 and "\x1b" not in out and "red[/] alert [bold]x[/bold]" in out
     code, out, _ = run(capsys, "history", "agent:main:main", "--state-dir", str(state.path))
     assert code == 0 and "\x1b" not in out and "␛[31mred[/] alert [bold]x[/bold]" in out
+
+
+@pytest.mark.parametrize("argv", [["search", "x"], ["status"], ["import", "codex", "CODEX"],
+                                  ["append", "agent:main:main"], ["sync"], ["sync", "--json"]])
+def test_a_state_dir_that_is_a_file_is_named_as_one(tmp_path, capsys, monkeypatch, data_dir,
+                                                     argv) -> None:
+    not_a_folder = tmp_path / "state"
+    not_a_folder.write_text("notes\n")
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))  # a source for sync to read
+    shutil.copytree(data_dir / "codex", tmp_path / "codex" / "sessions")
+    argv = [str(data_dir / "codex") if a == "CODEX" else a for a in argv]
+    code, out, err = run(capsys, *argv, "--state-dir", str(not_a_folder), stdin="",
+                         monkeypatch=monkeypatch)
+    assert code == 2
+    assert out == ("" if "--json" not in argv else json.dumps(
+        {"status": "error", "error": err.removeprefix("backscroll: ").rstrip()}) + "\n")
+    assert err == (f"backscroll: {not_a_folder} is a file, not a folder: choose a state dir with "
+                   "--state-dir or BACKSCROLL_STATE_DIR\n")
+    assert not_a_folder.read_text() == "notes\n"
+
+
+def test_a_narrow_terminal_gets_every_value_of_status_and_sources(filled, capsys, monkeypatch,
+                                                                  tmp_path) -> None:
+    from backscroll.tui.render import console
+
+    monkeypatch.setattr(console, "width", 20)
+    folder = tmp_path / "codex-sessions-of-the-work-laptop"
+    folder.mkdir()
+    state = ["--state-dir", str(filled.path)]
+    assert run(capsys, "sources", "add", "codex", str(folder), "--agent", "work", *state)[0] == 0
+    code, out, _ = run(capsys, "status", *state)
+    assert code == 0
+    assert [line.split() for line in out.splitlines() if "sessions:" in line or "agent:" in line] \
+        == [["agent:", "main"], ["sessions:", "1"]]
+    assert "messages: 2" in out and "indexed rows: 2" in out and "to reindex: 0" in out
+    code, out, _ = run(capsys, "sources", *state)
+    assert code == 0
+    assert str(folder) in "".join(out.split())  # the path, whole (folded at the edge)
+    assert "agent: work" in out
+    assert max(len(line) for line in out.splitlines()) <= 20
+
+
+@pytest.mark.parametrize("messages", ["9", "-5", "2000001", "99999999999"])
+def test_a_demo_size_out_of_range_is_refused_before_anything_is_built(tmp_path, capsys,
+                                                                      messages) -> None:
+    code, out, err = run(capsys, "demo", "--messages", messages, "--no-browser",
+                         "--state-dir", str(tmp_path / "demo"))
+    assert (code, out) == (2, "")
+    assert err == f"backscroll: --messages must be from 10 to 2,000,000, not {messages}\n"
+    assert not (tmp_path / "demo").exists()
+
+
+@pytest.mark.parametrize("argv", [["status"], ["status", "--json"], ["search", "otter"],
+                                  ["search", "otter", "--json"]])
+def test_a_reader_that_goes_away_ends_the_command_quietly(filled, argv) -> None:
+    # `backscroll status | head -1`: the same quiet exit 0 for people's output and for JSON
+    proc = subprocess.Popen([sys.executable, "-m", "backscroll.tui.cli", *argv, "--state-dir",
+                             str(filled.path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before anything is written
+    err = proc.stderr.read().decode()
+    assert (proc.wait(timeout=60), err) == (0, "")

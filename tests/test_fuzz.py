@@ -57,6 +57,27 @@ json_values = st.recursive(
 records = st.dictionaries(st.sampled_from(FIELDS), json_values, max_size=8).map(
     lambda d: {"type": d.get("type") if isinstance(d.get("type"), str) else "message", **d}
 )
+# Content blocks and Claude Code records of the right shape with fuzzed fields mixed in, so
+# generated data gets past the first checks into conversion and storing.
+blocks = st.builds(
+    lambda kind, text, extra: {**extra, "type": kind, "text": text},
+    st.sampled_from(["text", "input_text", "output_text", "tool_use", "tool_result", "thinking",
+                     "image"]),
+    st.text(max_size=30), st.dictionaries(st.sampled_from(FIELDS), json_values, max_size=3))
+claude_records = st.builds(
+    lambda kind, content, extra: {**extra, "type": kind,
+                                  "message": {"role": kind, "content": content}},
+    st.sampled_from(["user", "assistant"]),
+    st.one_of(st.text(max_size=40), st.lists(blocks, max_size=3)),
+    st.dictionaries(st.sampled_from(["parentUuid", "isSidechain", "timestamp", "cwd", "agentId",
+                                     "toolUseResult", "sessionId"]), json_values, max_size=3))
+codex_payloads = st.builds(
+    lambda kind, role, content, extra: {**extra, "type": kind, "role": role, "content": content},
+    st.sampled_from(["message", "message", "function_call", "function_call_output", "reasoning"]),
+    st.sampled_from(["user", "assistant", "developer"]),
+    st.one_of(st.lists(blocks, max_size=3), json_values),
+    st.dictionaries(st.sampled_from(["name", "arguments", "call_id", "output", "id"]), json_values,
+                    max_size=3))
 raw_lines = st.one_of(
     records.map(lambda r: json.dumps(r).encode()),  # NaN and Infinity included: JSON5-ish
     json_values.map(lambda v: json.dumps(v).encode()),
@@ -79,16 +100,25 @@ def check_import(report: Any) -> None:
     assert not [line for line in report.skipped if "unexpected data" in line], report.skipped
 
 
-def run_import(importer: Any, folder: Path, state: StateDir, agent: str | None = None) -> None:
+def run_import(importer: Any, folder: Path, state: StateDir, agent: str | None = None) -> Any:
+    """The first import's report (None: refused with one sentence), checked."""
     try:
         report = importer(state, folder, agent=agent) if agent else importer(state, folder)
     except ValidationError as err:  # e.g. nothing in it is a transcript: one sentence
         assert "\n" not in str(err)
-        return
+        return None
     check_import(report)
     check_stored(state)
     again = importer(state, folder, agent=agent) if agent else importer(state, folder)
     assert again.events == 0  # importing again adds nothing
+    return report
+
+
+def reached_the_store(report: Any) -> bool:
+    """The sound first message was stored, or a rule stopped the file, saying so: the fuzzed
+    records went through conversion and storing, not only through decoding."""
+    return report is not None and (
+        report.messages >= 1 or any("not imported" in line for line in report.skipped))
 
 
 @FUZZ
@@ -120,29 +150,37 @@ def test_openclaw_lines_and_store(lines: list[bytes], store: Any) -> None:
 
 
 @FUZZ
-@given(st.lists(records, min_size=1, max_size=10), st.lists(raw_lines, max_size=4))
+@given(st.lists(claude_records | records, min_size=1, max_size=10), st.lists(raw_lines, max_size=4))
 def test_claude_code_records(items: list[dict[str, Any]], noise: list[bytes]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp) / "projects" / "-p"
         project.mkdir(parents=True)
-        lines = [json.dumps({"uuid": f"u{i}", "sessionId": "s-1", **r}).encode()
-                 for i, r in enumerate(items)]
+        sound = {"type": "user", "uuid": "u-first", "sessionId": "s-1",
+                 "message": {"role": "user", "content": "a sound first message"}}
+        lines = [json.dumps(sound).encode()]
+        lines += [json.dumps({"uuid": f"u{i}", "sessionId": "s-1", "parentUuid": "u-first", **r})
+                  .encode() for i, r in enumerate(items)]
         (project / "s-1.jsonl").write_bytes(b"\n".join(lines + noise) + b"\n")
-        run_import(import_claude_code, project.parent, StateDir(Path(tmp) / "state"))
+        report = run_import(import_claude_code, project.parent, StateDir(Path(tmp) / "state"))
+        assert reached_the_store(report), report
 
 
 @FUZZ
-@given(st.lists(records, min_size=1, max_size=10), json_values)
+@given(st.lists(codex_payloads | records, min_size=1, max_size=10), json_values)
 def test_codex_rollouts(items: list[dict[str, Any]], meta: Any) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         day = Path(tmp) / "sessions" / "2026" / "05" / "01"
         day.mkdir(parents=True)
-        lines = [json.dumps({"type": "session_meta", "payload": {"id": "c-1", "x": meta}})]
+        lines = [json.dumps({"type": "session_meta", "payload": {"id": "c-1", "x": meta}}),
+                 json.dumps({"type": "response_item", "payload": {
+                     "type": "message", "role": "user",
+                     "content": [{"type": "input_text", "text": "a sound first message"}]}})]
         lines += [json.dumps({"type": r.get("type") if r.get("type") in (
             "response_item", "event_msg", "compacted", "turn_context") else "response_item",
             "timestamp": r.get("timestamp"), "payload": r}) for r in items]
         (day / "rollout-2026-05-01T00-00-00-c-1.jsonl").write_text("\n".join(lines) + "\n")
-        run_import(import_codex, Path(tmp) / "sessions", StateDir(Path(tmp) / "state"))
+        report = run_import(import_codex, Path(tmp) / "sessions", StateDir(Path(tmp) / "state"))
+        assert reached_the_store(report), report
 
 
 @FUZZ

@@ -83,6 +83,11 @@ async def test_tools_are_listed_read_only_with_no_caller_argument(world) -> None
     every = set().union(*arguments.values())
     assert not [a for a in every if any(w in a.lower() for w in ("caller", "polic", "visib", "sandbox"))]
     assert not every & set(WIDENING)
+    # `backscroll --help` and `backscroll mcp --help` name every tool served
+    from backscroll.tui.cli import build_parser
+
+    mcp_help = build_parser()._subparsers._group_actions[0].choices["mcp"].description
+    assert [name for name in sorted(tools) if name not in mcp_help] == []
     search = tools["sessions_search"]
     assert search.input_schema["required"] == ["query"]
     props = search.input_schema["properties"]

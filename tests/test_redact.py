@@ -252,8 +252,12 @@ def test_masks_are_final() -> None:
         assert redact(text) == text
 
 
-def test_version_is_a_positive_int() -> None:
-    assert isinstance(REDACTION_VERSION, int) and REDACTION_VERSION >= 1
+def test_the_redaction_version_is_part_of_the_indexer_version() -> None:
+    # a rule change re-indexes every session only if the indexer version carries it
+    from backscroll.core.indexer import EXTRACTION_VERSION, INDEXER_VERSION
+
+    assert INDEXER_VERSION == EXTRACTION_VERSION * 1000 + REDACTION_VERSION
+    assert 1 <= REDACTION_VERSION < 1000
 
 
 def test_whole_text_redaction_handles_many_secrets_and_lines() -> None:
@@ -402,3 +406,17 @@ def test_a_flag_value_after_a_space_is_masked(text: str, secret: str) -> None:
 @pytest.mark.parametrize("text", ["run --token $TOKEN", "git --password-stdin --x", "ls --key-file ./a"])
 def test_flag_placeholders_and_flag_chains_stay(text: str) -> None:
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("text", [
+    "API_KEY=<your-api-key> event RT2GZSKYPD8J86G8KR4NY6PVMD processed",
+    "set <secret> then run job 01HZX3K7Q2M4N8P6R9T5V7W2YB",
+])
+def test_a_word_after_a_placeholder_that_names_a_secret_is_not_its_value(text: str) -> None:
+    # the secret word closes a <placeholder>; what follows a word later is not its value
+    assert redact(text) == text
+
+
+def test_a_value_right_after_a_tag_that_names_a_secret_is_masked() -> None:
+    assert redact("<apiKey>Zx9Qw2Lp8Rt5Vb3Nm7Kd4Hs6Jf1Gc0Xy</apiKey>") != (
+        "<apiKey>Zx9Qw2Lp8Rt5Vb3Nm7Kd4Hs6Jf1Gc0Xy</apiKey>")

@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     p = add("demo", commands.cmd_demo, "build the demo state (once) and open the browser on it")
-    p.add_argument("--messages", type=int, default=3000, help="demo size (default 3000)")
+    p.add_argument("--messages", type=int, default=3000, help="messages: 10 to 2,000,000 (default 3000)")
     p.add_argument("--rebuild", action="store_true", help="build the demo again from scratch")
     p.add_argument("--no-browser", action="store_true", help="only build it, print where")
 
@@ -79,7 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_caller_args(p)
     p.add_argument("--json", action="store_true", help="print the JSON answer")
 
-    p = add("mcp", commands.cmd_mcp, "serve sessions_search and sessions_history to agents (MCP, stdio)")
+    p = add("mcp", commands.cmd_mcp,
+            "serve sessions_search, sessions_history and sessions_list to agents (MCP, stdio)")
     _add_caller_args(p, "answer as this session would (default: the operator, who sees everything)")
 
     p = add("import", commands.cmd_import, "import transcripts (stored now, indexed in background)")
@@ -115,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_caller_args(p: argparse.ArgumentParser, as_help: str = "search as this session would") -> None:
     p.add_argument("--as", dest="as_key", metavar="KEY", help=as_help)
     p.add_argument("--sandboxed", action="store_true", default=None, help="apply the sandbox clamp")
-    p.add_argument("--visibility", choices=["self", "tree", "agent", "all"])
+    p.add_argument("--visibility", choices=["self", "tree", "agent", "all"],
+                   help="which sessions the caller sees (default: config.toml's, else tree)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

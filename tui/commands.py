@@ -224,13 +224,18 @@ def cmd_reindex(state: StateDir, args: argparse.Namespace) -> int:
     return 1 if summary["failed"] else 0
 
 
+DEMO_MAX_MESSAGES = 2_000_000  # the largest corpus the benchmarks measure
+
+
 def cmd_demo(state: StateDir, args: argparse.Namespace) -> int:
     """Build the demo once (into the cache, or --state-dir) and open the browser on it."""
     from backscroll.core.demo import ensure_demo
 
     explicit = getattr(args, "state_dir", None)
-    if args.messages < 10:
-        raise ValidationError("--messages must be at least 10")
+    if not 10 <= args.messages <= DEMO_MAX_MESSAGES:  # a typo must not build for days
+        raise ValidationError(
+            f"--messages must be from 10 to {DEMO_MAX_MESSAGES:,}, not {args.messages}"
+        )
     _render().info("preparing the demo (built once, then reused)…")
     demo = ensure_demo(explicit, messages=args.messages, rebuild=args.rebuild)
     if args.no_browser:

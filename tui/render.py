@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,42 @@ from .text import ago, highlighted, printable, shown
 
 console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
+
+
+def _reader_gone() -> None:
+    """Standard output closed (``| head -1``): Rich would exit 1; end as the JSON output does,
+    quietly with exit 0 (``cli.main`` catches the BrokenPipeError)."""
+    console.quiet = True
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush goes nowhere
+    raise BrokenPipeError
+
+
+console.on_broken_pipe = _reader_gone  # type: ignore[method-assign]
+
+
+FOLDED_COLUMN_WIDTH = 16  # a column that folds (a path) still needs this much to be read
+
+
+def print_table(table: Table) -> None:
+    """The table, or on a terminal too narrow for its columns (Rich would squeeze some to
+    nothing) each row as ``column: value`` lines, so every value is still there."""
+    from rich.measure import Measurement
+
+    options = console.options.update_width(10_000)
+    needed = 3 * len(table.columns) + 1  # a border and two spaces of padding per column
+    for column in table.columns:
+        widest = max(Measurement.get(console, options, cell).minimum
+                     for cell in (column.header, *column.cells))
+        needed += min(widest, FOLDED_COLUMN_WIDTH) if column.overflow == "fold" else widest
+    if needed <= console.width:
+        console.print(table)
+        return
+    if table.title:
+        console.print(table.title)
+    for row in zip(*(column.cells for column in table.columns)):
+        console.print()
+        for column, cell in zip(table.columns, row):
+            console.print(f"[dim]{column.header}:[/] ", cell, sep="", overflow="fold")
 
 
 def info(text: str) -> None:
@@ -84,7 +122,7 @@ def status(status: StateStatus) -> None:
             f"[yellow]{agent.dirty:,}[/]" if agent.dirty else "0",
             reconcile,
         )
-    console.print(table)
+    print_table(table)
     for agent in status.agents:
         if agent.error:
             console.print(f"  {escape(agent.agent)}: {escape(shown(agent.error))}")

@@ -16,7 +16,7 @@ from rich.markup import escape
 from backscroll.core.reconcile import start_background
 from backscroll.core.state import StateDir
 
-from .render import console, errors
+from .render import console, errors, print_table
 from .text import ago, printable
 
 if TYPE_CHECKING:  # the live sources are imported when one of these verbs runs
@@ -167,7 +167,8 @@ def _sync_with_progress(state: StateDir) -> SyncReport:
     try:
         return sync_sources(state, on_progress=update)
     finally:
-        bar.stop()
+        if task:  # stopping a bar never started prints an empty line
+            bar.stop()
 
 
 def _print_sources(statuses: list[SourceStatus]) -> None:
@@ -189,7 +190,7 @@ def _print_sources(statuses: list[SourceStatus]) -> None:
             f"{status.sessions:,}",
             ago(status.last_sync, time.time) if status.last_sync else "never",
         )
-    console.print(table)
+    print_table(table)
     for status in statuses:
         for note in status.notes:
             console.print(f"  [yellow]•[/] {escape(printable(note, True))}")

@@ -65,8 +65,9 @@ def json_lines(
     already read from it), decoded within the entry bounds (``bounds.py``); a line that is too
     long, not UTF-8 or not JSON is reported as ``file:line: reason`` and skipped, never
     raised. Junk in front of a whole JSON object (bytes written into a line that a writer then
-    completed) is dropped and reported. A binary file (a NUL byte in its first block) is one
-    skip, and after ``MAX_SKIPS_PER_FILE`` complaints the rest are counted."""
+    completed) is dropped and reported. A binary file (a NUL byte in its first block, and no
+    JSON object among that block's lines) is one skip, and after ``MAX_SKIPS_PER_FILE``
+    complaints the rest are counted."""
     if lines is not None:
         yield from _decoded(file, report, lines)
         return
@@ -76,7 +77,7 @@ def json_lines(
         report.skip(file, None, f"cannot read ({err.strerror or err})")
         return
     with handle:
-        if b"\0" in handle.peek(BINARY_PROBE_BYTES)[:BINARY_PROBE_BYTES]:
+        if _binary(handle.peek(BINARY_PROBE_BYTES)[:BINARY_PROBE_BYTES]):
             report.skip(file, None, "a binary file, not JSON lines; skipped")
             return
         yield from _decoded(file, report, enumerate(read_lines(handle), start=1))
@@ -105,6 +106,23 @@ def _decoded(file: Path, report: ImportReport, lines: NumberedLines) -> Iterator
         yield lineno, raw.decode("utf-8").lstrip("\ufeff"), value
     if skipped > MAX_SKIPS_PER_FILE:
         report.skip(file, None, f"{skipped - MAX_SKIPS_PER_FILE} more malformed lines skipped")
+
+
+def _binary(head: bytes) -> bool:
+    """Whether a file's first block says it is not JSON lines: a NUL byte, and no line of the
+    block holds a JSON object. NUL bytes a crash left between whole lines of a transcript
+    being appended to are one bad line, not a binary file."""
+    if b"\0" not in head:
+        return False
+    for raw in head.split(b"\n"):
+        line = raw.strip()
+        try:
+            if isinstance(decode_line(line), dict):
+                return False
+        except ValidationError:
+            if _after_junk(line) is not None:
+                return False
+    return True
 
 
 def _after_junk(raw: bytes) -> tuple[int, Any] | None:

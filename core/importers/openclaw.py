@@ -27,11 +27,13 @@ from ..keys import check_agent_id, normalize_key
 from ..state import StateDir
 from ..storage import SessionMeta
 from ..storage.sqlite import AgentWriter
-from ..transcript import iso_to_ms, parse_event
+from ..transcript import CANONICAL_TYPES, iso_to_ms, parse_event
 from .common import ImportReport, NumberedLines, each_file, found_inside, json_lines
 
 _ARCHIVE_RE = re.compile(r"^(?P<sid>.+?)\.jsonl\.(?P<kind>reset|deleted)\.(?P<ts>.+)$")
 _SKIPPED_PARTS = (".trajectory.", ".checkpoint.", ".bak-", ".lock", "-path.json")
+
+_ENTRY_TYPES = CANONICAL_TYPES | {"session", "leaf"}  # an OpenClaw transcript's entries
 
 
 def import_openclaw(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
@@ -142,6 +144,10 @@ def import_transcript(
     lines_, events, header = read_events(file, report, lines)
     if not lines_:
         report.notes.append(f"{file}: no events in it; nothing imported")
+        return None
+    if header is None and not any(event["type"] in _ENTRY_TYPES for event in events):
+        # Another tool's JSON lines (a Claude Code or Codex transcript named by mistake)
+        report.notes.append(f"{file}: not an OpenClaw transcript; skipped")
         return None
     session_id = (header or {}).get("id") or (
         archive.group("sid") if archive else file.name[: -len(".jsonl")]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
+from .. import private
 from ..errors import BackscrollError, StoreError
 from ..importers.claude_code.follow import follow_transcript
 from ..importers.claude_code.reading import Tasks
@@ -101,7 +102,9 @@ def sync_sources(
 
     What each database remembers is read through read-only connections; a writer is opened
     only for an agent with something to write, so a sync that finds nothing new writes
-    nothing (but its time, at most once every ``RECORD_SYNC_S``)."""
+    nothing (but its time, at most once every ``RECORD_SYNC_S``). A state dir that is a file
+    stops the sync (one sentence), rather than being one problem per agent."""
+    private.require_state_folder(state.path)
     sources = all_sources(state.path) if sources is None else sources
     report = SyncReport(sources=len(sources))
     scans = [scan_source(source) for source in sources]

@@ -94,6 +94,7 @@ class SqliteStorage:
                 raise StoreError(f"agent {agent_id!r} has no database at {path}")
             self._warn_if_loose(path)
             return AgentReader(path, agent_id, write=False)
+        private.require_state_folder(self.root)
         try:
             private.make_dir(self.root, tighten=False)  # perhaps a folder the user chose
             for folder in (self.root / "agents", path.parent):
