@@ -835,3 +835,18 @@ async def test_fast_typing_on_a_slow_index_runs_one_search_at_a_time(
         assert searched[0] == "z" and searched[-1] == "zebra"
         assert len(searched) < 5  # the keys typed during a search were coalesced
         assert [r.session_key for r in app.results.results] == ["agent:main:subagent:beta"] * 2
+
+
+async def test_a_late_message_to_a_status_bar_being_taken_down_is_dropped(convo: StateDir) -> None:
+    # A worker's message (a sync's progress, a status poll) can arrive while the browser
+    # quits and the bar's parts are already gone: it is dropped, not a NoMatches traceback.
+    app = app_for(convo)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await until(pilot, lambda: app.status is not None)
+        bar = app.status_bar
+        await bar.remove_children()
+        bar.show_live("syncing 1/3 files")
+        bar.flash("copied")
+        bar.show_filters(["agent ops"], "x")
+        bar.show(IndexingView(True, 1, 3, 0, 10, 1.0), False, 3, "as operator")
+        assert bar.plain_text() == ""

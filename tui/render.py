@@ -18,7 +18,7 @@ from backscroll.core.redact import redact
 from backscroll.core.status import StateStatus
 from backscroll.core.verify import VerifyReport
 
-from .text import ago, highlighted, printable, shown
+from .text import ago, highlighted, plural, printable, shown
 
 console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
@@ -74,11 +74,12 @@ def append_summary(report: AppendReport) -> None:
 
 
 def import_summary(kind: str, path: Path, report: ImportReport) -> None:
-    console.print(
-        f"imported [bold]{report.sessions}[/] sessions ({report.events} new events) "
-        f"from {escape(shown(path))}; they are searchable once reconciled "
-        "(the next search starts it, or run [bold]backscroll reindex[/])"
-    )
+    line = (f"imported [bold]{plural(report.sessions, 'session')}[/] "
+            f"({plural(report.events, 'new event')}) from {escape(shown(path))}")
+    if report.events:
+        line += ("; they are searchable once reconciled (the next search starts it, or run "
+                 "[bold]backscroll reindex[/])")
+    console.print(line)
     for note in report.notes:
         console.print(f"  [dim]{escape(shown(note))}[/]")
     if report.skipped:

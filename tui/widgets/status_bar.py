@@ -5,18 +5,22 @@ search modes."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import ProgressBar, Static
 
 from backscroll.core.status import StateStatus
 
 from ..text import plain_of, plural
+
+W = TypeVar("W", bound=Widget)
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,9 @@ class StatusBar(Horizontal):
         yield Static("", id="status-caller")
 
     def show(self, indexing: IndexingView, incomplete: bool, sessions: int, context: str) -> None:
-        bar = self.query_one(ProgressBar)
+        bar = self._part("#status-progress", ProgressBar)
+        if bar is None:
+            return
         bar.set_class(indexing.running, "-running")
         if indexing.running:
             self.total = max(indexing.total, indexing.done, 1)
@@ -107,9 +113,9 @@ class StatusBar(Horizontal):
     def _put(self, part: str, text: Text) -> None:
         """Update one part only when what it says changed: a changed part lays out the whole
         screen again, which costs milliseconds on every keystroke."""
-        if self._said.get(part) != text:
+        if self._said.get(part) != text and (widget := self._part(part)) is not None:
             self._said[part] = text
-            self.query_one(part, Static).update(text)
+            widget.update(text)
 
     def show_filters(self, labels: list[str], clear_key: str) -> None:
         """The active filters as labels (``agent ops · last 7 days``), and the key that clears
@@ -121,11 +127,14 @@ class StatusBar(Horizontal):
         if labels:
             text.append(f"{clear_key} clears", style="dim")
         self._put("#status-filters", text)
-        self.query_one("#status-filters", Static).set_class(bool(labels), "-shown")
+        if (filters := self._part("#status-filters")) is not None:
+            filters.set_class(bool(labels), "-shown")
 
     def flash(self, text: str) -> None:
         """A short note of what just happened ("copied the resume command: …")."""
-        note = self.query_one("#status-flash", Static)
+        note = self._part("#status-flash")
+        if note is None:
+            return
         note.update(Text(text, no_wrap=True, overflow="ellipsis"))
         note.set_class(True, "-shown")
         if self._flash_timer is not None:
@@ -134,9 +143,18 @@ class StatusBar(Horizontal):
 
     def show_live(self, text: str) -> None:
         """What the live follow of the sources says ("watching 3 sources")."""
-        live = self.query_one("#status-live", Static)
-        live.update(Text(text))
-        live.set_class(bool(text), "-shown")
+        live = self._part("#status-live")
+        if live is not None:
+            live.update(Text(text))
+            live.set_class(bool(text), "-shown")
+
+    def _part(self, part: str, kind: type[W] = Static) -> W | None:  # type: ignore[assignment]
+        """One part of the bar, or None while the bar is being taken down: a worker's message
+        can still arrive after the browser began to quit."""
+        try:
+            return self.query_one(part, kind)
+        except NoMatches:
+            return None
 
     def plain_text(self) -> str:
         parts = [plain_of(s.content) for s in self.query(Static).results(Static)]
