@@ -34,10 +34,7 @@ from typing import Callable
 from .errors import BackscrollError
 from .indexer import session_rows
 from .state import StateDir
-from .storage import Claim, Progress
-from .storage.sqlite import AgentWriter
-from .storage.sqlite.claims import PublishItem
-from .storage.sqlite.connection import SchemaBehind
+from .storage import AgentWriter, Claim, Progress, PublishItem, SchemaBehind
 
 LEASE_MS = 30_000
 BATCH_EVENTS = 4_000  # events read + rows written per transaction
@@ -242,9 +239,10 @@ def start_background(state: StateDir, agent_id: str, mode: str = "thread") -> bo
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
+            env={**os.environ, **state.storage.child_env()},  # the same storage, never in argv
         )
         return True
-    slot = (str(state.path), agent_id)
+    slot = (state.describe(), agent_id)
     with _threads_lock:
         running = _threads.get(slot)
         if running is not None and running.is_alive():

@@ -15,9 +15,7 @@ from .excerpt import make_excerpt
 from .keys import agent_of, check_agent_id, normalize_key
 from .query import ParsedQuery, parse_query
 from .state import StateDir
-from .storage import MatchRow, SessionFilter, SessionRow
-from .storage.sqlite import AgentDB
-from .storage.sqlite.connection import SchemaBehind
+from .storage import AgentReader, MatchRow, SchemaBehind, SessionFilter, SessionRow
 from .textseg import desegment
 from .visibility import Caller, may_see_agent
 from .visible import resolve_caller, visible_sessions
@@ -185,7 +183,7 @@ def sessions_search(
 
 
 def _search_agent(
-    db: AgentDB,
+    db: AgentReader,
     request: SearchRequest,
     parsed: ParsedQuery,
     caller: Caller,

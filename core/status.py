@@ -39,6 +39,7 @@ class AgentStatus:
 class StateStatus:
     path: str
     agents: list[AgentStatus] = field(default_factory=list)
+    backend: str = ""  # the storage and where it is (``StateDir.describe``), password masked
 
     @property
     def reconciling(self) -> bool:
@@ -53,7 +54,11 @@ class StateStatus:
         return sum(a.sessions for a in self.agents)
 
     def as_json(self) -> dict[str, Any]:
-        return {"stateDir": self.path, "agents": [a.as_json() for a in self.agents]}
+        return {
+            "stateDir": self.path,
+            "backend": self.backend,
+            "agents": [a.as_json() for a in self.agents],
+        }
 
 
 def state_status(state: StateDir) -> StateStatus:
@@ -78,4 +83,4 @@ def state_status(state: StateDir) -> StateStatus:
                 progress=progress,
             )
         )
-    return StateStatus(str(state.path), agents)
+    return StateStatus(str(state.path), agents, backend=state.describe())

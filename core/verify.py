@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from .errors import BackscrollError
 from .indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT, session_rows
 from .state import StateDir
-from .storage.sqlite import AgentDB
+from .storage import AgentReader
 
 
 @dataclass
@@ -50,7 +50,7 @@ def verify_state(state: StateDir) -> VerifyReport:
     return report
 
 
-def verify_agent(db: AgentDB, report: VerifyReport) -> None:
+def verify_agent(db: AgentReader, report: VerifyReport) -> None:
     no_session, no_index = db.orphan_index_rows()
     if no_session:
         report.problems.append(f"{db.agent_id}: {no_session} index rows belong to no session")

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 
 from .errors import Forbidden, StoreError
 from .state import StateDir
-from .storage import SessionRow
-from .storage.sqlite import AgentReader, AgentWriter
+from .storage import AgentReader, SessionRow
 from .visibility import Caller, SessionLink, visible_keys
 
 
@@ -44,14 +43,14 @@ _cache: dict[tuple[str, Caller], tuple[int, VisibleSessions]] = {}
 _CACHE_MAX = 64
 
 
-def visible_sessions(db: AgentReader | AgentWriter, caller: Caller) -> VisibleSessions:
+def visible_sessions(db: AgentReader, caller: Caller) -> VisibleSessions:
     """The sessions of one database a caller may see, cached until they change.
 
     The cache is keyed by the database's ``visibility_rev``, which the storage moves in the
     same transaction as any change of sessions, links or index states.
     """
     rev = db.visibility_rev()
-    slot = (str(db.path), caller)
+    slot = (db.location, caller)
     cached = _cache.get(slot)
     if cached is not None and cached[0] == rev:
         return cached[1]

@@ -49,11 +49,11 @@ def import_summary(kind: str, path: Path, report: ImportReport) -> None:
 def status(status: StateStatus) -> None:
     if not status.agents:
         console.print(
-            f"{escape(status.path)} has no agents yet: import some with "
+            f"{escape(status.backend)} has no agents yet: import some with "
             "[bold]backscroll import openclaw PATH[/] or try [bold]backscroll demo[/]"
         )
         return
-    table = Table(title=f"backscroll state in {escape(status.path)}", title_justify="left")
+    table = Table(title=f"backscroll storage: {escape(status.backend)}", title_justify="left")
     for column in ("agent", "sessions", "messages", "indexed rows", "to reindex", "reconcile"):
         table.add_column(column, justify="left" if column in ("agent", "reconcile") else "right")
     for agent in status.agents:

@@ -21,8 +21,7 @@ from ..indexer import INDEXER_VERSION
 from ..keys import agent_of
 from ..reconcile import reconcile_agent
 from ..state import StateDir
-from ..storage import SessionMeta
-from ..storage.sqlite import AgentWriter
+from ..storage import AgentWriter, SessionMeta
 from ..transcript import iso_to_ms
 from .corpus import DemoSession, generate
 

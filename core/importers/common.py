@@ -13,8 +13,7 @@ from typing import Any, Iterator
 
 from ..errors import ValidationError
 from ..keys import check_agent_id
-from ..storage import SessionMeta
-from ..storage.sqlite import AgentWriter
+from ..storage import AgentWriter, SessionMeta
 from ..transcript import active_branch, decode_line, moves_leaf, parse_event
 
 LABEL_CHARS = 80

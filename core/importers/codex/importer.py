@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ...errors import ValidationError
 from ...state import StateDir
-from ...storage.sqlite import AgentWriter
+from ...storage import AgentWriter
 from ..common import ImportReport, import_agent_id
 from .convert import convert
 from .reading import read_rollout

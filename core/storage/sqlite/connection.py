@@ -15,13 +15,10 @@ from typing import Iterator
 from urllib.parse import quote
 
 from ...errors import StoreError
+from ..interface import SchemaBehind
 from .schema import SCHEMA_VERSION, migrate, refuse_newer
 
 BUSY_TIMEOUT_S = 30.0
-
-
-class SchemaBehind(StoreError):
-    """A reader met a database written by an older backscroll: a writer upgrades it."""
 
 
 @contextmanager
