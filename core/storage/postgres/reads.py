@@ -1,0 +1,128 @@
+"""The read side of one agent's rows on PostgreSQL: sessions, events, index rows, counts,
+progress. Every method works on a read-only connection."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ...indexer import INDEXER_VERSION, IndexRow
+from ..model import IDLE, Progress, SessionRow
+from .handle import Handle
+from .text import load_text
+
+# The one formulation of "reconciliation has work here" (``SessionRow.pending`` in Python),
+# as in the SQLite backend. Needs ``%(version)s`` bound.
+PENDING = "(state <> 'clean' OR indexer_version <> %(version)s)"
+
+SESSION_COLUMNS = """pk, key, session_id, spawned_by, parent_key, label, source, created_at,
+    updated_at, last_seq, leaf_id, state, indexed_seq, indexer_version, problems"""
+
+
+class Reads(Handle):
+    """Reading methods of both handle classes."""
+
+    # ----------------------------------------------------------------- sessions and events
+
+    def sessions(self) -> list[SessionRow]:
+        rows = self._all(
+            f"SELECT {SESSION_COLUMNS} FROM sessions WHERE agent_id = %s ORDER BY pk",
+            (self.agent_id,),
+        )
+        return [SessionRow(*row) for row in rows]
+
+    def session(self, key: str) -> SessionRow | None:
+        row = self._one(
+            f"SELECT {SESSION_COLUMNS} FROM sessions WHERE agent_id = %s AND key = %s",
+            (self.agent_id, key.lower()),
+        )
+        return SessionRow(*row) if row else None
+
+    def visibility_rev(self) -> int:
+        row = self._one("SELECT visibility_rev FROM agents WHERE agent_id = %s", (self.agent_id,))
+        return int(row[0]) if row else 0
+
+    def events(self, session_pk: int) -> list[tuple[int, dict[str, Any]]]:
+        rows = self._all(
+            "SELECT seq, body FROM events WHERE session_pk = %s ORDER BY seq", (session_pk,)
+        )
+        parsed = []
+        for seq, body in rows:
+            try:
+                parsed.append((seq, json.loads(body)))
+            except (ValueError, RecursionError):
+                continue
+        return parsed
+
+    def index_rows(self, session_pk: int) -> list[tuple[int, IndexRow]]:
+        rows = self._all(
+            "SELECT rowid, entry_id, role, ts, body FROM message_index "
+            "WHERE session_pk = %s ORDER BY rowid",
+            (session_pk,),
+        )
+        return [(rowid, IndexRow(eid, role, ts, load_text(body))) for rowid, eid, role, ts, body in rows]
+
+    # ----------------------------------------------------------------- counts and progress
+
+    def has_pending_sessions(self) -> bool:
+        row = self._one(
+            "SELECT EXISTS (SELECT 1 FROM sessions WHERE agent_id = %(agent)s AND state <> 'clean') "
+            "OR EXISTS (SELECT 1 FROM sessions WHERE agent_id = %(agent)s "
+            "AND (indexer_version < %(version)s OR indexer_version > %(version)s))",
+            {"agent": self.agent_id, "version": INDEXER_VERSION},
+        )
+        return bool(row[0])
+
+    def pending_count(self) -> tuple[int, int]:
+        row = self._one(
+            f"SELECT count(*), coalesce(sum(last_seq), 0) FROM sessions "
+            f"WHERE agent_id = %(agent)s AND {PENDING}",
+            {"agent": self.agent_id, "version": INDEXER_VERSION},
+        )
+        return int(row[0]), int(row[1])
+
+    def counts(self) -> dict[str, int]:
+        """From the per-session counters the write path keeps: no scan of events or rows."""
+        row = self._one(
+            f"SELECT count(*), coalesce(sum(messages), 0), coalesce(sum(index_rows), 0), "
+            f"count(*) FILTER (WHERE {PENDING}), "
+            f"count(*) FILTER (WHERE {PENDING} AND indexer_version = 0) "
+            "FROM sessions WHERE agent_id = %(agent)s",
+            {"agent": self.agent_id, "version": INDEXER_VERSION},
+        )
+        sessions, messages, indexed, pending, never = (int(v) for v in row)
+        return {
+            "sessions": sessions,
+            "messages": messages,
+            "indexed": indexed,
+            "dirty": pending,
+            "neverIndexed": never,
+        }
+
+    def orphan_index_rows(self) -> tuple[int, int]:
+        """(index rows of no session of this agent, text rows with no index row): the text
+        lives in the index row here, so the second is always 0."""
+        row = self._one(
+            "SELECT count(*) FROM message_index m LEFT JOIN sessions s ON s.pk = m.session_pk "
+            "WHERE m.agent_id = %s AND (s.pk IS NULL OR s.agent_id <> m.agent_id)",
+            (self.agent_id,),
+        )
+        return int(row[0]), 0
+
+    def read_progress(self) -> Progress:
+        row = self._one(
+            "SELECT state, run_id, started_at, updated_at, sessions_done, sessions_total, "
+            "messages_done, current_session, owner, lease_expires FROM reconcile_progress "
+            "WHERE agent_id = %s",
+            (self.agent_id,),
+        )
+        return Progress(*row) if row else IDLE
+
+    def bm25_totals(self) -> tuple[int, int]:
+        """(index rows, their tokens) of the whole agent: bm25's N and its average length."""
+        row = self._one(
+            "SELECT coalesce(sum(index_rows), 0), coalesce(sum(index_tokens), 0) FROM sessions "
+            "WHERE agent_id = %s",
+            (self.agent_id,),
+        )
+        return int(row[0]), int(row[1])
