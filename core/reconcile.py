@@ -205,9 +205,11 @@ def _count(stats: ReconcileStats, items: list, published: list[Claim]) -> None:
 
 
 def reconcile_all(state: StateDir, on_progress: Callable[[str, Progress], None] | None = None,
-                  stop: threading.Event | None = None) -> list[ReconcileStats]:
+                  stop: threading.Event | None = None, agents: list[str] | None = None
+                  ) -> list[ReconcileStats]:
+    """Reconcile every agent of ``state`` (or only ``agents``), one after the other."""
     results = []
-    for agent_id in state.agents():
+    for agent_id in state.agents() if agents is None else agents:
         callback = (lambda p, a=agent_id: on_progress(a, p)) if on_progress else None
         results.append(reconcile_agent(state, agent_id, on_progress=callback, stop=stop))
     return results

@@ -15,11 +15,13 @@ from backscroll.core.importers.claude_code import import_claude_code
 from backscroll.core.importers.codex import import_codex
 from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.ingest import append_events, delete_session
+from backscroll.core.push import push_state
 from backscroll.core.reconcile import reconcile_all, start_background
 from backscroll.core.search import SearchRequest, sessions_search, validate_limit
-from backscroll.core.state import StateDir
+from backscroll.core.state import StateDir, default_database_url
 from backscroll.core.status import state_status
-from backscroll.core.storage import SessionMeta
+from backscroll.core.storage import SessionMeta, database_init_sql, init_database
+from backscroll.core.storage.dburl import mask_url
 from backscroll.core.timeparse import parse_time
 from backscroll.core.verify import verify_state
 from backscroll.core.visibility import Caller
@@ -160,6 +162,55 @@ def cmd_reindex(state: StateDir, args: argparse.Namespace) -> int:
         emit_json({"done": True, **summary})
     else:
         render.reindex_summary(summary)
+    return 0
+
+
+def cmd_push(state: StateDir, args: argparse.Namespace) -> int:
+    """Copy the local SQLite state into a server (idempotent), then reconcile it there."""
+    source = StateDir(state.path, database_url="")  # the local files, whatever --database says
+    target = StateDir(state.path, database_url=args.url)
+    if args.json:
+        report = push_state(source, target)
+    else:
+        report = render.push_with_progress(source, target, push_state)
+    summary = {"pushed": report.as_json(), "backend": target.describe()}
+    if not args.no_index and report.agents:
+        if args.json:
+            results = reconcile_all(target, agents=report.agents)
+        else:
+            results = render.reindex_with_progress(
+                target, lambda state, on_progress: reconcile_all(state, on_progress, agents=report.agents)
+            )
+        summary["indexed"] = {
+            "sessions": sum(r.sessions for r in results),
+            "messages": sum(r.messages for r in results),
+            "busy": [r.agent for r in results if not r.started],
+        }
+    if args.json:
+        emit_json(summary)
+    else:
+        render.push_summary(summary)
+    return 0
+
+
+def cmd_db(state: StateDir, args: argparse.Namespace) -> int:
+    """``db init``: the server's schema and roles, run or printed."""
+    if args.print_sql:
+        sys.stdout.write(database_init_sql())
+        return 0
+    url = args.url or getattr(args, "database", None) or default_database_url()
+    if not url:
+        raise ValidationError("db init needs the server: --url postgresql://USER@HOST/DATABASE")
+    before, now = init_database(url)
+    done = {"url": mask_url(url), "schemaBefore": before, "schema": now}
+    if args.json:
+        emit_json(done)
+    else:
+        what = "created" if before == 0 else "upgraded" if before < now else "checked"
+        render.info(
+            f"{what} the backscroll schema (version {now}) in {done['url']}; roles "
+            "backscroll_writer (agent hosts) and backscroll_reader (support staff) are granted"
+        )
     return 0
 
 

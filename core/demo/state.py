@@ -47,7 +47,7 @@ def ensure_demo(
     path = Path(path) if path is not None else default_demo_dir(seed, messages)
     made_by_demo = (path / MARKER).is_file() or (path / _COMPLETE).is_file()
     if (path / _COMPLETE).is_file() and not rebuild:
-        return StateDir(path)
+        return StateDir(path, database_url="")  # the demo never writes to a server
     if path.is_symlink() or (path.exists() and not path.is_dir()):
         raise ValidationError(f"{path} is not a folder the demo made; choose another --state-dir")
     if path.is_dir() and any(path.iterdir()):
@@ -59,7 +59,7 @@ def ensure_demo(
         shutil.rmtree(path)
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     (path / MARKER).write_text("made by `backscroll demo`; the demo may replace this folder\n")
-    state = StateDir(path)
+    state = StateDir(path, database_url="")
     build_demo(state, seed=seed, messages=messages)
     (path / _COMPLETE).write_text(json.dumps({"seed": seed, "messages": messages}) + "\n")
     return state

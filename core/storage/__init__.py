@@ -40,6 +40,8 @@ __all__ = [
     "SessionMeta",
     "SessionRow",
     "Storage",
+    "database_init_sql",
+    "init_database",
     "now_ms",
     "open_storage",
 ]
@@ -56,3 +58,19 @@ def open_storage(root: Path, database_url: str | None) -> Storage:
     from .sqlite import SqliteStorage
 
     return SqliteStorage(root)
+
+
+def database_init_sql() -> str:
+    """The SQL that creates the server's schema and its two roles (nothing connects)."""
+    from .postgres.schema import init_sql
+
+    return init_sql()
+
+
+def init_database(url: str) -> tuple[int, int]:
+    """Create or upgrade the server's schema and (re)grant the two roles; returns the schema
+    version found and the version now."""
+    from .dburl import check_url
+    from .postgres import init_database as init
+
+    return init(check_url(url))

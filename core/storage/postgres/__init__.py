@@ -16,7 +16,7 @@ from ..dburl import mask_url
 from ..interface import SchemaBehind
 from ..model import now_ms
 from .claims import Claims
-from .driver import pg_errors, pools_for
+from .driver import connect, pg_errors, pools_for
 from .handle import Handle
 from .match import Match
 from .reads import Reads
@@ -42,7 +42,7 @@ class PostgresStorage:
         self.url = url
 
     def describe(self) -> str:
-        return f"postgresql ({mask_url(self.url)})"
+        return f"PostgreSQL at {mask_url(self.url)}"
 
     def child_env(self) -> dict[str, str]:
         return {"BACKSCROLL_DATABASE_URL": self.url}
@@ -123,3 +123,15 @@ class PostgresStorage:
             writer.close()
             raise
         return writer
+
+
+def init_database(url: str) -> tuple[int, int]:
+    """``backscroll db init``: create or upgrade the schema and grant the two roles, as the
+    connecting (owner) role. Returns the version found and the version now."""
+    conn = connect(url)
+    try:
+        with pg_errors(url):
+            before = migrate(conn, url, roles=True)
+    finally:
+        conn.close()
+    return before, SCHEMA_VERSION

@@ -58,7 +58,7 @@ class SqliteStorage:
         self.root = root
 
     def describe(self) -> str:
-        return f"sqlite ({self.root / 'agents'})"
+        return f"SQLite files in {self.root / 'agents'}"
 
     def available(self) -> bool:
         return self.root.is_dir()
