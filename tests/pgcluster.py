@@ -64,7 +64,7 @@ class Cluster:
         subprocess.run(self._as_owner(argv), check=True, capture_output=True, text=True)
 
     @classmethod
-    def create(cls, settings: str = TEST_SETTINGS, auth: str = "trust") -> "Cluster":
+    def create(cls, settings: str = TEST_SETTINGS) -> "Cluster":
         root = Path(tempfile.mkdtemp(prefix="backscroll-pg-"))
         if os.geteuid() == 0:
             owner = pwd.getpwnam("postgres")
@@ -72,19 +72,15 @@ class Cluster:
         os.chmod(root, 0o700)
         cluster = cls(root, settings)
         cluster._run([
-            "initdb", "-D", str(root / "data"), "-A", auth, "-U", "postgres", "-E", "UTF8",
-            "--locale=C", "--no-sync", *(["--pwfile", cluster._pwfile()] if auth != "trust" else []),
+            "initdb", "-D", str(root / "data"), "-A", "trust", "-U", "postgres", "-E", "UTF8",
+            "--locale=C", "--no-sync",
         ])
+        # The superuser gets in without a password (fixtures); every other role needs its
+        # password, so wrong credentials and role rights are real in tests.
+        hba = root / "data" / "pg_hba.conf"
+        hba.write_text("local all postgres trust\nlocal all all scram-sha-256\n")
         cluster.start()
         return cluster
-
-    def _pwfile(self) -> str:
-        path = self.root / "pw"
-        path.write_text("postgres\n")
-        if os.geteuid() == 0:
-            owner = pwd.getpwnam("postgres")
-            os.chown(path, owner.pw_uid, owner.pw_gid)
-        return str(path)
 
     def start(self) -> None:
         options = f"-p {PORT} -k {self.socket_dir} -c listen_addresses='' {self.settings}"
