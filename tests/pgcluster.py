@@ -16,6 +16,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psycopg
+
 PORT = 5432  # only names the socket file, inside a folder of our own
 
 TEST_SETTINGS = (
@@ -100,8 +102,6 @@ class Cluster:
         shutil.rmtree(self.root, ignore_errors=True)
 
     def sql(self, statement: str, database: str = "postgres") -> list[tuple]:
-        import psycopg
-
         with psycopg.connect(self.url(database), autocommit=True) as conn:
             cursor = conn.execute(statement)
             return cursor.fetchall() if cursor.description else []

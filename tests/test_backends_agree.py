@@ -59,7 +59,7 @@ def answers(state: StateDir, request: SearchRequest, caller=OPERATOR) -> list[tu
 def assert_same(lite: StateDir, pg: StateDir, request: SearchRequest, caller=OPERATOR) -> None:
     want, got = answers(lite, request, caller), answers(pg, request, caller)
     assert [m for m, _ in got] == [m for m, _ in want], request
-    assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(got, want)), (want, got)
+    assert all(abs(a - b) < 1e-9 for (_, a), (_, b) in zip(got, want)), (request, want, got)
 
 
 texts = st.lists(

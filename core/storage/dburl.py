@@ -29,6 +29,12 @@ def check_url(url: str) -> str:
             f"{mask_url(url)} is not a PostgreSQL URL: use postgresql://USER@HOST/DATABASE "
             "(or leave BACKSCROLL_DATABASE_URL unset for the embedded SQLite files)"
         )
+    try:
+        parts.port  # noqa: B018 - raises for a port that is not a number
+    except ValueError:
+        raise ValidationError(
+            f"cannot use the database URL {mask_url(url)}: its port is not a number"
+        ) from None
     return url.strip()
 
 

@@ -60,11 +60,9 @@ class PostgresStorage:
         return self._version(write=False) > 0
 
     def require(self) -> None:
-        self._check_readable()
-
-    def _check_readable(self) -> None:
-        pools = pools_for(self.url)
-        if pools.schema_checked:
+        """One sentence when the database holds no schema (or a newer one): an older one is
+        readable enough to list agents, and each agent answers ``SchemaBehind``."""
+        if pools_for(self.url).schema_checked:
             return
         version = self._version(write=False)
         refuse_newer(version, self.url)
@@ -73,12 +71,17 @@ class PostgresStorage:
                 f"{mask_url(self.url)} holds no backscroll schema yet: create it with "
                 "`backscroll db init --url URL`, or copy a local state in with `backscroll push URL`"
             )
-        if version < SCHEMA_VERSION:
+        if version == SCHEMA_VERSION:
+            pools_for(self.url).schema_checked = True
+
+    def _check_readable(self) -> None:
+        self.require()
+        if not pools_for(self.url).schema_checked:
             raise SchemaBehind(
-                f"{mask_url(self.url)} holds an older backscroll schema (version {version}): "
-                "the next write or `backscroll db init --url URL` upgrades it"
+                f"{mask_url(self.url)} holds an older backscroll schema (version "
+                f"{self._version(write=False)}): the next write or `backscroll db init --url URL` "
+                "upgrades it"
             )
-        pools.schema_checked = True
 
     def _migrate(self) -> None:
         pools = pools_for(self.url)
@@ -93,7 +96,7 @@ class PostgresStorage:
         pools.schema_checked = True
 
     def agents(self) -> list[str]:
-        self._check_readable()
+        self.require()
         pools = pools_for(self.url)
         conn = pools.getconn(read_only=True)
         try:

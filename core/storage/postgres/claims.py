@@ -9,6 +9,7 @@ by a trigger) is only ever taken after them.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Iterable
 
 from ...indexer import INDEXER_VERSION, IndexRow
@@ -112,9 +113,11 @@ class Claims(Writes):
         with self._tx() as conn:
             if not self.still_mine(claim, owner):
                 return False
+            df: Counter[str] = Counter()
             if first:
-                self.delete_rows(claim.session_pk)
-            self.insert_rows(claim.session_pk, claim.session_id, rows)
+                self.delete_rows(claim.session_pk, df)
+            self.insert_rows(claim.session_pk, claim.session_id, rows, df)
+            self.apply_df(df)
             conn.execute(
                 "UPDATE sessions SET claim_expires = %s WHERE pk = %s",
                 (now_ms() + lease_ms, claim.session_pk),
@@ -129,12 +132,14 @@ class Claims(Writes):
                 (sorted(claim.session_pk for claim, *_rest in items),),
             )
             published = []
+            df: Counter[str] = Counter()  # applied once, last: the lock order
+            fresh: list[tuple[int, str, list[IndexRow]]] = []
             for claim, rows, leaf, problems in items:
                 if not self.still_mine(claim, owner):
                     continue
                 if rows is not None:
-                    self.delete_rows(claim.session_pk)
-                    self.insert_rows(claim.session_pk, claim.session_id, rows)
+                    self.delete_rows(claim.session_pk, df)
+                    fresh.append((claim.session_pk, claim.session_id, rows))
                 conn.execute(
                     "UPDATE sessions SET state = 'clean', indexed_seq = %s, indexed_leaf = %s, "
                     "indexer_version = %s, claim_owner = NULL, claim_expires = NULL, "
@@ -143,6 +148,8 @@ class Claims(Writes):
                      claim.session_pk),
                 )
                 published.append(claim)
+            self.insert_many(fresh, df)  # every session's rows in one bulk write
+            self.apply_df(df)
         return published
 
     @retried

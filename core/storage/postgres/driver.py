@@ -119,6 +119,9 @@ def connect(url: str, read_only: bool = False) -> Any:
 
 def _configure(conn: Any, read_only: bool) -> None:
     conn.execute("SET search_path TO backscroll, pg_catalog")
+    # A plan for the words actually searched: a rare word wants the GIN index, a word in most
+    # rows the newest-first walk; a generic prepared plan would pick one for both.
+    conn.execute("SET plan_cache_mode TO force_custom_plan")
     if read_only:
         conn.execute("SET default_transaction_read_only TO on")
 

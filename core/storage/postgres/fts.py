@@ -24,6 +24,7 @@ frequencies come from the agent's rows (see ``match.py``).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 from ...query import ParsedQuery, tokens
@@ -32,13 +33,18 @@ MAX_POSITION = 16383
 MAX_POSITIONS_PER_LEXEME = 255
 MAX_LEXEME_BYTES = 2046
 MAX_LEXEME_TOTAL_BYTES = 900_000  # under the 1 MB a tsvector may hold, with room for headers
+# A lexeme cut to the byte limit ends with this mark, so it never equals a whole token (a
+# query word still finds it as a prefix, and such rows are checked in Python).
+CUT_MARK = "\x02"
 # The lexeme of a row too big for any tsvector: such a row is checked for every query. No
-# token holds a control character, so it can never collide with a real one.
+# token holds a control character, so neither mark can collide with a real token.
 HUGE_ROW_LEXEME = "\x01huge-row"
 
 K1 = 1.2
 B = 0.75
 MIN_IDF = 1e-6
+
+_ASCII_TOKEN = re.compile("[a-z0-9]+")
 
 
 @dataclass(frozen=True)
@@ -46,11 +52,13 @@ class IndexedText:
     tsv: str  # a tsvector literal
     ntokens: int  # |D| of bm25: tokens FTS5 counts for the row
     exact: bool  # the vector holds every position (phrases and counts come from SQL)
+    lexemes: tuple[str, ...]  # distinct lexemes of an exact row (document frequencies)
 
 
 @dataclass(frozen=True)
 class CompiledQuery:
     phrases: tuple[str, ...]  # one tsquery per ANDed part, for its frequency and its IDF
+    lookups: tuple[str | None, ...]  # a part that is one whole word: its lexeme (lexeme_df)
     matches: str  # the whole query: every part, ANDed
     candidates: str  # rows without positions that may match some part (checked in Python)
     verify_all: bool  # a query token was cut to the lexeme limit: check every row in Python
@@ -59,17 +67,24 @@ class CompiledQuery:
 
 
 def _quote(lexeme: str) -> str:
-    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+    if "'" in lexeme or "\\" in lexeme:
+        lexeme = lexeme.replace("\\", "\\\\").replace("'", "''")
+    return f"'{lexeme}'"
 
 
 def _cut(token: str) -> tuple[str, bool]:
-    """A token as a lexeme, cut to the byte limit at a character boundary; True if cut."""
+    """A token as a lexeme: cut to the byte limit (and marked) when too long; True if cut."""
     if len(token) * 4 <= MAX_LEXEME_BYTES or len(token.encode("utf-8")) <= MAX_LEXEME_BYTES:
         return token, False
-    return token.encode("utf-8")[:MAX_LEXEME_BYTES].decode("utf-8", "ignore"), True
+    head = token.encode("utf-8")[: MAX_LEXEME_BYTES - 1].decode("utf-8", "ignore")
+    return head + CUT_MARK, True
 
 
 def token_list(body: str) -> list[str]:
+    """The folded tokens FTS5 sees in a stored text (``query.tokens``; plain ASCII text, most
+    messages, takes a faster path to the same answer: runs of letters and digits)."""
+    if body.isascii():
+        return _ASCII_TOKEN.findall(body.lower())
     return [token for _start, _end, token in tokens(body)]
 
 
@@ -79,43 +94,55 @@ def index_text(body: str) -> IndexedText:
     positions: dict[str, list[int]] = {}
     cut_any = False
     for number, token in enumerate(toks, start=1):
-        lexeme, cut = _cut(token)
-        cut_any = cut_any or cut
-        positions.setdefault(lexeme, []).append(number)
+        if len(token) * 4 > MAX_LEXEME_BYTES:
+            token, cut = _cut(token)
+            cut_any = cut_any or cut
+        found = positions.get(token)
+        if found is None:
+            positions[token] = [number]
+        else:
+            found.append(number)
     exact = (
         not cut_any
         and len(toks) <= MAX_POSITION
-        and all(len(p) <= MAX_POSITIONS_PER_LEXEME for p in positions.values())
+        and max(map(len, positions.values()), default=0) <= MAX_POSITIONS_PER_LEXEME
     )
     if exact:
         literal = " ".join(
-            f"{_quote(lexeme)}:{','.join(map(str, numbers))}" for lexeme, numbers in positions.items()
+            f"{_quote(lexeme)}:{numbers[0] if len(numbers) == 1 else ','.join(map(str, numbers))}"
+            for lexeme, numbers in positions.items()
         )
-    elif sum(len(lexeme.encode("utf-8")) + 8 for lexeme in positions) > MAX_LEXEME_TOTAL_BYTES:
+        return IndexedText(literal, len(toks), True, tuple(positions))
+    if sum(len(lexeme.encode("utf-8")) + 8 for lexeme in positions) > MAX_LEXEME_TOTAL_BYTES:
         literal = _quote(HUGE_ROW_LEXEME)
     else:
         literal = " ".join(_quote(lexeme) for lexeme in positions)
-    return IndexedText(literal, len(toks), exact)
+    return IndexedText(literal, len(toks), False, ())
 
 
 def compile_query(query: ParsedQuery) -> CompiledQuery:
     """The tsqueries of a parsed query (``ParsedQuery.phrases``: the same tokens as FTS5)."""
-    phrases, loose = [], []
+    phrases, loose, lookups = [], [], []
     verify_all = False
     last = len(query.phrases) - 1
     for i, part in enumerate(query.phrases):
         lexemes = []
+        prefix = query.prefix and i == last
         for j, token in enumerate(part):
             lexeme, cut = _cut(token)
-            verify_all = verify_all or cut
-            star = ":*" if query.prefix and i == last and j == len(part) - 1 else ""
-            lexemes.append(_quote(lexeme) + star)
+            if cut:  # any lexeme starting like it: a superset, every candidate is checked
+                verify_all = True
+                lexemes.append(_quote(lexeme.removesuffix(CUT_MARK)) + ":*")
+            else:
+                lexemes.append(_quote(lexeme) + (":*" if prefix and j == len(part) - 1 else ""))
         phrases.append(" <-> ".join(lexemes))
         loose.append(" & ".join(lexemes))
+        lookups.append(part[0] if len(part) == 1 and not prefix else None)
     matches = " & ".join(f"({p})" for p in phrases)
     candidates = " | ".join(f"({p})" for p in loose) + f" | {_quote(HUGE_ROW_LEXEME)}"
     return CompiledQuery(
-        tuple(phrases), matches, candidates, verify_all, query.phrases, query.prefix
+        tuple(phrases), tuple(lookups), matches, candidates, verify_all, query.phrases,
+        query.prefix,
     )
 
 

@@ -26,6 +26,8 @@ from .reads import Reads
 from .text import load_text
 
 UNIT_WEIGHTS = "'{1,1,1,1}'::float4[]"
+# Rows counted at most for the IDF of a phrase or prefix part (see _exact_hits, docs/postgres.md).
+COUNT_CAP = 20_000
 
 
 @dataclass(frozen=True)
@@ -91,11 +93,7 @@ class Match(Reads):
             for i, phrase in enumerate(compiled.phrases):
                 hits = sum(1 for row in checked if row.freqs[i])
                 if not compiled.verify_all:
-                    hits += self._one(
-                        "SELECT count(*) FROM message_index "
-                        "WHERE agent_id = %s AND exact AND tsv @@ %s::tsquery",
-                        (self.agent_id, phrase),
-                    )[0]
+                    hits += self._exact_hits(compiled.lookups[i], phrase, rows_total)
                 params[f"idf{i}"] = idf(rows_total, hits)
             params["avgdl"] = avgdl
             idfs = [params[f"idf{i}"] for i in range(len(compiled.phrases))]
@@ -123,6 +121,23 @@ class Match(Reads):
             MatchRow(rowid, *details[rowid], score) for rowid, score in ranked if rowid in details
         ]
         return rows, cutoff is not None
+
+    def _exact_hits(self, lexeme: str | None, phrase: str, rows_total: int) -> int:
+        """Exact rows holding a part: a whole word's document frequency is stored; a phrase
+        or a prefix is counted, up to ``COUNT_CAP`` rows (or just past half the rows: from
+        there on FTS5 clamps the IDF anyway, so the answer is exact below 2 x COUNT_CAP rows)."""
+        if lexeme is not None:
+            row = self._one(
+                "SELECT rows FROM lexeme_df WHERE agent_id = %s AND lexeme = %s",
+                (self.agent_id, lexeme),
+            )
+            return row[0] if row else 0
+        cap = min(COUNT_CAP, rows_total // 2 + 1)
+        return self._one(
+            "SELECT count(*) FROM (SELECT 1 FROM message_index "
+            "WHERE agent_id = %s AND exact AND tsv @@ %s::tsquery LIMIT %s) hits",
+            (self.agent_id, phrase, cap),
+        )[0]
 
     def _checked_rows(self, compiled: CompiledQuery) -> list[_Checked]:
         """Rows whose tsvector has no positions (or all rows, when a query token was too long

@@ -97,6 +97,15 @@ MIGRATIONS: dict[int, str] = {
     CREATE INDEX message_tsv ON message_index USING gin (tsv) WHERE exact;
     CREATE INDEX message_tsv_checked ON message_index USING gin (tsv) WHERE NOT exact;
 
+    -- bm25's document frequencies: how many exact index rows of the agent hold each lexeme,
+    -- kept by the write path in the same transactions as the rows (match.py reads them).
+    CREATE TABLE lexeme_df (
+        agent_id text NOT NULL REFERENCES agents ON DELETE CASCADE,
+        lexeme   text COLLATE "C" NOT NULL,
+        rows     integer NOT NULL,
+        PRIMARY KEY (agent_id, lexeme)
+    );
+
     -- Reconciliation progress and the reconciler lease, one row per agent (SPEC 8).
     CREATE TABLE reconcile_progress (
         agent_id        text PRIMARY KEY REFERENCES agents ON DELETE CASCADE,

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import uuid
+import weakref
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Iterator
@@ -23,6 +25,9 @@ from .driver import Conflict, retried
 from .fts import index_text
 from .reads import Reads
 from .text import store_text
+
+# Connections that have their temporary staging table (it lives as long as the connection).
+_staging: weakref.WeakSet = weakref.WeakSet()
 
 _INSERT_ROW = (
     "INSERT INTO message_index (agent_id, rowid, session_pk, entry_id, role, ts, body, "
@@ -142,48 +147,103 @@ class Writes(Reads):
         ).fetchone()
         return row is not None
 
-    def insert_rows(self, pk: int, session_id: str, rows: list[IndexRow]) -> None:
-        """Insert index rows inside the caller's transaction and count them in the session's
-        bm25 statistics. Rowids are placed against the rows stored near them; a rowid taken
-        meanwhile by another transaction moves the row to the next free slot."""
-        if not rows:
+    def insert_rows(self, pk: int, session_id: str, rows: list[IndexRow],
+                    df: Counter[str] | None = None) -> None:
+        """Insert one session's index rows inside the caller's transaction (``insert_many``)."""
+        self.insert_many([(pk, session_id, rows)], df)
+
+    def insert_many(self, batches: list[tuple[int, str, list[IndexRow]]],
+                    df: Counter[str] | None = None) -> None:
+        """Insert index rows of sessions ``(pk, session_id, rows)`` inside the caller's
+        transaction, and count them in bm25's statistics: each session's rows and tokens,
+        and the document frequencies (added to ``df`` when the caller applies them itself,
+        see ``apply_df``). Rowids are placed against the rows stored near them; a rowid
+        another transaction took meanwhile moves its row to the next free slot."""
+        values: list[tuple] = []
+        stats: dict[int, list[int]] = {}
+        delta: Counter[str] = Counter() if df is None else df
+        for pk, session_id, rows in batches:
+            texts = [index_text(row.body) for row in rows]
+            for row, text in zip(rows, texts):
+                values.append((self.agent_id, first_rowid(session_id, row), pk, row.entry_id,
+                               row.role, row.ts, store_text(row.body), text.ntokens, text.exact,
+                               text.tsv))
+                delta.update(text.lexemes)
+            counts = stats.setdefault(pk, [0, 0])
+            counts[0] += len(rows)
+            counts[1] += sum(text.ntokens for text in texts)
+        if not values:
             return
-        texts = [index_text(row.body) for row in rows]
-        wanted = [first_rowid(session_id, row) for row in rows]
-        taken = self._taken_rowids(wanted)
-        placed: list[int] = []
-        for rowid in wanted:
+        values = self._placed(values)
+        stored = self._copy_rows(values) if len(values) > 4 else set()
+        for value in values:
+            rowid = value[1]
+            while rowid not in stored:  # taken meanwhile (or not copied): the next free slot
+                if self.conn.execute(_INSERT_ROW, (value[0], rowid, *value[2:])).fetchone():
+                    stored.add(rowid)
+                else:
+                    rowid = next_rowid(rowid)
+        self.conn.execute(
+            "UPDATE sessions SET index_rows = index_rows + s.n, index_tokens = index_tokens + s.t "
+            "FROM unnest(%s::bigint[], %s::int[], %s::bigint[]) AS s(pk, n, t) "
+            "WHERE sessions.pk = s.pk",
+            ([pk for pk in stats], [c[0] for c in stats.values()], [c[1] for c in stats.values()]),
+        )
+        if df is None:
+            self.apply_df(delta)
+
+    def _placed(self, values: list[tuple]) -> list[tuple]:
+        """The rows with rowids moved off the ones already stored (or placed earlier here)."""
+        taken = self._taken_rowids([value[1] for value in values])
+        placed = []
+        for value in values:
+            rowid = value[1]
             while rowid in taken:
                 rowid = next_rowid(rowid)
                 if rowid not in taken and self._taken_rowids([rowid]):
                     taken.add(rowid)
             taken.add(rowid)
-            placed.append(rowid)
-        values = [
-            (self.agent_id, rowid, pk, row.entry_id, row.role, row.ts, store_text(row.body),
-             text.ntokens, text.exact, text.tsv)
-            for rowid, row, text in zip(placed, rows, texts)
-        ]
+            placed.append((value[0], rowid, *value[2:]))
+        return placed
+
+    def _copy_rows(self, values: list[tuple]) -> set[int]:
+        """Bulk insert through a temporary table (COPY, then one INSERT that skips rowids
+        taken meanwhile); returns the rowids stored."""
+        if self.conn not in _staging:  # once per pooled connection
+            self.conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS staged_rows "
+                "(LIKE message_index INCLUDING DEFAULTS)"
+            )
+            _staging.add(self.conn)
         with self.conn.cursor() as cursor:
-            cursor.executemany(_INSERT_ROW, values, returning=True)
-            stored = set()
-            while True:
-                found = cursor.fetchone()
-                if found is not None:
-                    stored.add(found[0])
-                if not cursor.nextset():
-                    break
-        for value in values:
-            rowid = value[1]
-            while rowid not in stored:  # another transaction took it: the next free slot
-                rowid = next_rowid(rowid)
-                again = self.conn.execute(_INSERT_ROW, (value[0], rowid, *value[2:])).fetchone()
-                if again is not None:
-                    stored.add(rowid)
+            with cursor.copy(
+                "COPY staged_rows (agent_id, rowid, session_pk, entry_id, role, ts, body, "
+                "ntokens, exact, tsv) FROM STDIN"
+            ) as copy:
+                for value in values:
+                    copy.write_row(value)
+            stored = {
+                row[0]
+                for row in cursor.execute(
+                    "INSERT INTO message_index SELECT * FROM staged_rows "
+                    "ON CONFLICT (agent_id, rowid) DO NOTHING RETURNING rowid"
+                )
+            }
+            cursor.execute("DELETE FROM staged_rows")
+        return stored
+
+    def apply_df(self, delta: Counter[str]) -> None:
+        """Add document-frequency changes, in lexeme order: every transaction locks these
+        rows in the same order, and after the session rows it changes."""
+        changes = sorted((lexeme, n) for lexeme, n in delta.items() if n)
+        if not changes:
+            return
         self.conn.execute(
-            "UPDATE sessions SET index_rows = index_rows + %s, index_tokens = index_tokens + %s "
-            "WHERE pk = %s",
-            (len(rows), sum(text.ntokens for text in texts), pk),
+            "INSERT INTO lexeme_df (agent_id, lexeme, rows) "
+            "SELECT %s, lexeme, n FROM unnest(%s::text[], %s::int[]) AS d(lexeme, n) "
+            "ORDER BY lexeme COLLATE \"C\" "
+            "ON CONFLICT (agent_id, lexeme) DO UPDATE SET rows = lexeme_df.rows + excluded.rows",
+            (self.agent_id, [c[0] for c in changes], [c[1] for c in changes]),
         )
 
     def _taken_rowids(self, rowids: list[int]) -> set[int]:
@@ -193,9 +253,18 @@ class Writes(Reads):
         ).fetchall()
         return {r[0] for r in rows}
 
-    def delete_rows(self, pk: int) -> None:
-        """Remove a session's index rows (and their statistics) inside the caller's
-        transaction."""
+    def delete_rows(self, pk: int, df: Counter[str] | None = None) -> None:
+        """Remove a session's index rows and their statistics inside the caller's
+        transaction (document frequencies into ``df`` when given, as ``insert_rows``)."""
+        delta: Counter[str] = Counter() if df is None else df
+        for lexeme, n in self.conn.execute(
+            "SELECT lexeme, count(*) FROM message_index, unnest(tsvector_to_array(tsv)) lexeme "
+            "WHERE session_pk = %s AND exact GROUP BY lexeme",
+            (pk,),
+        ):
+            delta[lexeme] -= n
+        if df is None:
+            self.apply_df(delta)
         self.conn.execute("DELETE FROM message_index WHERE session_pk = %s", (pk,))
         self.conn.execute(
             "UPDATE sessions SET index_rows = 0, index_tokens = 0 WHERE pk = %s", (pk,)
@@ -208,7 +277,8 @@ class Writes(Reads):
             found = self._locked("key", key)
             if found is None:
                 return False
-            # events and index rows go with it (ON DELETE CASCADE), in this transaction
+            self.delete_rows(found[0])
+            # its events go with it (ON DELETE CASCADE), in this transaction
             conn.execute("DELETE FROM sessions WHERE pk = %s", (found[0],))
         return True
 
