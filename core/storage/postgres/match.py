@@ -2,22 +2,22 @@
 
 The request, in order (one read snapshot):
 
-1. the agent's bm25 statistics: rows and tokens (per-session counters), and per query part
-   the rows that contain it (a count on the GIN index);
-2. rows whose tsvector lacks positions (``fts.py``: huge rows) that could match are read and
-   checked token by token in Python, with their frequencies;
-3. with a rank window, the rowid of the ``rank_window``-th newest match (rowids follow time);
-4. the top rows: visibility (the session filter), role and time run inside the query, before
-   the limit; bm25 in SQL from ``ts_rank_cd`` with unit weights (phrase occurrences) and the
-   stored token count; ties newest first;
-5. metadata and text for the rows kept only.
+1. bm25's statistics: the agent's rows and tokens (per-session counters), and per query part
+   the rows holding it (``lexeme_df`` for a word, a capped count for a phrase or prefix);
+2. rows whose tsvector has no positions (``fts.py``: huge rows) that could match are read and
+   matched token by token in Python, with their frequencies;
+3. the top rows, in one statement: visibility (the session filter), role and time run inside
+   it, before the limit; with a rank window only the newest ``rank_window`` matches are
+   ranked (rowids follow time: the same rows SQLite ranks); bm25 in SQL from ``ts_rank_cd``
+   with unit weights (phrase occurrences) and the stored token count; ties newest first;
+4. the text of the rows kept, and only theirs.
 """
 
 from __future__ import annotations
 
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from ...query import ParsedQuery
 from ..model import MatchRow, SessionFilter
@@ -32,7 +32,7 @@ COUNT_CAP = 20_000
 
 @dataclass(frozen=True)
 class _Checked:
-    """A row matched in Python (no positions in its tsvector)."""
+    """A row matched in Python (its tsvector has no positions)."""
 
     rowid: int
     session_pk: int
@@ -55,63 +55,44 @@ class Match(Reads):
         rank_window: int | None = None,
     ) -> tuple[list[MatchRow], bool]:
         compiled = compile_query(query)
-        where = ["agent_id = %(agent)s"]
-        params: dict[str, Any] = {"agent": self.agent_id, "q": compiled.matches}
-        if sessions.pks or not sessions.exclude:
-            where.append(
-                "session_pk <> ALL(%(pks)s::bigint[])" if sessions.exclude
-                else "session_pk = ANY(%(pks)s::bigint[])"
-            )
-            params["pks"] = list(sessions.pks)
-        for clause, name, value in (
-            ("role = %(role)s", "role", role),
-            ("ts >= %(since)s", "since", since_ms),
-            ("ts <= %(until)s", "until", until_ms),
-        ):
-            if value is not None:
-                where.append(clause)
-                params[name] = value
-
-        def wanted(row: _Checked) -> bool:
-            in_filter = (row.session_pk in pks) != sessions.exclude if (
-                sessions.pks or not sessions.exclude
-            ) else True
-            return (
-                all(row.freqs)
-                and in_filter
-                and (role is None or row.role == role)
-                and (since_ms is None or row.ts >= since_ms)
-                and (until_ms is None or row.ts <= until_ms)
-            )
-
-        pks = set(sessions.pks)
+        where, params, accepts = _filters(sessions, role, since_ms, until_ms)
+        params.update(agent=self.agent_id, q=compiled.matches, limit=limit)
+        base = f"agent_id = %(agent)s AND {where}exact AND tsv @@ %(q)s::tsquery"
+        window = rank_window if order == "best" else None
         scope = nullcontext() if self.in_transaction else self.snapshot()
         with scope:
             rows_total, tokens_total = self.bm25_totals()
-            avgdl = tokens_total / rows_total if rows_total else 1.0
+            params["avgdl"] = avgdl = tokens_total / rows_total if rows_total else 1.0
             checked = self._checked_rows(compiled)
+            idfs = []
             for i, phrase in enumerate(compiled.phrases):
                 hits = sum(1 for row in checked if row.freqs[i])
                 if not compiled.verify_all:
                     hits += self._exact_hits(compiled.lookups[i], phrase, rows_total)
                 params[f"idf{i}"] = idf(rows_total, hits)
-            params["avgdl"] = avgdl
-            idfs = [params[f"idf{i}"] for i in range(len(compiled.phrases))]
+                params[f"p{i}"] = phrase
+                idfs.append(params[f"idf{i}"])
             extra = [
                 (row.rowid, bm25([float(f) for f in row.freqs], row.ntokens, idfs, avgdl))
                 for row in checked
-                if wanted(row)
+                if all(row.freqs) and accepts(row)
             ]
-            sql_side = not compiled.verify_all
-            base = " AND ".join(where) + " AND exact AND tsv @@ %(q)s::tsquery"
-            cutoff = None
-            if order == "best" and rank_window:
-                cutoff = self._cutoff(base, params, rank_window, [r for r, _ in extra], sql_side)
-            if cutoff is not None:
-                base += " AND rowid >= %(cutoff)s"
-                params["cutoff"] = cutoff
-                extra = [(r, s) for r, s in extra if r >= cutoff]
-            top = self._top(compiled, base, params, order, limit) if sql_side else []
+            windowed = False
+            if compiled.verify_all:  # every row was matched in Python
+                top: list[tuple[int, float]] = []
+                cutoff = _nth_newest([r for r, _ in extra], window)
+                windowed = cutoff is not None
+                extra = [(r, s) for r, s in extra if cutoff is None or r >= cutoff]
+            elif window and extra:  # rare: a window over SQL rows and Python-matched ones
+                cutoff = self._cutoff(base, params, window, [r for r, _ in extra])
+                windowed = cutoff is not None
+                if cutoff is not None:
+                    base += " AND rowid >= %(cutoff)s"
+                    params["cutoff"] = cutoff
+                    extra = [(r, s) for r, s in extra if r >= cutoff]
+                top, _ = self._top(len(compiled.phrases), base, params, order, None)
+            else:
+                top, windowed = self._top(len(compiled.phrases), base, params, order, window)
             ranked = sorted(
                 top + extra,
                 key=(lambda c: -c[0]) if order == "recent" else (lambda c: (c[1], -c[0])),
@@ -120,7 +101,7 @@ class Match(Reads):
         rows = [
             MatchRow(rowid, *details[rowid], score) for rowid, score in ranked if rowid in details
         ]
-        return rows, cutoff is not None
+        return rows, windowed
 
     def _exact_hits(self, lexeme: str | None, phrase: str, rows_total: int) -> int:
         """Exact rows holding a part: a whole word's document frequency is stored; a phrase
@@ -142,10 +123,11 @@ class Match(Reads):
     def _checked_rows(self, compiled: CompiledQuery) -> list[_Checked]:
         """Rows whose tsvector has no positions (or all rows, when a query token was too long
         for a lexeme) that could match some part, with each part's frequency."""
-        exact_too = "" if compiled.verify_all else "NOT exact AND "
+        exact_too = "" if compiled.verify_all else "NOT m.exact AND "
         found = self._all(
-            "SELECT rowid, session_pk, role, ts, ntokens, body FROM message_index "
-            f"WHERE agent_id = %s AND {exact_too}tsv @@ %s::tsquery",
+            "SELECT m.rowid, m.session_pk, m.role, m.ts, m.ntokens, t.body FROM message_index m "
+            "JOIN message_text t USING (agent_id, rowid) "
+            f"WHERE m.agent_id = %s AND {exact_too}m.tsv @@ %s::tsquery",
             (self.agent_id, compiled.candidates),
         )
         checked = []
@@ -155,58 +137,92 @@ class Match(Reads):
                 checked.append(_Checked(rowid, session_pk, role, ts, ntokens, freqs))
         return checked
 
-    def _cutoff(self, base: str, params: dict[str, Any], window: int, extra: list[int],
-                sql_side: bool) -> int | None:
-        """The rowid of the ``window``-th newest match, or None if fewer match."""
-        if not extra:
-            row = self._one(
-                f"SELECT rowid FROM message_index WHERE {base} ORDER BY rowid DESC "
-                "OFFSET %(skip)s LIMIT 1",
-                {**params, "skip": window - 1},
-            )
-            return row[0] if row else None
-        newest = []
-        if sql_side:
-            newest = [
-                r[0]
-                for r in self._all(
-                    f"SELECT rowid FROM message_index WHERE {base} ORDER BY rowid DESC "
-                    "LIMIT %(window)s",
-                    {**params, "window": window},
-                )
-            ]
-        merged = sorted(newest + extra, reverse=True)
-        return merged[window - 1] if len(merged) >= window else None
+    def _cutoff(self, base: str, params: dict[str, Any], window: int, extra: list[int]
+                ) -> int | None:
+        """The rowid of the ``window``-th newest match among SQL rows and ``extra``."""
+        newest = self._all(
+            f"SELECT rowid FROM message_index WHERE {base} ORDER BY rowid DESC LIMIT %(window)s",
+            {**params, "window": window},
+        )
+        return _nth_newest([r[0] for r in newest] + extra, window)
 
-    def _top(self, compiled: CompiledQuery, base: str, params: dict[str, Any], order: str,
-             limit: int) -> list[tuple[int, float]]:
+    def _top(self, parts: int, base: str, params: dict[str, Any], order: str,
+             window: int | None) -> tuple[list[tuple[int, float]], bool]:
+        """The best (or newest) ``limit`` matching rows with their scores, in one statement;
+        with ``window``, ranked among the newest ``window`` matches only. Returns the rows
+        and whether the window was full (more may have matched)."""
         freqs = ", ".join(
             f"ts_rank_cd({UNIT_WEIGHTS}, tsv, %(p{i})s::tsquery, 0)::float8 AS f{i}"
-            for i in range(len(compiled.phrases))
+            for i in range(parts)
         )
-        for i, phrase in enumerate(compiled.phrases):
-            params[f"p{i}"] = phrase
-        score = bm25_sql(len(compiled.phrases))
+        score = bm25_sql(parts)
         if order == "recent":
-            sql = (
-                f"SELECT rowid, {score} FROM (SELECT rowid, ntokens, {freqs} FROM "
-                f"(SELECT rowid, ntokens, tsv FROM message_index WHERE {base} "
-                "ORDER BY rowid DESC LIMIT %(limit)s) newest) counted ORDER BY rowid DESC"
-            )
+            matched = f"SELECT rowid, ntokens, tsv FROM message_index WHERE {base} " \
+                      "ORDER BY rowid DESC LIMIT %(limit)s"
+            final = "ORDER BY rowid DESC"
         else:
-            sql = (
-                f"SELECT rowid, score FROM (SELECT rowid, {score} AS score FROM "
-                f"(SELECT rowid, ntokens, {freqs} FROM message_index WHERE {base}) counted) "
-                "scored ORDER BY score, rowid DESC LIMIT %(limit)s"
-            )
-        return [(rowid, score) for rowid, score in self._all(sql, {**params, "limit": limit})]
+            matched = f"SELECT rowid, ntokens, tsv FROM message_index WHERE {base}"
+            if window:
+                matched += " ORDER BY rowid DESC LIMIT %(window)s"
+            final = "ORDER BY score, rowid DESC LIMIT %(limit)s"
+        rows = self._all(
+            f"WITH matched AS MATERIALIZED ({matched}) "
+            f"SELECT rowid, score, (SELECT count(*) FROM matched) FROM "
+            f"(SELECT rowid, {score} AS score FROM "
+            f"(SELECT rowid, ntokens, {freqs} FROM matched) counted) scored {final}",
+            {**params, "window": window},
+        )
+        full = bool(rows) and window is not None and rows[0][2] >= window
+        return [(rowid, score) for rowid, score, _count in rows], full
 
     def _details(self, rowids: list[int]) -> dict[int, tuple[int, str, str, int, str]]:
         if not rowids:
             return {}
         rows = self._all(
-            "SELECT rowid, session_pk, entry_id, role, ts, body FROM message_index "
-            "WHERE agent_id = %s AND rowid = ANY(%s::bigint[])",
+            "SELECT m.rowid, m.session_pk, m.entry_id, m.role, m.ts, t.body FROM message_index m "
+            "JOIN message_text t USING (agent_id, rowid) "
+            "WHERE m.agent_id = %s AND m.rowid = ANY(%s::bigint[])",
             (self.agent_id, rowids),
         )
         return {row[0]: (row[1], row[2], row[3], row[4], load_text(row[5])) for row in rows}
+
+
+def _filters(sessions: SessionFilter, role: str | None, since_ms: int | None,
+             until_ms: int | None) -> tuple[str, dict[str, Any], Callable[[_Checked], bool]]:
+    """The filters of a match as SQL (``... AND `` to prefix the match), its parameters, and
+    the same filters for rows matched in Python."""
+    where: list[str] = []
+    params: dict[str, Any] = {}
+    filtered = bool(sessions.pks) or not sessions.exclude
+    if filtered:
+        where.append(
+            "session_pk <> ALL(%(pks)s::bigint[])" if sessions.exclude
+            else "session_pk = ANY(%(pks)s::bigint[])"
+        )
+        params["pks"] = list(sessions.pks)
+    for clause, name, value in (
+        ("role = %(role)s", "role", role),
+        ("ts >= %(since)s", "since", since_ms),
+        ("ts <= %(until)s", "until", until_ms),
+    ):
+        if value is not None:
+            where.append(clause)
+            params[name] = value
+    pks = set(sessions.pks)
+
+    def accepts(row: _Checked) -> bool:
+        return (
+            (not filtered or (row.session_pk in pks) != sessions.exclude)
+            and (role is None or row.role == role)
+            and (since_ms is None or row.ts >= since_ms)
+            and (until_ms is None or row.ts <= until_ms)
+        )
+
+    return "".join(f"{clause} AND " for clause in where), params, accepts
+
+
+def _nth_newest(rowids: list[int], window: int | None) -> int | None:
+    """The rowid of the ``window``-th newest, or None when fewer (or no window)."""
+    if not window or len(rowids) < window:
+        return None
+    return sorted(rowids, reverse=True)[window - 1]

@@ -56,11 +56,15 @@ class Reads(Handle):
 
     def index_rows(self, session_pk: int) -> list[tuple[int, IndexRow]]:
         rows = self._all(
-            "SELECT rowid, entry_id, role, ts, body FROM message_index "
-            "WHERE session_pk = %s ORDER BY rowid",
+            "SELECT m.rowid, m.entry_id, m.role, m.ts, t.body FROM message_index m "
+            "LEFT JOIN message_text t USING (agent_id, rowid) "
+            "WHERE m.session_pk = %s ORDER BY m.rowid",
             (session_pk,),
         )
-        return [(rowid, IndexRow(eid, role, ts, load_text(body))) for rowid, eid, role, ts, body in rows]
+        return [
+            (rowid, IndexRow(eid, role, ts, load_text(body) if body is not None else None))
+            for rowid, eid, role, ts, body in rows
+        ]
 
     # ----------------------------------------------------------------- counts and progress
 
@@ -100,8 +104,9 @@ class Reads(Handle):
         }
 
     def orphan_index_rows(self) -> tuple[int, int]:
-        """(index rows of no session of this agent, text rows with no index row): the text
-        lives in the index row here, so the second is always 0."""
+        """(index rows of no session of this agent, text rows with no index row). A text
+        without its row cannot exist (a foreign key); a row without its text shows in
+        ``index_rows`` (text None), which ``verify`` then reports."""
         row = self._one(
             "SELECT count(*) FROM message_index m LEFT JOIN sessions s ON s.pk = m.session_pk "
             "WHERE m.agent_id = %s AND (s.pk IS NULL OR s.agent_id <> m.agent_id)",

@@ -80,6 +80,7 @@ MIGRATIONS: dict[int, str] = {
 
     -- Index rows: rowid = message time (ms) << 12 | slot, per agent, as in SQLite. tsv holds
     -- the tokens of the SQLite path with their positions (fts.py); ntokens is bm25's |D|.
+    -- The text lives apart (message_text), so the rows a search walks stay narrow.
     CREATE TABLE message_index (
         agent_id   text NOT NULL,
         rowid      bigint NOT NULL,
@@ -87,7 +88,6 @@ MIGRATIONS: dict[int, str] = {
         entry_id   text NOT NULL,
         role       text NOT NULL,
         ts         bigint NOT NULL,
-        body       text NOT NULL,
         ntokens    integer NOT NULL,
         exact      boolean NOT NULL,
         tsv        tsvector NOT NULL,
@@ -96,6 +96,15 @@ MIGRATIONS: dict[int, str] = {
     CREATE INDEX message_index_by_session ON message_index (session_pk, rowid);
     CREATE INDEX message_tsv ON message_index USING gin (tsv) WHERE exact;
     CREATE INDEX message_tsv_checked ON message_index USING gin (tsv) WHERE NOT exact;
+
+    -- The redacted, segmented text of each index row: read for the rows a search keeps.
+    CREATE TABLE message_text (
+        agent_id text NOT NULL,
+        rowid    bigint NOT NULL,
+        body     text NOT NULL,
+        PRIMARY KEY (agent_id, rowid),
+        FOREIGN KEY (agent_id, rowid) REFERENCES message_index ON DELETE CASCADE
+    );
 
     -- bm25's document frequencies: how many exact index rows of the agent hold each lexeme,
     -- kept by the write path in the same transactions as the rows (match.py reads them).

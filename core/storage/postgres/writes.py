@@ -29,11 +29,16 @@ from .text import store_text
 # Connections that have their temporary staging table (it lives as long as the connection).
 _staging: weakref.WeakSet = weakref.WeakSet()
 
+# One row, and its text when the rowid was free (a CTE: both or neither).
 _INSERT_ROW = (
-    "INSERT INTO message_index (agent_id, rowid, session_pk, entry_id, role, ts, body, "
-    "ntokens, exact, tsv) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s::tsvector) "
-    "ON CONFLICT (agent_id, rowid) DO NOTHING RETURNING rowid"
+    "WITH stored AS (INSERT INTO message_index (agent_id, rowid, session_pk, entry_id, role, "
+    "ts, ntokens, exact, tsv) VALUES (%(agent)s, %(rowid)s, %(pk)s, %(entry)s, %(role)s, "
+    "%(ts)s, %(ntokens)s, %(exact)s, %(tsv)s::tsvector) "
+    "ON CONFLICT (agent_id, rowid) DO NOTHING RETURNING agent_id, rowid) "
+    "INSERT INTO message_text (agent_id, rowid, body) SELECT agent_id, rowid, %(body)s "
+    "FROM stored RETURNING rowid"
 )
+_COLUMNS = ("agent", "rowid", "pk", "entry", "role", "ts", "body", "ntokens", "exact", "tsv")
 
 
 class Writes(Reads):
@@ -177,12 +182,12 @@ class Writes(Reads):
         values = self._placed(values)
         stored = self._copy_rows(values) if len(values) > 4 else set()
         for value in values:
-            rowid = value[1]
-            while rowid not in stored:  # taken meanwhile (or not copied): the next free slot
-                if self.conn.execute(_INSERT_ROW, (value[0], rowid, *value[2:])).fetchone():
-                    stored.add(rowid)
+            row = dict(zip(_COLUMNS, value))
+            while row["rowid"] not in stored:  # taken meanwhile (or not copied): the next slot
+                if self.conn.execute(_INSERT_ROW, row).fetchone():
+                    stored.add(row["rowid"])
                 else:
-                    rowid = next_rowid(rowid)
+                    row["rowid"] = next_rowid(row["rowid"])
         self.conn.execute(
             "UPDATE sessions SET index_rows = index_rows + s.n, index_tokens = index_tokens + s.t "
             "FROM unnest(%s::bigint[], %s::int[], %s::bigint[]) AS s(pk, n, t) "
@@ -212,7 +217,7 @@ class Writes(Reads):
         if self.conn not in _staging:  # once per pooled connection
             self.conn.execute(
                 "CREATE TEMP TABLE IF NOT EXISTS staged_rows "
-                "(LIKE message_index INCLUDING DEFAULTS)"
+                "(LIKE message_index INCLUDING DEFAULTS, body text NOT NULL)"
             )
             _staging.add(self.conn)
         with self.conn.cursor() as cursor:
@@ -225,8 +230,12 @@ class Writes(Reads):
             stored = {
                 row[0]
                 for row in cursor.execute(
-                    "INSERT INTO message_index SELECT * FROM staged_rows "
-                    "ON CONFLICT (agent_id, rowid) DO NOTHING RETURNING rowid"
+                    "WITH stored AS (INSERT INTO message_index SELECT agent_id, rowid, "
+                    "session_pk, entry_id, role, ts, ntokens, exact, tsv FROM staged_rows "
+                    "ON CONFLICT (agent_id, rowid) DO NOTHING RETURNING agent_id, rowid) "
+                    "INSERT INTO message_text (agent_id, rowid, body) SELECT s.agent_id, "
+                    "s.rowid, t.body FROM stored s JOIN staged_rows t USING (agent_id, rowid) "
+                    "RETURNING rowid"
                 )
             }
             cursor.execute("DELETE FROM staged_rows")
