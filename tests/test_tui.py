@@ -149,6 +149,7 @@ def count_text(app: BackscrollApp) -> str:
 # --- search, preview, conversation ---------------------------------------------------------
 
 
+@pytest.mark.backends  # the browser on either storage
 async def test_typing_shows_results_with_highlights(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
@@ -167,6 +168,7 @@ async def test_typing_shows_results_with_highlights(convo: StateDir) -> None:
         assert first.session_key in painted
 
 
+@pytest.mark.backends  # the browser on either storage
 async def test_highlight_moves_the_history_pane(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
@@ -404,6 +406,7 @@ async def test_a_remapped_key_shows_everywhere(convo: StateDir) -> None:
 # --- view as --------------------------------------------------------------------------------
 
 
+@pytest.mark.backends  # the browser on either storage
 async def test_view_as_changes_what_is_found(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
@@ -539,6 +542,7 @@ async def test_view_as_screen_escape_cancels() -> None:
 # --- export ---------------------------------------------------------------------------------
 
 
+@pytest.mark.backends  # the browser on either storage
 async def test_export_writes_a_redacted_file(state: StateDir, tmp_path: Path) -> None:
     add_session(state, "agent:main:main", [
         ("user", f"our key is OPENAI_API_KEY={SECRET} for the walrus project"),
@@ -683,6 +687,7 @@ async def test_unreadable_database_is_one_notification(convo: StateDir) -> None:
         await pilot.pause(0.1)
 
 
+@pytest.mark.backends  # the browser on either storage
 async def test_indexing_then_results_after_reconciliation(state: StateDir) -> None:
     add_session(state, "agent:main:main", [("user", "nothing to see")])
     add_session(state, "agent:main:imported:one", [("user", "the walrus of old"),
