@@ -125,17 +125,24 @@ def test_rows_beyond_tsvector_limits_are_matched_and_ranked_as_in_sqlite(
 
 
 def test_a_rank_window_cuts_at_the_same_row(tmp_path: Path, pg_url: str, monkeypatch) -> None:
+    """Also where PostgreSQL looks at slices of the newest rows first: words spread evenly,
+    and words found only among the oldest rows (the first slices hold too few)."""
     import backscroll.core.search as search
 
     monkeypatch.setattr(search, "RANK_WINDOW", 7)
     lite, pg = pair(tmp_path, pg_url)
-    for n in range(30):
-        text = "otter " * (1 + n % 4) + ("rare" if n % 9 == 0 else "common")
+    for n in range(200):
+        text = "otter " * (1 + n % 4) + ("rare " if n % 9 == 0 else "common ")
+        text += "ancient" if n < 20 else "recent"
         store((lite, pg), f"agent:main:s{n % 4}", f"m{n}", text, ms=n)
-    store((lite, pg), "agent:main:s0", "big", "otter " * 16400 + "common", ms=31)
-    for query in ("otter", "common", "otter rare", '"otter common"'):
-        request = SearchRequest(query, limit=5)
-        assert_same(lite, pg, request)
-        assert sessions_search(pg, request, OPERATOR).ranked_window == (
-            sessions_search(lite, request, OPERATOR).ranked_window
-        )
+    store((lite, pg), "agent:main:s0", "big", "otter " * 16400 + "common ancient", ms=201)
+    caller = Caller("agent:main:s1", Policy("self"))
+    for query in ("otter", "common", "otter rare", '"otter common"', "ancient", "ancient otter",
+                  "rare ancient"):
+        for order in ("best", "recent"):
+            for who in (OPERATOR, caller):
+                request = SearchRequest(query, limit=5, order=order)
+                assert_same(lite, pg, request, who)
+                assert sessions_search(pg, request, who).ranked_window == (
+                    sessions_search(lite, request, who).ranked_window
+                )

@@ -9,7 +9,11 @@ The request, in order (one read snapshot):
 3. the top rows, in one statement: visibility (the session filter), role and time run inside
    it, before the limit; with a rank window only the newest ``rank_window`` matches are
    ranked (rowids follow time: the same rows SQLite ranks); bm25 in SQL from ``ts_rank_cd``
-   with unit weights (phrase occurrences) and the stored token count; ties newest first;
+   with unit weights (phrase occurrences) and the stored token count; ties newest first.
+   When the newest matches are wanted (a window, or newest first) and many rows match, the
+   statement first looks at a slice of the newest rows only, sized from the statistics,
+   and widens it until it holds enough matches: the answer is the same, without reading
+   every match;
 4. the text of the rows kept, and only theirs.
 """
 
@@ -27,7 +31,9 @@ from .text import load_text
 
 UNIT_WEIGHTS = "'{1,1,1,1}'::float4[]"
 # Rows counted at most for the IDF of a phrase or prefix part (see _exact_hits, docs/postgres.md).
-COUNT_CAP = 20_000
+COUNT_CAP = 2_000
+# How much wider than the estimate the first slice of newest rows is (see _top).
+SLICE_MARGIN = 2.0
 
 
 @dataclass(frozen=True)
@@ -64,7 +70,7 @@ class Match(Reads):
             rows_total, tokens_total = self.bm25_totals()
             params["avgdl"] = avgdl = tokens_total / rows_total if rows_total else 1.0
             checked = self._checked_rows(compiled)
-            idfs = []
+            idfs, fewest = [], rows_total
             for i, phrase in enumerate(compiled.phrases):
                 hits = sum(1 for row in checked if row.freqs[i])
                 if not compiled.verify_all:
@@ -72,6 +78,11 @@ class Match(Reads):
                 params[f"idf{i}"] = idf(rows_total, hits)
                 params[f"p{i}"] = phrase
                 idfs.append(params[f"idf{i}"])
+                fewest = min(fewest, hits)
+            # the share of the agent's rows that may match: at most the rarest part's
+            density = fewest / rows_total if rows_total else 1.0
+            if sessions.pks and not sessions.exclude:
+                density *= self._share_of_rows(sessions.pks, rows_total)
             extra = [
                 (row.rowid, bm25([float(f) for f in row.freqs], row.ntokens, idfs, avgdl))
                 for row in checked
@@ -90,9 +101,11 @@ class Match(Reads):
                     base += " AND rowid >= %(cutoff)s"
                     params["cutoff"] = cutoff
                     extra = [(r, s) for r, s in extra if r >= cutoff]
-                top, _ = self._top(len(compiled.phrases), base, params, order, None)
+                top = self._top(len(compiled.phrases), base, params, order, None)[0]
             else:
-                top, windowed = self._top(len(compiled.phrases), base, params, order, window)
+                top, windowed = self._sliced(
+                    len(compiled.phrases), base, params, order, window, density, rows_total
+                )
             ranked = sorted(
                 top + extra,
                 key=(lambda c: -c[0]) if order == "recent" else (lambda c: (c[1], -c[0])),
@@ -146,11 +159,43 @@ class Match(Reads):
         )
         return _nth_newest([r[0] for r in newest] + extra, window)
 
+    def _share_of_rows(self, pks: list[int], rows_total: int) -> float:
+        """The share of the agent's index rows that belong to these sessions."""
+        row = self._one(
+            "SELECT coalesce(sum(index_rows), 0) FROM sessions WHERE pk = ANY(%s::bigint[])",
+            (list(pks),),
+        )
+        return min(1.0, row[0] / rows_total) if rows_total else 1.0
+
+    def _sliced(self, parts: int, base: str, params: dict[str, Any], order: str,
+                window: int | None, density: float, rows_total: int
+                ) -> tuple[list[tuple[int, float]], bool]:
+        """``_top`` over the newest rows first. The newest ``wanted`` matches lie in the
+        newest slice that holds ``wanted`` of them, so a slice returning that many gives the
+        whole answer; a slice returning fewer is widened (x4), up to every row."""
+        wanted = params["limit"] if order == "recent" else window
+        span = int(wanted * SLICE_MARGIN / max(density, 1e-9)) if wanted else rows_total
+        while span < rows_total // 2:
+            start = self._one(
+                "SELECT rowid FROM message_index WHERE agent_id = %s ORDER BY rowid DESC "
+                "OFFSET %s LIMIT 1",
+                (self.agent_id, span),
+            )
+            if start is None:
+                break
+            rows, count = self._top(parts, f"{base} AND rowid >= %(start)s",
+                                    {**params, "start": start[0]}, order, window)
+            if count >= wanted:
+                return rows, window is not None
+            span *= 4
+        rows, count = self._top(parts, base, params, order, window)
+        return rows, window is not None and count >= window
+
     def _top(self, parts: int, base: str, params: dict[str, Any], order: str,
              window: int | None) -> tuple[list[tuple[int, float]], bool]:
         """The best (or newest) ``limit`` matching rows with their scores, in one statement;
         with ``window``, ranked among the newest ``window`` matches only. Returns the rows
-        and whether the window was full (more may have matched)."""
+        and how many matches were ranked (at most the window, or the limit when newest)."""
         freqs = ", ".join(
             f"ts_rank_cd({UNIT_WEIGHTS}, tsv, %(p{i})s::tsquery, 0)::float8 AS f{i}"
             for i in range(parts)
@@ -172,8 +217,7 @@ class Match(Reads):
             f"(SELECT rowid, ntokens, {freqs} FROM matched) counted) scored {final}",
             {**params, "window": window},
         )
-        full = bool(rows) and window is not None and rows[0][2] >= window
-        return [(rowid, score) for rowid, score, _count in rows], full
+        return [(rowid, score) for rowid, score, _count in rows], rows[0][2] if rows else 0
 
     def _details(self, rowids: list[int]) -> dict[int, tuple[int, str, str, int, str]]:
         if not rowids:
