@@ -70,17 +70,11 @@ class Match(Reads):
             rows_total, tokens_total = self.bm25_totals()
             params["avgdl"] = avgdl = tokens_total / rows_total if rows_total else 1.0
             checked = self._checked_rows(compiled)
-            idfs, fewest = [], rows_total
+            idfs, bound = self._part_statistics(compiled, checked, rows_total)
             for i, phrase in enumerate(compiled.phrases):
-                hits = sum(1 for row in checked if row.freqs[i])
-                if not compiled.verify_all:
-                    hits += self._exact_hits(compiled.lookups[i], phrase, rows_total)
-                params[f"idf{i}"] = idf(rows_total, hits)
-                params[f"p{i}"] = phrase
-                idfs.append(params[f"idf{i}"])
-                fewest = min(fewest, hits)
-            # the share of the agent's rows that may match: at most the rarest part's
-            density = fewest / rows_total if rows_total else 1.0
+                params[f"idf{i}"], params[f"p{i}"] = idfs[i], phrase
+            # the share of the agent's rows that may match (for the slices of _sliced)
+            density = bound / rows_total if rows_total else 1.0
             if sessions.pks and not sessions.exclude:
                 density *= self._share_of_rows(sessions.pks, rows_total)
             extra = [
@@ -116,22 +110,40 @@ class Match(Reads):
         ]
         return rows, windowed
 
-    def _exact_hits(self, lexeme: str | None, phrase: str, rows_total: int) -> int:
-        """Exact rows holding a part: a whole word's document frequency is stored; a phrase
-        or a prefix is counted, up to ``COUNT_CAP`` rows (or just past half the rows: from
-        there on FTS5 clamps the IDF anyway, so the answer is exact below 2 x COUNT_CAP rows)."""
-        if lexeme is not None:
-            row = self._one(
-                "SELECT rows FROM lexeme_df WHERE agent_id = %s AND lexeme = %s",
-                (self.agent_id, lexeme),
-            )
-            return row[0] if row else 0
+    def _part_statistics(self, compiled: CompiledQuery, checked: list[_Checked],
+                         rows_total: int) -> tuple[list[float], int]:
+        """Each part's IDF, from the rows holding it, and an upper bound of the rows the
+        whole query can match. A whole word's document frequency is stored (``lexeme_df``);
+        a phrase or a prefix is counted, up to ``COUNT_CAP`` rows or just past half the rows
+        (from there on FTS5 clamps the IDF anyway): exact below 2 x COUNT_CAP rows, and beyond
+        that a part matching more than COUNT_CAP rows gets the IDF of COUNT_CAP matches."""
+        words = [
+            part[:-1] if compiled.prefix and i == len(compiled.parts) - 1 else part
+            for i, part in enumerate(compiled.parts)
+        ]
+        df = dict(self._all(
+            "SELECT lexeme, rows FROM lexeme_df WHERE agent_id = %s AND lexeme = ANY(%s)",
+            (self.agent_id, sorted({w for part in words for w in part})),
+        )) if not compiled.verify_all else {}
         cap = min(COUNT_CAP, rows_total // 2 + 1)
-        return self._one(
-            "SELECT count(*) FROM (SELECT 1 FROM message_index "
-            "WHERE agent_id = %s AND exact AND tsv @@ %s::tsquery LIMIT %s) hits",
-            (self.agent_id, phrase, cap),
-        )[0]
+        idfs, bound = [], rows_total
+        for i, phrase in enumerate(compiled.phrases):
+            in_python = sum(1 for row in checked if row.freqs[i])
+            if compiled.verify_all:
+                exact = 0
+            elif compiled.lookups[i] is not None:
+                exact = df.get(compiled.lookups[i], 0)
+            else:
+                exact = self._one(
+                    "SELECT count(*) FROM (SELECT 1 FROM message_index "
+                    "WHERE agent_id = %s AND exact AND tsv @@ %s::tsquery LIMIT %s) hits",
+                    (self.agent_id, phrase, cap),
+                )[0]
+            idfs.append(idf(rows_total, exact + in_python))
+            known = compiled.lookups[i] is not None or exact < cap
+            part_bound = exact if known else min((df.get(w, 0) for w in words[i]), default=rows_total)
+            bound = min(bound, part_bound + in_python)
+        return idfs, bound
 
     def _checked_rows(self, compiled: CompiledQuery) -> list[_Checked]:
         """Rows whose tsvector has no positions (or all rows, when a query token was too long
