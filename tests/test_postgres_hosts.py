@@ -44,7 +44,8 @@ def assert_statistics_exact(url: str) -> None:
     assert sql(url, """
         SELECT coalesce(d.lexeme, r.lexeme) FROM (
             SELECT agent_id, lexeme, count(*) n FROM backscroll.message_index,
-                unnest(tsvector_to_array(tsv)) lexeme WHERE exact GROUP BY 1, 2) r
+                unnest(tsvector_to_array(tsv)) lexeme WHERE exact AND lexeme >= ' '
+            GROUP BY 1, 2) r
         FULL JOIN (SELECT * FROM backscroll.lexeme_df WHERE rows <> 0) d
             ON d.agent_id = r.agent_id AND d.lexeme = r.lexeme
         WHERE d.rows IS DISTINCT FROM r.n""") == []

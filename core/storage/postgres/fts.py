@@ -37,8 +37,11 @@ MAX_LEXEME_TOTAL_BYTES = 900_000  # under the 1 MB a tsvector may hold, with roo
 # query word still finds it as a prefix, and such rows are checked in Python).
 CUT_MARK = "\x02"
 # The lexeme of a row too big for any tsvector: such a row is checked for every query. No
-# token holds a control character, so neither mark can collide with a real token.
+# token holds a control character, so none of these marks can collide with a real token.
 HUGE_ROW_LEXEME = "\x01huge-row"
+# Every row also holds the day of its message as a lexeme without position ("\x03d<day>"),
+# so the GIN index itself can keep a query to the newest days (match.py's slices).
+DAY_MS = 86_400_000
 
 K1 = 1.2
 B = 0.75
@@ -88,8 +91,22 @@ def token_list(body: str) -> list[str]:
     return [token for _start, _end, token in tokens(body)]
 
 
-def index_text(body: str) -> IndexedText:
-    """The tsvector of a stored (redacted, segmented) index row."""
+def day_lexeme(ts: int) -> str:
+    return f"\x03d{ts // DAY_MS}"
+
+
+def days_query(first_ts: int, last_ts: int) -> str:
+    """A tsquery matching rows whose message day lies between those of two times."""
+    return " | ".join(_quote(f"\x03d{day}") for day in range(first_ts // DAY_MS, last_ts // DAY_MS + 1))
+
+
+def is_mark(lexeme: str) -> bool:
+    """A lexeme that is a mark (a day, a huge row), not a token."""
+    return lexeme < " "
+
+
+def index_text(body: str, ts: int = 0) -> IndexedText:
+    """The tsvector of a stored (redacted, segmented) index row of a message at ``ts``."""
     toks = token_list(body)
     positions: dict[str, list[int]] = {}
     cut_any = False
@@ -107,17 +124,18 @@ def index_text(body: str) -> IndexedText:
         and len(toks) <= MAX_POSITION
         and max(map(len, positions.values()), default=0) <= MAX_POSITIONS_PER_LEXEME
     )
+    day = _quote(day_lexeme(ts))
     if exact:
         literal = " ".join(
             f"{_quote(lexeme)}:{numbers[0] if len(numbers) == 1 else ','.join(map(str, numbers))}"
             for lexeme, numbers in positions.items()
         )
-        return IndexedText(literal, len(toks), True, tuple(positions))
+        return IndexedText(f"{day} {literal}", len(toks), True, tuple(positions))
     if sum(len(lexeme.encode("utf-8")) + 8 for lexeme in positions) > MAX_LEXEME_TOTAL_BYTES:
         literal = _quote(HUGE_ROW_LEXEME)
     else:
         literal = " ".join(_quote(lexeme) for lexeme in positions)
-    return IndexedText(literal, len(toks), False, ())
+    return IndexedText(f"{day} {literal}", len(toks), False, ())
 
 
 def compile_query(query: ParsedQuery) -> CompiledQuery:

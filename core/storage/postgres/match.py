@@ -23,17 +23,30 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ...indexer import ROWID_SHIFT
 from ...query import ParsedQuery
 from ..model import MatchRow, SessionFilter
-from .fts import CompiledQuery, bm25, bm25_sql, compile_query, idf, phrase_counts, token_list
+from .fts import (
+    DAY_MS,
+    CompiledQuery,
+    bm25,
+    bm25_sql,
+    compile_query,
+    days_query,
+    idf,
+    phrase_counts,
+    token_list,
+)
 from .reads import Reads
 from .text import load_text
 
 UNIT_WEIGHTS = "'{1,1,1,1}'::float4[]"
 # Rows counted at most for the IDF of a phrase or prefix part (see _exact_hits, docs/postgres.md).
 COUNT_CAP = 2_000
-# How much wider than the estimate the first slice of newest rows is (see _top).
+# How much wider than the estimate the first slice of newest rows is, and up to how many
+# days a slice is named to the GIN index (see _sliced).
 SLICE_MARGIN = 2.0
+MAX_SLICE_DAYS = 32
 
 
 @dataclass(frozen=True)
@@ -98,7 +111,8 @@ class Match(Reads):
                 top = self._top(len(compiled.phrases), base, params, order, None)[0]
             else:
                 top, windowed = self._sliced(
-                    len(compiled.phrases), base, params, order, window, density, rows_total
+                    len(compiled.phrases), base, params, order, window, density, rows_total,
+                    restricted=bool(sessions.pks) and not sessions.exclude,
                 )
             ranked = sorted(
                 top + extra,
@@ -180,53 +194,64 @@ class Match(Reads):
         return min(1.0, row[0] / rows_total) if rows_total else 1.0
 
     def _sliced(self, parts: int, base: str, params: dict[str, Any], order: str,
-                window: int | None, density: float, rows_total: int
+                window: int | None, density: float, rows_total: int, restricted: bool
                 ) -> tuple[list[tuple[int, float]], bool]:
         """``_top`` over the newest rows first. The newest ``wanted`` matches lie in the
-        newest slice that holds ``wanted`` of them, so a slice returning that many gives the
-        whole answer; a slice returning fewer is widened (x4), up to every row."""
+        newest slice of rows that holds ``wanted`` of them, so a slice returning that many
+        gives the whole answer; one returning fewer is widened (x4), up to every row.
+
+        A slice is a rowid bound, placed as if rows were spread evenly over time (a wrong
+        guess only costs a wider slice or one more step). A few sessions are read through
+        their own index; otherwise the GIN index itself keeps to the slice's days."""
         wanted = params["limit"] if order == "recent" else window
         span = int(wanted * SLICE_MARGIN / max(density, 1e-9)) if wanted else rows_total
-        while span < rows_total // 2:
-            start = self._one(
-                "SELECT rowid FROM message_index WHERE agent_id = %s ORDER BY rowid DESC "
-                "OFFSET %s LIMIT 1",
-                (self.agent_id, span),
+        if span < rows_total // 2:
+            newest, oldest = self._one(
+                "SELECT max(rowid), min(rowid) FROM message_index WHERE agent_id = %s",
+                (self.agent_id,),
             )
-            if start is None:
-                break
-            rows, count = self._top(parts, f"{base} AND rowid >= %(start)s",
-                                    {**params, "start": start[0]}, order, window)
+        while span < rows_total // 2:
+            start = newest - (newest - oldest) * span // rows_total
+            sliced = {**params, "start": start}
+            first_day, last_day = (start >> ROWID_SHIFT) // DAY_MS, (newest >> ROWID_SHIFT) // DAY_MS
+            if not restricted and last_day - first_day < MAX_SLICE_DAYS:
+                days = days_query(start >> ROWID_SHIFT, newest >> ROWID_SHIFT)
+                sliced["q"] = f"({params['q']}) & ({days})"
+            rows, count = self._top(parts, f"{base} AND rowid >= %(start)s", sliced, order,
+                                    window, walk=not restricted)
             if count >= wanted:
                 return rows, window is not None
             span *= 4
-        rows, count = self._top(parts, base, params, order, window)
+        rows, count = self._top(parts, base, params, order, window, walk=not restricted)
         return rows, window is not None and count >= window
 
     def _top(self, parts: int, base: str, params: dict[str, Any], order: str,
-             window: int | None) -> tuple[list[tuple[int, float]], bool]:
+             window: int | None, walk: bool = True) -> tuple[list[tuple[int, float]], int]:
         """The best (or newest) ``limit`` matching rows with their scores, in one statement;
         with ``window``, ranked among the newest ``window`` matches only. Returns the rows
-        and how many matches were ranked (at most the window, or the limit when newest)."""
+        and how many matches were ranked (at most the window, or the limit when newest).
+        Without ``walk`` the newest matches are not found by walking the rowid index (for a
+        few sessions, their own index is cheaper)."""
         freqs = ", ".join(
             f"ts_rank_cd({UNIT_WEIGHTS}, tsv, %(p{i})s::tsquery, 0)::float8 AS f{i}"
             for i in range(parts)
         )
         score = bm25_sql(parts)
+        newest_first = "ORDER BY rowid DESC" if walk else "ORDER BY rowid + 0 DESC"
         if order == "recent":
             matched = f"SELECT rowid, ntokens, tsv FROM message_index WHERE {base} " \
-                      "ORDER BY rowid DESC LIMIT %(limit)s"
+                      f"{newest_first} LIMIT %(limit)s"
             final = "ORDER BY rowid DESC"
         else:
             matched = f"SELECT rowid, ntokens, tsv FROM message_index WHERE {base}"
             if window:
-                matched += " ORDER BY rowid DESC LIMIT %(window)s"
+                matched += f" {newest_first} LIMIT %(window)s"
             final = "ORDER BY score, rowid DESC LIMIT %(limit)s"
-        rows = self._all(
-            f"WITH matched AS MATERIALIZED ({matched}) "
+        rows = self._all(  # each CTE computed once (ts_rank_cd appears twice in the score)
+            f"WITH matched AS MATERIALIZED ({matched}), "
+            f"counted AS MATERIALIZED (SELECT rowid, ntokens, {freqs} FROM matched) "
             f"SELECT rowid, score, (SELECT count(*) FROM matched) FROM "
-            f"(SELECT rowid, {score} AS score FROM "
-            f"(SELECT rowid, ntokens, {freqs} FROM matched) counted) scored {final}",
+            f"(SELECT rowid, {score} AS score FROM counted) scored {final}",
             {**params, "window": window},
         )
         return [(rowid, score) for rowid, score, _count in rows], rows[0][2] if rows else 0

@@ -22,7 +22,7 @@ from ...keys import normalize_key
 from ...transcript import advance, indexable, node_id, parse_event
 from ..model import AppendResult, SessionMeta, now_ms
 from .driver import Conflict, retried
-from .fts import index_text
+from .fts import index_text, is_mark
 from .reads import Reads
 from .text import store_text
 
@@ -168,7 +168,7 @@ class Writes(Reads):
         stats: dict[int, list[int]] = {}
         delta: Counter[str] = Counter() if df is None else df
         for pk, session_id, rows in batches:
-            texts = [index_text(row.body) for row in rows]
+            texts = [index_text(row.body, row.ts) for row in rows]
             for row, text in zip(rows, texts):
                 values.append((self.agent_id, first_rowid(session_id, row), pk, row.entry_id,
                                row.role, row.ts, store_text(row.body), text.ntokens, text.exact,
@@ -271,7 +271,8 @@ class Writes(Reads):
             "WHERE session_pk = %s AND exact GROUP BY lexeme",
             (pk,),
         ):
-            delta[lexeme] -= n
+            if not is_mark(lexeme):
+                delta[lexeme] -= n
         if df is None:
             self.apply_df(delta)
         self.conn.execute("DELETE FROM message_index WHERE session_pk = %s", (pk,))
