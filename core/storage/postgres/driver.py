@@ -122,6 +122,8 @@ def _configure(conn: Any, read_only: bool) -> None:
     # A plan for the words actually searched: a rare word wants the GIN index, a word in most
     # rows the newest-first walk; a generic prepared plan would pick one for both.
     conn.execute("SET plan_cache_mode TO force_custom_plan")
+    # ranking sorts a rank window of rows with their tsvectors: keep it in memory
+    conn.execute("SET work_mem TO '32MB'")
     if read_only:
         conn.execute("SET default_transaction_read_only TO on")
 

@@ -46,7 +46,9 @@ COUNT_CAP = 2_000
 # How much wider than the estimate the first slice of newest rows is, and up to how many
 # days a slice is named to the GIN index (see _sliced).
 SLICE_MARGIN = 2.0
-MAX_SLICE_DAYS = 32
+MAX_SLICE_DAYS = 64
+# A query matching more than this share of rows is found by walking rowids newest first.
+DENSE = 0.25
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ class Match(Reads):
                 top, windowed = self._sliced(
                     len(compiled.phrases), base, params, order, window, density, rows_total,
                     restricted=bool(sessions.pks) and not sessions.exclude,
+                    by_days=density < DENSE and not compiled.prefix,
                 )
             ranked = sorted(
                 top + extra,
@@ -156,8 +159,21 @@ class Match(Reads):
             idfs.append(idf(rows_total, exact + in_python))
             known = compiled.lookups[i] is not None or exact < cap
             part_bound = exact if known else min((df.get(w, 0) for w in words[i]), default=rows_total)
+            if not known and compiled.prefix and i == len(compiled.parts) - 1:
+                part_bound = min(part_bound, self._prefix_rows(compiled.parts[i][-1]))
             bound = min(bound, part_bound + in_python)
         return idfs, bound
+
+    def _prefix_rows(self, prefix: str) -> int:
+        """At most how many exact rows hold a word starting with ``prefix`` (the document
+        frequencies of those words, added: a row holding two of them counts twice)."""
+        after = prefix[:-1] + chr(ord(prefix[-1]) + 1)  # byte order is code point order
+        row = self._one(
+            "SELECT coalesce(sum(rows), 0) FROM lexeme_df WHERE agent_id = %s "
+            "AND lexeme >= %s AND lexeme < %s",
+            (self.agent_id, prefix, after),
+        )
+        return int(row[0])
 
     def _checked_rows(self, compiled: CompiledQuery) -> list[_Checked]:
         """Rows whose tsvector has no positions (or all rows, when a query token was too long
@@ -194,17 +210,19 @@ class Match(Reads):
         return min(1.0, row[0] / rows_total) if rows_total else 1.0
 
     def _sliced(self, parts: int, base: str, params: dict[str, Any], order: str,
-                window: int | None, density: float, rows_total: int, restricted: bool
-                ) -> tuple[list[tuple[int, float]], bool]:
+                window: int | None, density: float, rows_total: int, restricted: bool,
+                by_days: bool) -> tuple[list[tuple[int, float]], bool]:
         """``_top`` over the newest rows first. The newest ``wanted`` matches lie in the
         newest slice of rows that holds ``wanted`` of them, so a slice returning that many
         gives the whole answer; one returning fewer is widened (x4), up to every row.
 
         A slice is a rowid bound, placed as if rows were spread evenly over time (a wrong
         guess only costs a wider slice or one more step). A few sessions are read through
-        their own index; otherwise the GIN index itself keeps to the slice's days."""
+        their own index; a query the rowid walk would meet rarely (``by_days``) is kept to
+        the slice's days by the GIN index itself."""
         wanted = params["limit"] if order == "recent" else window
-        span = int(wanted * SLICE_MARGIN / max(density, 1e-9)) if wanted else rows_total
+        margin = SLICE_MARGIN * (2 if any(" <-> " in params[f"p{i}"] for i in range(parts)) else 1)
+        span = int(wanted * margin / max(density, 1e-9)) if wanted else rows_total
         if span < rows_total // 2:
             newest, oldest = self._one(
                 "SELECT max(rowid), min(rowid) FROM message_index WHERE agent_id = %s",
@@ -214,14 +232,15 @@ class Match(Reads):
             start = newest - (newest - oldest) * span // rows_total
             sliced = {**params, "start": start}
             first_day, last_day = (start >> ROWID_SHIFT) // DAY_MS, (newest >> ROWID_SHIFT) // DAY_MS
-            if not restricted and last_day - first_day < MAX_SLICE_DAYS:
+            if by_days and not restricted and last_day - first_day < MAX_SLICE_DAYS:
                 days = days_query(start >> ROWID_SHIFT, newest >> ROWID_SHIFT)
                 sliced["q"] = f"({params['q']}) & ({days})"
             rows, count = self._top(parts, f"{base} AND rowid >= %(start)s", sliced, order,
                                     window, walk=not restricted)
             if count >= wanted:
                 return rows, window is not None
-            span *= 4
+            # wider, by what this slice held (at least twice as wide)
+            span = int(span * max(2.0, SLICE_MARGIN * wanted / max(count, 1)))
         rows, count = self._top(parts, base, params, order, window, walk=not restricted)
         return rows, window is not None and count >= window
 
