@@ -17,17 +17,15 @@ from ..interface import SchemaBehind
 from ..model import now_ms
 from .claims import Claims
 from .driver import connect, pg_errors, pools_for
-from .handle import Handle
 from .match import Match
-from .reads import Reads
 from .schema import SCHEMA_VERSION, migrate, refuse_newer, schema_version
 
 
-class PgReader(Match, Reads, Handle):
+class PgReader(Match):
     """One agent's rows, read-only."""
 
 
-class PgWriter(Match, Claims, Handle):
+class PgWriter(Match, Claims):
     """One agent's rows, for the write path, imports and reconciliation."""
 
 
@@ -48,13 +46,8 @@ class PostgresStorage:
         return {"BACKSCROLL_DATABASE_URL": self.url}
 
     def _version(self, write: bool) -> int:
-        pools = pools_for(self.url)
-        conn = pools.getconn(read_only=not write)
-        try:
-            with pg_errors(self.url):
-                return schema_version(conn)
-        finally:
-            pools.putconn(conn, read_only=not write)
+        with pools_for(self.url).connection(read_only=not write) as conn:
+            return schema_version(conn)
 
     def available(self) -> bool:
         return self._version(write=False) > 0
@@ -87,23 +80,14 @@ class PostgresStorage:
         pools = pools_for(self.url)
         if pools.schema_checked:
             return
-        conn = pools.getconn(read_only=False)
-        try:
-            with pg_errors(self.url):
-                migrate(conn, self.url)
-        finally:
-            pools.putconn(conn, read_only=False)
+        with pools.connection(read_only=False) as conn:
+            migrate(conn, self.url)
         pools.schema_checked = True
 
     def agents(self) -> list[str]:
         self.require()
-        pools = pools_for(self.url)
-        conn = pools.getconn(read_only=True)
-        try:
-            with pg_errors(self.url):
-                rows = conn.execute("SELECT agent_id FROM agents ORDER BY agent_id").fetchall()
-        finally:
-            pools.putconn(conn, read_only=True)
+        with pools_for(self.url).connection(read_only=True) as conn:
+            rows = conn.execute("SELECT agent_id FROM agents ORDER BY agent_id").fetchall()
         return [row[0] for row in rows]
 
     def open(self, agent_id: str, write: bool = False) -> PgReader | PgWriter:

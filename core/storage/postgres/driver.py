@@ -169,6 +169,16 @@ class Pools:
         with pg_errors(self.url):
             return pool.getconn()
 
+    @contextmanager
+    def connection(self, read_only: bool) -> Iterator[Any]:
+        """A pooled connection for a few statements, given back after."""
+        conn = self.getconn(read_only)
+        try:
+            with pg_errors(self.url):
+                yield conn
+        finally:
+            self.putconn(conn, read_only)
+
     def putconn(self, conn: Any, read_only: bool) -> None:
         pool = self.pools.get(read_only)
         try:

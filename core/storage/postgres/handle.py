@@ -86,7 +86,7 @@ class Handle:
             with pg_errors(self.url):
                 return self.conn.execute(sql, params)
         except Exception:
-            reading = sql.lstrip().upper().startswith("SELECT")
+            reading = sql.lstrip().upper().startswith(("SELECT", "WITH"))
             if not (reading and (self.conn.broken or self.conn.closed)):
                 raise
         self._fresh()

@@ -41,10 +41,11 @@ from .reads import Reads
 from .text import load_text
 
 UNIT_WEIGHTS = "'{1,1,1,1}'::float4[]"
-# Rows counted at most for the IDF of a phrase or prefix part (see _exact_hits, docs/postgres.md).
+# Rows counted at most for the IDF of a phrase or prefix part (_part_statistics, docs/postgres.md).
 COUNT_CAP = 2_000
-# How much wider than the estimate the first slice of newest rows is, and up to how many
-# days a slice is named to the GIN index (see _sliced).
+# How much wider than the estimate the first slice of newest rows is (twice that when a part
+# is a phrase: its words' frequencies bound it loosely), and up to how many days a slice is
+# named to the GIN index (see _sliced).
 SLICE_MARGIN = 2.0
 MAX_SLICE_DAYS = 64
 # A query matching more than this share of rows is found by walking rowids newest first.
@@ -112,8 +113,10 @@ class Match(Reads):
                     extra = [(r, s) for r, s in extra if r >= cutoff]
                 top = self._top(len(compiled.phrases), base, params, order, None)[0]
             else:
+                phrase = any(len(part) > 1 for part in compiled.parts)
                 top, windowed = self._sliced(
-                    len(compiled.phrases), base, params, order, window, density, rows_total,
+                    len(compiled.phrases), base, params, order, window, rows_total,
+                    density / (2 if phrase else 1),
                     restricted=bool(sessions.pks) and not sessions.exclude,
                     by_days=density < DENSE and not compiled.prefix,
                 )
@@ -210,19 +213,19 @@ class Match(Reads):
         return min(1.0, row[0] / rows_total) if rows_total else 1.0
 
     def _sliced(self, parts: int, base: str, params: dict[str, Any], order: str,
-                window: int | None, density: float, rows_total: int, restricted: bool,
+                window: int | None, rows_total: int, density: float, restricted: bool,
                 by_days: bool) -> tuple[list[tuple[int, float]], bool]:
         """``_top`` over the newest rows first. The newest ``wanted`` matches lie in the
         newest slice of rows that holds ``wanted`` of them, so a slice returning that many
-        gives the whole answer; one returning fewer is widened (x4), up to every row.
+        gives the whole answer; one returning fewer is widened by what it held, up to every
+        row. ``density``: the share of rows expected to match (an estimate from above).
 
         A slice is a rowid bound, placed as if rows were spread evenly over time (a wrong
         guess only costs a wider slice or one more step). A few sessions are read through
         their own index; a query the rowid walk would meet rarely (``by_days``) is kept to
         the slice's days by the GIN index itself."""
         wanted = params["limit"] if order == "recent" else window
-        margin = SLICE_MARGIN * (2 if any(" <-> " in params[f"p{i}"] for i in range(parts)) else 1)
-        span = int(wanted * margin / max(density, 1e-9)) if wanted else rows_total
+        span = int(wanted * SLICE_MARGIN / max(density, 1e-9)) if wanted else rows_total
         if span < rows_total // 2:
             newest, oldest = self._one(
                 "SELECT max(rowid), min(rowid) FROM message_index WHERE agent_id = %s",

@@ -181,13 +181,10 @@ class Writes(Reads):
             return
         values = self._placed(values)
         stored = self._copy_rows(values) if len(values) > 4 else set()
-        for value in values:
-            row = dict(zip(_COLUMNS, value))
-            while row["rowid"] not in stored:  # taken meanwhile (or not copied): the next slot
-                if self.conn.execute(_INSERT_ROW, row).fetchone():
-                    stored.add(row["rowid"])
-                else:
-                    row["rowid"] = next_rowid(row["rowid"])
+        for value in [value for value in values if value[1] not in stored]:
+            row = dict(zip(_COLUMNS, value))  # its rowid was taken meanwhile (or not copied)
+            while not self.conn.execute(_INSERT_ROW, row).fetchone():
+                row["rowid"] = next_rowid(row["rowid"])
         self.conn.execute(
             "UPDATE sessions SET index_rows = index_rows + s.n, index_tokens = index_tokens + s.t "
             "FROM unnest(%s::bigint[], %s::int[], %s::bigint[]) AS s(pk, n, t) "
