@@ -4,18 +4,20 @@ Builds the demo generator's corpus (default 1,000,000 messages in 10,000 session
 agent) twice with ``build_demo``: into SQLite files and into a PostgreSQL database, timing
 both (import + reconciliation, messages per second). Then runs each query class as the
 operator and as callers who see 10 and 1,000 sessions, on both backends in the same process,
-and prints p50 / p95 per class with the PostgreSQL / SQLite ratio, and the machine's load.
+and prints p50 / p95 per class with the PostgreSQL / SQLite ratio, then the live write path
+(one event stored and indexed per transaction, p50 / p99), and the machine's load.
 
 Without ``--url`` it starts a throwaway PostgreSQL cluster (unix socket, durable settings:
 fsync and synchronous commit on) like the tests do, and removes it afterwards.
 
     .venv/bin/python benchmarks/bench_postgres.py [--messages 1000000] [--sessions 10000]
-        [--runs 40] [--url postgresql://...] [--keep DIR]
+        [--runs 40] [--appends 2000] [--url postgresql://...] [--keep DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sqlite3
 import statistics
@@ -106,6 +108,23 @@ def timed(state: StateDir, request: SearchRequest, caller: Caller, runs: int) ->
     return statistics.median(times), p95, found
 
 
+def appends(state: StateDir, count: int) -> tuple[float, float]:
+    """p50 and p99 (ms) of the live write path: one event stored and indexed per transaction."""
+    key = f"agent:main:bench-append-{time.time_ns()}"
+    times = []
+    with state.open("main", write=True) as db:
+        parent = None
+        for n in range(count):
+            event = {"type": "message", "id": f"a{n}", "parentId": parent,
+                     "message": {"role": "user", "content": f"appended message {n} about a heron"}}
+            start = time.perf_counter()
+            db.append(SessionMeta(key), json.dumps(event))
+            times.append((time.perf_counter() - start) * 1000)
+            parent = f"a{n}"
+    times.sort()
+    return statistics.median(times), times[int(0.99 * (len(times) - 1))]
+
+
 def build(state: StateDir, messages: int, sessions: int) -> float:
     start = time.perf_counter()
     build_demo(state, messages=messages, sessions=sessions, agents=1, leave_imported_pending=False)
@@ -117,6 +136,7 @@ def main() -> int:
     parser.add_argument("--messages", type=int, default=1_000_000)
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=40)
+    parser.add_argument("--appends", type=int, default=2000, help="live appends timed (0: none)")
     parser.add_argument("--url", help="a PostgreSQL database, built unless it holds agents "
                         "(default: a throwaway cluster)")
     parser.add_argument("--keep", type=Path, help="keep the SQLite state here (and reuse it)")
@@ -159,6 +179,10 @@ def main() -> int:
                 same = "" if lite_hits == pg_hits else f" (SQLite {lite_hits})"
                 print(f"{label:<16} {who:<11} {l50:>9.1f}ms {l95:>6.1f}ms {p50:>7.1f}ms "
                       f"{p95:>6.1f}ms {p95 / l95:>13.2f}x {pg_hits:>5}{same}")
+        if args.appends:
+            (l50, l99), (p50, p99) = appends(lite, args.appends), appends(pg, args.appends)
+            print(f"\nappend with the index ({args.appends} events): SQLite p50 {l50:.2f} ms, "
+                  f"p99 {l99:.2f} ms; PostgreSQL p50 {p50:.2f} ms, p99 {p99:.2f} ms")
         load = os.getloadavg()
         print(f"\nload average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     finally:
