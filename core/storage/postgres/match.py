@@ -133,10 +133,12 @@ class Match(Reads):
     def _part_statistics(self, compiled: CompiledQuery, checked: list[_Checked],
                          rows_total: int) -> tuple[list[float], int]:
         """Each part's IDF, from the rows holding it, and an upper bound of the rows the
-        whole query can match. A whole word's document frequency is stored (``lexeme_df``);
-        a phrase or a prefix is counted, up to ``COUNT_CAP`` rows or just past half the rows
-        (from there on FTS5 clamps the IDF anyway): exact below 2 x COUNT_CAP rows, and beyond
-        that a part matching more than COUNT_CAP rows gets the IDF of COUNT_CAP matches."""
+        whole query can match. A whole word's document frequency is stored (``lexeme_df``).
+        A phrase is counted when its rarest word is in at most ``COUNT_CAP`` rows; beyond
+        that it gets the IDF of its rarest word's rows (an upper bound of its own). A prefix
+        is counted up to ``COUNT_CAP`` rows or just past half the rows (from there on FTS5
+        clamps the IDF anyway), and beyond gets the IDF of COUNT_CAP matches. Below
+        2 x COUNT_CAP rows in the agent, all of it is exact."""
         words = [
             part[:-1] if compiled.prefix and i == len(compiled.parts) - 1 else part
             for i, part in enumerate(compiled.parts)
@@ -149,10 +151,13 @@ class Match(Reads):
         idfs, bound = [], rows_total
         for i, phrase in enumerate(compiled.phrases):
             in_python = sum(1 for row in checked if row.freqs[i])
+            rarest = min((df.get(w, 0) for w in words[i]), default=rows_total)
             if compiled.verify_all:
                 exact = 0
             elif compiled.lookups[i] is not None:
                 exact = df.get(compiled.lookups[i], 0)
+            elif words[i] == compiled.parts[i] and rarest > cap and rows_total > 2 * COUNT_CAP:
+                exact = rarest  # a phrase of common words: not counted (see above)
             else:
                 exact = self._one(
                     "SELECT count(*) FROM (SELECT 1 FROM message_index "
@@ -161,7 +166,7 @@ class Match(Reads):
                 )[0]
             idfs.append(idf(rows_total, exact + in_python))
             known = compiled.lookups[i] is not None or exact < cap
-            part_bound = exact if known else min((df.get(w, 0) for w in words[i]), default=rows_total)
+            part_bound = exact if known else rarest
             if not known and compiled.prefix and i == len(compiled.parts) - 1:
                 part_bound = min(part_bound, self._prefix_rows(compiled.parts[i][-1]))
             bound = min(bound, part_bound + in_python)
