@@ -43,11 +43,12 @@ from .text import load_text
 UNIT_WEIGHTS = "'{1,1,1,1}'::float4[]"
 # Rows counted at most for the IDF of a phrase or prefix part (_part_statistics, docs/postgres.md).
 COUNT_CAP = 2_000
-# How much wider than the estimate the first slice of newest rows is (twice that when a part
-# is a phrase: its words' frequencies bound it loosely), and up to how many days a slice is
-# named to the GIN index (see _sliced).
-SLICE_MARGIN = 2.0
-MAX_SLICE_DAYS = 64
+# How much wider than the estimate the first slice of newest rows is, and up to how long a
+# slice is named to the GIN index by its days (see _sliced).
+SLICE_MARGIN = 3.0
+MAX_SLICE_MS = 64 * DAY_MS
+# Fewer missing matches than would take this many rows to find are found by walking on.
+WALK_ROWS = 20_000
 # A query matching more than this share of rows is found by walking rowids newest first.
 DENSE = 0.25
 
@@ -113,10 +114,8 @@ class Match(Reads):
                     extra = [(r, s) for r, s in extra if r >= cutoff]
                 top = self._top(len(compiled.phrases), base, params, order, None)[0]
             else:
-                phrase = any(len(part) > 1 for part in compiled.parts)
                 top, windowed = self._sliced(
-                    len(compiled.phrases), base, params, order, window, rows_total,
-                    density / (2 if phrase else 1),
+                    len(compiled.phrases), base, params, order, window, rows_total, density,
                     restricted=bool(sessions.pks) and not sessions.exclude,
                     by_days=density < DENSE and not compiled.prefix,
                 )
@@ -220,37 +219,55 @@ class Match(Reads):
     def _sliced(self, parts: int, base: str, params: dict[str, Any], order: str,
                 window: int | None, rows_total: int, density: float, restricted: bool,
                 by_days: bool) -> tuple[list[tuple[int, float]], bool]:
-        """``_top`` over the newest rows first. The newest ``wanted`` matches lie in the
-        newest slice of rows that holds ``wanted`` of them, so a slice returning that many
-        gives the whole answer; one returning fewer is widened by what it held, up to every
-        row. ``density``: the share of rows expected to match (an estimate from above).
+        """``_top`` over the newest rows first, slice by slice. The newest ``wanted`` matches
+        are the matches of the newest slice, then the newest of the slice below it, and so
+        on until ``wanted`` are found: each step asks only for what is still missing, in
+        rows no step read yet, and the best rows of all steps are merged by the caller.
+        ``density``: the share of rows expected to match (an estimate from above).
 
-        A slice is a rowid bound, placed as if rows were spread evenly over time (a wrong
-        guess only costs a wider slice or one more step). A few sessions are read through
-        their own index; a query the rowid walk would meet rarely (``by_days``) is kept to
-        the slice's days by the GIN index itself."""
+        A slice is a rowid range, placed as if rows were spread evenly over time (a wrong
+        guess only costs a wider next slice). A few sessions are read through their own
+        index; a query the rowid walk would meet rarely (``by_days``) is kept to the slice's
+        days by the GIN index itself."""
+        walk = not restricted
         wanted = params["limit"] if order == "recent" else window
-        span = int(wanted * SLICE_MARGIN / max(density, 1e-9)) if wanted else rows_total
+        if not wanted:  # every match is ranked
+            return self._top(parts, base, params, order, None, walk)[0], False
+        span = int(wanted * SLICE_MARGIN / max(density, 1e-9))
         if span < rows_total // 2:
             newest, oldest = self._one(
                 "SELECT max(rowid), min(rowid) FROM message_index WHERE agent_id = %s",
                 (self.agent_id,),
             )
-        while span < rows_total // 2:
-            start = newest - (newest - oldest) * span // rows_total
-            sliced = {**params, "start": start}
-            first_day, last_day = (start >> ROWID_SHIFT) // DAY_MS, (newest >> ROWID_SHIFT) // DAY_MS
-            if by_days and not restricted and last_day - first_day < MAX_SLICE_DAYS:
-                days = days_query(start >> ROWID_SHIFT, newest >> ROWID_SHIFT)
-                sliced["q"] = f"({params['q']}) & ({days})"
-            rows, count = self._top(parts, f"{base} AND rowid >= %(start)s", sliced, order,
-                                    window, walk=not restricted)
-            if count >= wanted:
-                return rows, window is not None
-            # wider, by what this slice held (at least twice as wide)
-            span = int(span * max(2.0, SLICE_MARGIN * wanted / max(count, 1)))
-        rows, count = self._top(parts, base, params, order, window, walk=not restricted)
-        return rows, window is not None and count >= window
+        found: list[tuple[int, float]] = []
+        have, upper = 0, None  # matches found so far; the rows below ``upper`` are unread
+        while True:
+            where, step = base, {**params, "limit": params["limit"]}
+            if order == "recent":
+                step["limit"] = wanted - have
+            if upper is not None:
+                where += " AND rowid < %(upper)s"
+                step["upper"] = upper
+            # the last few missing matches: walk on down the rowids (restricted: their index)
+            few = have > 0 and (wanted - have) / max(density, 1e-9) < WALK_ROWS
+            last = few or span >= rows_total // 2
+            if not last:
+                start = newest - (newest - oldest) * span // rows_total
+                where += " AND rowid >= %(start)s"
+                step["start"] = start
+                ceiling = upper if upper is not None else newest
+                if by_days and not restricted and ((ceiling - start) >> ROWID_SHIFT) < MAX_SLICE_MS:
+                    days = days_query(start >> ROWID_SHIFT, ceiling >> ROWID_SHIFT)
+                    step["q"] = f"({params['q']}) & ({days})"
+            rows, count = self._top(parts, where, step, order,
+                                    None if order == "recent" else wanted - have, walk)
+            found += rows
+            have += count
+            if have >= wanted or last:
+                return found, window is not None and have >= window
+            upper = start
+            # wider, by what the slices so far held (at least twice as wide)
+            span = int(span * max(2.0, SLICE_MARGIN * wanted / max(have, 1)))
 
     def _top(self, parts: int, base: str, params: dict[str, Any], order: str,
              window: int | None, walk: bool = True) -> tuple[list[tuple[int, float]], int]:
