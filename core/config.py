@@ -42,18 +42,23 @@ class Config:
 def load_config(state_dir: Path) -> Config:
     """The file's policy; a missing file gives the defaults."""
     path = Path(state_dir) / "config.toml"
-    if not path.is_file():
-        return Config()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as err:
-        raise ValidationError(f"{path} cannot be read as TOML: {err}") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ValidationError(f"{path} cannot be read: {err}") from None
+    data = read_toml(path)
     try:
         return _config(data)
     except ValidationError as err:  # one sentence that names the file and the problem
         raise ValidationError(f"{path}: {err}") from None
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """The file's tables (``{}`` when there is no file); one sentence naming it if unreadable."""
+    if not path.is_file():
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as err:
+        raise ValidationError(f"{path} cannot be read as TOML: {err}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValidationError(f"{path} cannot be read: {err}") from None
 
 
 def _table(data: dict[str, Any], *names: str) -> dict[str, Any]:

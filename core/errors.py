@@ -6,6 +6,8 @@ Every error carries one sentence meant for a person; the CLI maps the class to a
 
 from __future__ import annotations
 
+from .redact import redact  # a sentence may quote a key or an id given as input
+
 
 class BackscrollError(Exception):
     """Base class: ``str(err)`` is one sentence a user can act on."""
@@ -14,7 +16,7 @@ class BackscrollError(Exception):
     exit_code = 1
 
     def as_json(self) -> dict[str, str]:
-        return {"status": self.status, "error": str(self)}
+        return {"status": self.status, "error": redact(str(self))}
 
 
 class ValidationError(BackscrollError):

@@ -6,6 +6,8 @@ then the earliest), roughly centred, with its edges moved to word boundaries whe
 A cut end gets ``…``. Length: a text of at most ``max_chars`` is returned whole; otherwise the
 visible text is at most ``max_chars`` with one cut end and ``max_chars - 1`` with two, so an
 excerpt, ellipses included, is never longer than ``max_chars + 1`` (301 by default).
+A message longer than ``SCAN_CHARS`` is only looked at in a window of that size around the
+first plain occurrence of a query term, so the work per excerpt is bounded.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from .query import ParsedQuery, tokens
 ELLIPSIS = "…"
 _COLLAPSE = re.compile("[\\s\x00-\x1f\x7f-\x9f]+")  # controls too: an excerpt goes to terminals
 _SNAP = 20  # how far an edge may move inwards to land between words
+SCAN_CHARS = 20_000  # the most of one message an excerpt ever looks at
 
 
 @dataclass(frozen=True)
@@ -132,16 +135,36 @@ def _window(text: str, spot_start: int, spot_end: int, max_chars: int) -> tuple[
     return start, end
 
 
+def _scan_span(body: str, query: ParsedQuery) -> tuple[int, int]:
+    """The part of ``body`` an excerpt looks at: all of it up to ``SCAN_CHARS``, else
+    ``SCAN_CHARS`` around the first place a query term occurs as plain lower-case text (a
+    match only found through diacritic folding falls back to the beginning)."""
+    n = len(body)
+    if n <= SCAN_CHARS:
+        return 0, n
+    lowered = body.lower()
+    found = [p for term in query.terms if (p := lowered.find(term)) >= 0]
+    start = max(0, min(min(found, default=0) - SCAN_CHARS // 2, n - SCAN_CHARS))
+    if start > 0:  # begin after a space, not inside a word
+        space = body.find(" ", start, start + _SNAP)
+        start = space + 1 if space != -1 else start
+    return start, min(n, start + SCAN_CHARS)
+
+
 def make_excerpt(body: str, query: ParsedQuery, max_chars: int = 300) -> Excerpt:
-    """The excerpt of ``body`` (desegmented message text) to show for ``query``."""
+    """The excerpt of ``body`` (desegmented message text) to show for ``query``; never more
+    than ``SCAN_CHARS`` of it are looked at, however long the message."""
     if max_chars < 1:
         raise ValueError("max_chars must be at least 1")
-    text = _COLLAPSE.sub(" ", body).strip()
+    lo, hi = _scan_span(body, query)
+    text = _COLLAPSE.sub(" ", body[lo:hi]).strip()
     hits = _hits(list(tokens(text)), query)
     spot_start, spot_end = _best_spot(hits, max_chars - 1)
     start, end = _window(text, spot_start, spot_end, max_chars)
-    head = ELLIPSIS if start > 0 else ""
-    tail = ELLIPSIS if end < len(text) else ""
+    head = ELLIPSIS if start > 0 or lo > 0 else ""
+    tail = ELLIPSIS if end < len(text) or hi < len(body) else ""
+    if head and tail and end - start > max_chars - 1:
+        end = start + max_chars - 1  # the scan cut an end the window did not
     shift = len(head) - start
     highlights = sorted(
         {(s + shift, e + shift) for hit in hits for s, e in hit.spans if start <= s and e <= end}

@@ -12,6 +12,8 @@ from typing import Any
 
 from .errors import StoreError, ValidationError
 from .history import HistoryRequest, sessions_history
+from .private import FILE_MODE
+from .redact import redact
 from .state import StateDir
 from .visibility import Caller
 
@@ -36,7 +38,7 @@ def export_conversation(state: StateDir, key: str, caller: Caller, fmt: str = "m
     )
     if fmt == "json":
         return json.dumps(history.as_json(), ensure_ascii=False, indent=2) + "\n"
-    lines = [f"# {history.session_key}", "", f"Session id: `{history.session_id}`", ""]
+    lines = [f"# {redact(history.session_key)}", "", f"Session id: `{history.session_id}`", ""]
     for message in history.messages:
         when = datetime.fromtimestamp(message["timestamp"] / 1000, tz=timezone.utc)
         lines.append(f"## {message['role']} · {when:%Y-%m-%d %H:%M:%S} UTC · `{message['id']}`")
@@ -90,7 +92,8 @@ def write_export(
     except OSError as err:
         raise StoreError(f"cannot write {target}: {err.strerror or err}") from None
     try:
-        with os.fdopen(fd, "wb") as handle:  # mkstemp: mode 0600, whatever the umask
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), FILE_MODE)  # 0600, whatever the umask took away
             handle.write(data)
         os.replace(temp, target)
     except OSError as err:

@@ -11,21 +11,21 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import Forbidden, ValidationError
-from .keys import agent_of, normalize_key
+from .bounds import cut_text
+from .errors import ValidationError
+from .keys import normalize_key
 from .redact import redact
 from .search import validate_limit
 from .state import StateDir
 from .transcript import INDEXED_ROLES, TEXT_BLOCK_TYPES, active_branch, timestamp_ms
-from .visibility import Caller, may_see_agent
-from .visible import resolve_caller, visible_sessions
+from .visibility import Caller
+from .visible import FORBIDDEN, open_visible  # noqa: F401 - FORBIDDEN is also known from here
 
 FIELD_MAX_CHARS = 4000
 ANSWER_MAX_BYTES = 80 * 1024
 HISTORY_LIMIT_MAX = 1000
 TOOL_ROLES = ("toolResult", "tool", "bashExecution")
 TOOL_BLOCKS = ("toolCall", "tool_use", "tool_result", "function_call")
-FORBIDDEN = "session not found or not visible to this caller"
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,10 @@ class HistoryRequest:
 
 @dataclass
 class HistoryResponse:
+    """A window of a conversation. Ids, tool names and image types are redacted like text; the
+    key stays as stored, for opening the session in this process, and is redacted wherever it
+    is shown (``as_json``)."""
+
     session_key: str
     session_id: str
     messages: list[dict[str, Any]] = field(default_factory=list)
@@ -52,7 +56,7 @@ class HistoryResponse:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "sessionKey": self.session_key,
+            "sessionKey": redact(self.session_key),
             "sessionId": self.session_id,
             "messages": self.messages,
             "truncated": self.truncated,
@@ -63,7 +67,7 @@ class HistoryResponse:
         }
 
 
-class _Cleaner:
+class Cleaner:
     """Redacts and cuts text fields, remembering whether it did either."""
 
     def __init__(self, max_chars: int = FIELD_MAX_CHARS) -> None:
@@ -72,8 +76,10 @@ class _Cleaner:
         self.cut = False
 
     def text(self, value: str) -> str:
-        clean = redact(value)
-        self.redacted = self.redacted or clean != value
+        bounded = cut_text(value)  # a message over the bound is shown cut, with a marker
+        clean = redact(bounded)
+        self.redacted = self.redacted or clean != bounded
+        self.cut = self.cut or bounded is not value
         if len(clean) > self.max_chars:
             self.cut = True
             clean = clean[: self.max_chars] + "…"
@@ -107,11 +113,11 @@ class _Cleaner:
 def _image_placeholder(block: dict[str, Any]) -> str:
     data = block.get("data")
     size = len(data) * 3 // 4 if isinstance(data, str) else 0
-    mime = block.get("mimeType") or block.get("mime_type") or "image"
+    mime = redact(str(block.get("mimeType") or block.get("mime_type") or "image"))[:100]
     return f"[image {mime}{f', {size // 1024} KB' if size else ''}]"
 
 
-def render_message(event: dict[str, Any], cleaner: _Cleaner, include_tools: bool, default_ts: int
+def render_message(event: dict[str, Any], cleaner: Cleaner, include_tools: bool, default_ts: int
                    ) -> dict[str, Any] | None:
     message = event.get("message") or {}
     role = message.get("role")
@@ -126,8 +132,9 @@ def render_message(event: dict[str, Any], cleaner: _Cleaner, include_tools: bool
                      "content": rendered}]
     elif not rendered:
         return None  # e.g. an assistant turn that only called tools, shown without tools
+    entry_id = event.get("id")
     return {
-        "id": event.get("id"),
+        "id": redact(entry_id) if isinstance(entry_id, str) else entry_id,
         "role": role,
         "timestamp": timestamp_ms(event, default_ts),
         "content": rendered,
@@ -139,35 +146,32 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
     limit = (
         validate_limit(request.limit, HISTORY_LIMIT_MAX) if request.limit is not None else None
     )
-    state.require()
-    resolve_caller(state, caller)
-    agent = agent_of(key)
-    if agent not in state.agents() or not may_see_agent(caller, agent):
-        raise Forbidden(FORBIDDEN)
-    with state.open(agent) as db, db.snapshot():
-        session = visible_sessions(db, caller).visible.get(key)
-        if session is None:
-            raise Forbidden(FORBIDDEN)
+    with open_visible(state, caller, key) as (db, session):
         branch = active_branch(db.events(session.pk))
     messages: list[dict[str, Any]] = []
+    stored_ids: list[Any] = []  # the ids as stored: an anchor may name either form
     flags: list[tuple[bool, bool]] = []  # (redacted, cut) per message, for the window's flags
     for _seq, event in branch.path:
         if event.get("type") != "message":
             continue
-        cleaner = _Cleaner(request.field_max_chars)
+        cleaner = Cleaner(request.field_max_chars)
         rendered = render_message(event, cleaner, request.include_tools, session.created_at)
         if rendered is not None:
             messages.append(rendered)
+            stored_ids.append(event.get("id"))
             flags.append((cleaner.redacted, cleaner.cut))
     anchor = None
     if request.message_id is not None:
-        anchor = next((i for i, m in enumerate(messages) if m["id"] == request.message_id), None)
+        wanted = request.message_id
+        anchor = next((i for i, sid in enumerate(stored_ids) if sid == wanted), None)
+        if anchor is None:  # the redacted id a search answered with
+            anchor = next((i for i, m in enumerate(messages) if m["id"] == wanted), None)
         if anchor is None:
             raise ValidationError(
                 f"message {request.message_id!r} is not on the active branch of {key} "
                 "(it may be on an abandoned branch, a tool message, or unknown)"
             )
-    response = HistoryResponse(session_key=key, session_id=session.session_id)
+    response = HistoryResponse(session_key=key, session_id=redact(session.session_id))
     lo, hi = _window(messages, anchor, limit, response, request.max_bytes)
     response.messages = messages[lo:hi]
     response.content_redacted = any(redacted for redacted, _cut in flags[lo:hi])

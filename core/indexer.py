@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
+from .bounds import cut_text
 from .keys import is_incognito
 from .redact import REDACTION_VERSION, redact
 from .textseg import segment
-from .transcript import Branch, active_branch, indexable
+
+if TYPE_CHECKING:  # the tree rules load when rows are built, not when a search starts
+    from .transcript import Branch
 
 # Bump when extraction (which entries, which blocks) or segmentation changes.
-EXTRACTION_VERSION = 2  # 2: incognito sessions are not indexed
+# 2: incognito sessions are not indexed; 3: a message over bounds.MAX_MESSAGE_CHARS is cut;
+# 4: rows carry their scope (the sessions a caller may see are selected inside MATCH)
+EXTRACTION_VERSION = 4
 INDEXER_VERSION = EXTRACTION_VERSION * 1000 + REDACTION_VERSION
 
 # rowid = (message time in ms) << ROWID_SHIFT | slot. The slot separates messages of the same
@@ -36,23 +41,34 @@ class IndexRow:
 
 
 def row_for(entry_id: str, role: str, ts: int, text: str) -> IndexRow:
-    return IndexRow(entry_id, role, min(max(ts, 0), MAX_TS), segment(redact(text)))
+    """The row of one message: cut to ``MAX_MESSAGE_CHARS`` (with a marker), then redacted
+    and segmented; a message is stored whole, but never indexed or searched whole."""
+    return IndexRow(entry_id, role, min(max(ts, 0), MAX_TS), segment(redact(cut_text(text))))
 
 
 def rows_for_branch(branch: Branch, default_ts: int = 0) -> list[IndexRow]:
     """Index rows of an active branch; a message with no time at all gets ``default_ts``
     (the session's creation time), the same rule the live write path uses."""
+    from .transcript import indexable
+
     rows: list[IndexRow] = []
-    for _seq, event in branch.path:
-        message = indexable(event, default_ts)
-        if message is not None:
-            rows.append(row_for(message.entry_id, message.role, message.timestamp_ms, message.text))
+    for seq, event in branch.path:
+        try:
+            message = indexable(event, default_ts)
+            if message is not None:
+                rows.append(
+                    row_for(message.entry_id, message.role, message.timestamp_ms, message.text)
+                )
+        except Exception as err:  # one bad event never stops a rebuild; verify does the same
+            branch.problems.append(f"event {seq}: cannot be indexed ({type(err).__name__}); skipped")
     return rows
 
 
 def expected_rows(
     events: Iterable[tuple[int, dict[str, Any]]], default_ts: int = 0
 ) -> tuple[list[IndexRow], Branch]:
+    from .transcript import active_branch
+
     branch = active_branch(events)
     return rows_for_branch(branch, default_ts), branch
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
+from .bounds import too_long
 from .errors import ValidationError
 from .keys import agent_of, normalize_key
 from .state import StateDir
@@ -36,13 +37,16 @@ class AppendReport:
 def append_events(
     state: StateDir,
     meta: SessionMeta,
-    lines: Iterable[str | bytes],
+    lines: Iterable[str | bytes | int],
     where: str = "stdin",
     on_refused: Callable[[str], None] | None = None,
 ) -> AppendReport:
     """Store each JSON line as one event of ``meta.key`` (created if new), each in its own
     transaction. A malformed line is refused with ``<where>:<line>: reason`` (and passed to
-    ``on_refused`` at once); nothing of it is stored, and the next lines go on."""
+    ``on_refused`` at once); nothing of it is stored, and the next lines go on.
+
+    ``lines`` may come from ``bounds.read_lines``: a line over the size bound is given as its
+    size (an int), never held in memory, and refused."""
     meta = replace(
         meta,
         key=normalize_key(meta.key),  # every key is checked before anything is created
@@ -52,22 +56,22 @@ def append_events(
     report = AppendReport(meta.key)
     with state.open(agent_of(meta.key), write=True) as db:
         for lineno, line in enumerate(lines, start=1):
-            if not line.strip():
+            if isinstance(line, int):
+                problem = f"{where}:{lineno}: {too_long(line)}"
+            elif not line.strip():
                 continue
-            try:
-                text = line.decode("utf-8") if isinstance(line, bytes) else line
-                result = db.append(meta, text)
-            except UnicodeDecodeError:
-                problem = f"{where}:{lineno}: not valid UTF-8"
-            except ValidationError as err:
-                problem = f"{where}:{lineno}: {err}"
             else:
-                report.stored += 1
-                if result.outcome == "indexed":
-                    report.indexed += 1
-                elif result.outcome == "dirty":
-                    report.dirty += 1
-                continue
+                try:
+                    result = db.append(meta, line)
+                except ValidationError as err:
+                    problem = f"{where}:{lineno}: {err}"
+                else:
+                    report.stored += 1
+                    if result.outcome == "indexed":
+                        report.indexed += 1
+                    elif result.outcome == "dirty":
+                        report.dirty += 1
+                    continue
             report.refused.append(problem)
             if on_refused is not None:
                 on_refused(problem)

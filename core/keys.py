@@ -102,7 +102,8 @@ def agent_of(key: str) -> str:
 
 
 def is_incognito(key: str) -> bool:
-    return bool(_INCOGNITO_RE.match(key.lower()))
+    lowered = key.lower()
+    return "incognito-" in lowered and _INCOGNITO_RE.match(lowered) is not None
 
 
 def is_main_key(key: str) -> bool:

@@ -22,9 +22,13 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from .errors import ValidationError
-from .textseg import BLOCK_CLASS, JOIN_CLASS, MARK_CLASS, SEG_CLASS, segment
+from .textseg import BLOCK_CLASS, JOIN_CLASS, MARK_CLASS, SEG_CLASS, LazyPattern, segment
 
 MAX_QUERY_CHARS = 4096
+# Beyond these a query is refused: each part is counted and scored on its own, and FTS5's
+# work grows with every token (docs/performance.md).
+MAX_QUERY_PARTS = 32
+MAX_QUERY_TOKENS = 64
 MATCH_MODES = ("exact", "prefix")
 MIN_PREFIX_CHARS = 2
 
@@ -35,6 +39,7 @@ class ParsedQuery:
     terms: tuple[str, ...]  # distinct folded tokens, in query order (for highlighting)
     prefix: bool  # the last token of the last phrase also matches as a prefix
     phrases: tuple[tuple[str, ...], ...]  # folded tokens of each ANDed part, in order
+    parts: tuple[str, ...] = ()  # the MATCH expression of each part (``fts`` is them ANDed)
 
 
 # --- folding: what unicode61 remove_diacritics 2 does to a token ---------------------------
@@ -49,6 +54,8 @@ _SQLITE_DIACRITICS = (
 _FOLD_TABLE: dict[int, str | None] = {cp: None for cp in _SQLITE_DIACRITICS}
 _FOLD_TABLE.update({ord(a): b for a, b in zip("ſµςϐϵϑϰϖϱϕ", "sμσβεθκπρφ")})
 _LATIN_PRECOMPOSED = re.compile("[\u00c0-\u024f\u1e00-\u1eff]+")
+# What translate() would change: checked first (a scan in C), since most text has none.
+_FOLDABLE = re.compile("[" + "".join(chr(cp) for cp in _FOLD_TABLE) + "]")
 
 
 def fold(text: str) -> str:
@@ -58,7 +65,7 @@ def fold(text: str) -> str:
     if text.isascii():
         return text
     text = _LATIN_PRECOMPOSED.sub(lambda m: unicodedata.normalize("NFD", m.group()), text)
-    return text.translate(_FOLD_TABLE)
+    return text.translate(_FOLD_TABLE) if _FOLDABLE.search(text) else text
 
 
 # --- tokens: unicode61's token characters, with segmentable clusters on their own ----------
@@ -69,17 +76,28 @@ def fold(text: str) -> str:
 _DIACRITIC_CLASS = "".join(f"\\U{cp:08x}" for cp in _SQLITE_DIACRITICS)
 _PRIVATE_USE = "\\U0000e000-\\U0000f8ff\\U000f0000-\\U000ffffd\\U00100000-\\U0010fffd"
 _SKIN_TONES = "\\U0001f3fb-\\U0001f3ff"
-_TOKEN = re.compile(
+_TOKEN = LazyPattern(
     f"(?P<cluster>[{SEG_CLASS}][{JOIN_CLASS}]+)|[{SEG_CLASS}]"
     f"|(?:[^\\W_{BLOCK_CLASS}]|[{_DIACRITIC_CLASS}{_PRIVATE_USE}{_SKIN_TONES}])+"
 )
+_ASCII_TOKEN = re.compile("[A-Za-z0-9]+")  # the same tokens, for ASCII text
+# A token character of folded text (the diacritics are gone), for patterns that look for a
+# word between token boundaries (rank.py counts words this way).
+TOKEN_CHAR = f"[^\\W_]|[{_PRIVATE_USE}{_SKIN_TONES}]"
+# A character outside ASCII that tokens are made of (before folding): text without any has
+# the same tokens as its ASCII characters alone (rank.py counts such text the cheap way).
+NON_ASCII_TOKEN_CHAR = f"(?![\\x00-\\x7f])(?:{TOKEN_CHAR}|[{_DIACRITIC_CLASS}])"
 # unicode61 splits at a Thai vowel sign or a variation selector (they are separators), so the
 # token of a cluster is its base (plus Hangul jamo tails): the marks go.
-_MARK = re.compile(f"[{MARK_CLASS}]")
+_MARK = LazyPattern(f"[{MARK_CLASS}]")
 
 
 def tokens(text: str) -> Iterator[tuple[int, int, str]]:
     """``(start, end, folded)`` for each token of ``text`` (unsegmented), as FTS5 sees them."""
+    if text.isascii():
+        for m in _ASCII_TOKEN.finditer(text):
+            yield m.start(), m.end(), m.group().lower()
+        return
     for m in _TOKEN.finditer(text):
         word = m.group()
         if word.isascii():
@@ -139,10 +157,21 @@ def parse_query(text: str, match: str = "exact") -> ParsedQuery:
             "The query has nothing to search for: it needs a letter or digit "
             "(punctuation and symbols are not indexed)."
         )
+    if len(phrases) > MAX_QUERY_PARTS:
+        raise ValidationError(
+            f"The query has {len(phrases)} words and phrases; at most {MAX_QUERY_PARTS} are "
+            "searched together: keep the few that matter."
+        )
+    token_count = sum(len(phrase) for phrase in phrases)
+    if token_count > MAX_QUERY_TOKENS:
+        raise ValidationError(
+            f"The query has {token_count} words (a CJK character counts as one); at most "
+            f"{MAX_QUERY_TOKENS} are searched together: keep the few that matter."
+        )
     # A one-character last token stays a whole word: as a prefix it would match most of the
     # vocabulary (slow, and useless while typing); the next keystroke makes it a prefix.
     prefix = match == "prefix" and len(phrases[-1][-1]) >= MIN_PREFIX_CHARS
     if prefix:
         exprs[-1] += " *"  # FTS5: the phrase's last token matches as a prefix
     terms = tuple(dict.fromkeys(tok for phrase in phrases for tok in phrase))
-    return ParsedQuery(" AND ".join(exprs), terms, prefix, tuple(phrases))
+    return ParsedQuery(" AND ".join(exprs), terms, prefix, tuple(phrases), tuple(exprs))

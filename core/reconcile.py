@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import BackscrollError
-from .indexer import session_rows
+from .indexer import IndexRow, session_rows
 from .state import StateDir
-from .storage import AgentWriter, Claim, Progress, PublishItem, SchemaBehind
+from .storage import AgentReader, AgentWriter, Claim, Progress, PublishItem, SchemaBehind
 
 LEASE_MS = 30_000
 BATCH_EVENTS = 4_000  # events read + rows written per transaction
@@ -52,6 +52,7 @@ class ReconcileStats:
     messages: int = 0
     abandoned: int = 0
     problems: list[str] = field(default_factory=list)
+    error: str | None = None  # the database could not be reconciled (one sentence)
 
 
 def new_owner() -> str:
@@ -74,6 +75,7 @@ def reconcile_agent(
         if not db.start_run(owner, uuid.uuid4().hex, lease_ms):
             stats.started = False
             return stats
+        db.purge(only_if_pending=True)  # a delete interrupted before its purge
         attempts: dict[int, int] = {}
         builder = _RowBuilder.for_backfill(state, db)
         try:
@@ -118,11 +120,15 @@ def reconcile_agent(
 def _build(state: StateDir, agent_id: str, claims: list[Claim]) -> list[PublishItem]:
     """Rows of claimed sessions, read through a connection of its own (a helper process)."""
     with state.open(agent_id) as db:
-        items = []
-        for claim in claims:
-            rows, branch = session_rows(claim.key, db.events(claim.session_pk), claim.created_at)
-            items.append((claim, rows, branch.leaf, "; ".join(branch.problems)))
-        return items
+        return [(claim, *_rows(db, claim)) for claim in claims]
+
+
+def _rows(db: AgentReader, claim: Claim) -> tuple[list[IndexRow], str | None, str]:
+    """A claimed session's rows, its leaf, and the problems found: stored rows that no longer
+    parse and broken tree links, each skipped and reported, never raised."""
+    problems: list[str] = []
+    rows, branch = session_rows(claim.key, db.events(claim.session_pk, problems), claim.created_at)
+    return rows, branch.leaf, "; ".join(problems + branch.problems)
 
 
 class _RowBuilder:
@@ -171,8 +177,7 @@ def _rebuild_small(db: AgentWriter, claims: list[Claim], owner: str, stats: Reco
         for claim in claims:
             if not db.still_mine(claim, owner):
                 continue
-            rows, branch = session_rows(claim.key, db.events(claim.session_pk), claim.created_at)
-            items.append((claim, rows, branch.leaf, "; ".join(branch.problems)))
+            items.append((claim, *_rows(db, claim)))
         published = db.publish(items, owner)
     _count(stats, items, published)
 
@@ -180,15 +185,14 @@ def _rebuild_small(db: AgentWriter, claims: list[Claim], owner: str, stats: Reco
 def _rebuild_large(db: AgentWriter, claim: Claim, owner: str, lease_ms: int, batch: int,
                    stats: ReconcileStats) -> None:
     """Rebuild a big session in batch transactions; publish if nothing changed meanwhile."""
-    rows, branch = session_rows(claim.key, db.events(claim.session_pk), claim.created_at)
+    rows, leaf, problems = _rows(db, claim)
     for start in range(0, max(len(rows), 1), batch):
         if not db.write_rows(claim, owner, rows[start : start + batch], start == 0, lease_ms):
             stats.abandoned += 1
             return
-    item: PublishItem = (claim, None, branch.leaf, "; ".join(branch.problems))
     with db.transaction():
-        published = db.publish([item], owner)
-    _count(stats, [(claim, rows, branch.leaf, item[3])], published)
+        published = db.publish([(claim, None, leaf, problems)], owner)
+    _count(stats, [(claim, rows, leaf, problems)], published)
 
 
 def _count(stats: ReconcileStats, items: list, published: list[Claim]) -> None:
@@ -207,11 +211,16 @@ def _count(stats: ReconcileStats, items: list, published: list[Claim]) -> None:
 def reconcile_all(state: StateDir, on_progress: Callable[[str, Progress], None] | None = None,
                   stop: threading.Event | None = None, agents: list[str] | None = None
                   ) -> list[ReconcileStats]:
-    """Reconcile every agent of ``state`` (or only ``agents``), one after the other."""
+    """Reconcile every agent of ``state`` (or only ``agents``); a database that cannot be
+    (corrupt, newer schema, read-only) is reported in its stats' ``error`` and the other
+    agents are reconciled all the same."""
     results = []
     for agent_id in state.agents() if agents is None else agents:
         callback = (lambda p, a=agent_id: on_progress(a, p)) if on_progress else None
-        results.append(reconcile_agent(state, agent_id, on_progress=callback, stop=stop))
+        try:
+            results.append(reconcile_agent(state, agent_id, on_progress=callback, stop=stop))
+        except BackscrollError as err:
+            results.append(ReconcileStats(agent_id, started=False, error=str(err)))
     return results
 
 

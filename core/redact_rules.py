@@ -1,221 +1,96 @@
-"""The redaction rules: what a secret looks like. The engine that applies them is redact.py.
+"""The judgement of redaction: does this name announce a secret, is this value one?
 
-Patterns here are data; the functions judge a candidate the patterns found (is this value a
-placeholder? does this name announce a secret?). docs/redaction.md explains each decision.
+Patterns live in redact_tokens.py (pass 1) and redact_patterns.py (pass 2); the engine that
+applies them is redact.py with redact_context.py. docs/redaction.md explains each decision.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import re
-from collections.abc import Callable
-
-# --- Pass 1: tokens that name themselves ------------------------------------------------------
-
-
-def _has_digit(token: str) -> bool:
-    return _DIGIT.search(token) is not None
-
-
-def _has_upper(token: str) -> bool:
-    return _UPPER.search(token) is not None
-
-
-def _upper_lower_digit(token: str) -> bool:
-    return _has_upper(token) and _has_digit(token) and _LOWER.search(token) is not None
-
+from collections import Counter
 
 _DIGIT, _UPPER, _LOWER = re.compile(r"\d"), re.compile(r"[A-Z]"), re.compile(r"[a-z]")
 
-
-# (kind, pattern, extra check). Each kind is one named group of TOKEN; a token is a whole word
-# (nothing from [A-Za-z0-9_-] touches it on either side). The extra checks keep look-alikes out.
-TOKEN_RULES: tuple[tuple[str, str, Callable[[str], bool] | None], ...] = (
-    # Anthropic keys carry a ~95-character body; shorter sk-ant- strings are doc placeholders.
-    ("anthropic", r"sk-ant-[a-z]{2,8}\d\d-[A-Za-z0-9_-]{80,}", None),
-    # OpenAI (sk-, sk-proj-, sk-admin-, ...) and the many APIs that copied the prefix. A digit
-    # tells a key from kebab-case words (sk-learn-...); sk-ant- is left to the rule above.
-    ("sk", r"sk-(?!ant-)[A-Za-z0-9_-]{20,}", _has_digit),
-    # Stripe secret and restricted keys; pk_ (publishable) keys are public by design.
-    ("stripe", r"[sr]k_(?:live|test)_[A-Za-z0-9]{16,}", None),
-    # GitHub: personal (ghp), OAuth (gho), user-to-server (ghu), server (ghs), refresh (ghr).
-    ("github", r"gh[pousr]_[A-Za-z0-9_]{36,}|github_pat_[A-Za-z0-9_]{50,}", None),
-    # GitLab personal/pipeline/runner/deploy tokens, optionally "routable" (.01.xxxxx suffix).
-    ("gitlab", r"gl(?:pat|ptt|rt|dt)-[A-Za-z0-9_-]{20,}(?:\.[a-z0-9]{2}\.[a-z0-9]{5,})?", None),
-    # Slack bot/app/user/legacy tokens start with a numeric team or user id.
-    ("slack", r"xox[abprs]-\d{6,}-[A-Za-z0-9-]{8,}|xapp-\d-[A-Za-z0-9-]{30,}", None),
-    # Slack configuration tokens: the real ones are random, the doc example is a sentence.
-    ("slack_config", r"xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{40,}", _upper_lower_digit),
-    # A Slack incoming-webhook URL is a credential; the host stays, the T/B/secret path goes.
-    ("slack_webhook",
-     r"(?<=hooks\.slack\.com/services/)T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{16,}", None),
-    ("aws_key_id", r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}", None),
-    ("aws_bedrock", r"ABSK[A-Za-z0-9+/]{40,}={0,2}", None),
-    # A bare AWS secret access key is 40 base64 characters with nothing to announce it: accept
-    # only mixed case plus digits (never a git SHA or a word) not inside a path or a domain.
-    ("aws_secret", r"(?<![+/.])[A-Za-z0-9+/]{40}(?![+/=]|\.[A-Za-z0-9])", _upper_lower_digit),
-    ("google", r"AIza[A-Za-z0-9_-]{35}", None),
-    # Hugging Face user and org tokens are ~34 random mixed-case letters.
-    ("huggingface", r"(?:hf|api_org)_[A-Za-z0-9]{30,40}", _has_upper),
-    ("npm", r"npm_[A-Za-z0-9]{36}", None),
-    # PyPI tokens are macaroons: base64 that always starts with AgE.
-    ("pypi", r"pypi-AgE[A-Za-z0-9_-]{40,}", None),
-    ("sendgrid", r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,64}", None),
-    # JWTs: base64url JSON header (eyJ = '{"'), payload, optional (possibly empty) signature.
-    ("jwt", r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*)?", None),
-    # Telegram bot tokens: bot id, colon, 35 random characters; in API URLs after "/bot".
-    ("telegram", r"(?:bot)?\d{8,10}:[A-Za-z0-9_-]{35}", _upper_lower_digit),
-    # Discord bot tokens: base64 of a numeric snowflake (starts M/N/O), timestamp, HMAC.
-    ("discord", r"[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}", None),
-)
-
-# "…" counts as part of a word so that no token starts or ends against a mask.
-TOKEN = re.compile(
-    r"(?<![A-Za-z0-9_…-])(?:"
-    + "|".join(f"(?P<{kind}>{pattern})" for kind, pattern, _ in TOKEN_RULES)
-    + r")(?![A-Za-z0-9_…-])"
-)
-TOKEN_CHECKS: dict[str, Callable[[str], bool] | None] = {k: c for k, _, c in TOKEN_RULES}
+def is_mask(value: str) -> bool:
+    """A mask this module wrote (``***``, ``abcdef…wxyz``): never a secret again."""
+    return value == "***" or (len(value) == 11 and value[6] == "…")
 
 
-def _shape(chars: str) -> bytes:
-    """A bytes.translate table: the given ASCII characters -> 'a', everything else -> ' '."""
-    return bytes(0x61 if chr(i) in chars else 0x20 for i in range(256))
-
-
-_ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-# Every token above contains a run of 16+ of these (AWS secrets count their + and /) with an
-# upper-case letter or a digit in it; paths and snake_case names are lower-case runs ...
-RUN_SHAPE = _shape(_ALNUM + "_-+/")
-LONG_RUN = b"a" * 16
-UPPER_OR_DIGIT_SHAPE = _shape("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-# ... and lies whole inside a window of these (JWT dots, Telegram colons, webhook slashes).
-WINDOW_SHAPE = _shape(_ALNUM + "_-+/=.:")
-
-# --- Pass 2: secrets named by their context ---------------------------------------------------
-
-# Trigger words, found in the lower-cased ASCII bytes of the text (one byte per character,
-# so offsets match). Each is entered by a rare letter (c, u, g, p, b, k) so the scan skips
-# most characters, and lookbehinds check the letters before it. A name trigger (secret,
-# cred, auth, sig, pass, pwd, key, token, cookie) counts only with a separator after its
-# name, so prose ("the key of") costs nothing more. The others: Bearer + a token, a Bundler
-# credential, URL userinfo, curl -u/--user, a --flag naming a secret.
-_SEPARATOR_AHEAD = rb"""(?=[a-z0-9_.-]{0,64}\\?["']?[ \t]*(?:[:=]|-[ \t]*\$?["']))"""
-_NAME_TRIGGERS = (rb"cr(?:[e3]t|ed)", rb"u(?<=au)th", rb"g(?<=sig)", rb"p(?:ass|wd)",
-                  rb"k(?:ey|(?<=tok)en|(?<=cook)ie)")
-# Every alternative starts with a literal: that lets the regex engine skip to candidates.
-LOCATOR = re.compile(
-    b"|".join(trigger + _SEPARATOR_AHEAD for trigger in _NAME_TRIGGERS)
-    + rb"|b(?:earer(?=[ \t]+[a-z0-9._~+/-]{16})|undle_)|://"
-    rb"|-(?:u(?=(?:ser)?[ \t=])|-(?=(?:[a-z][a-z0-9-]{0,40}?)?"
-    rb"(?:key|ken|pass|pwd|auth|cr[e3]t|sig|cred)[a-z0-9_-]*(?:=|[ \t]+[^\s-])))"
-)
-# Where the anchored header patterns start, relative to their trigger ("uth" is 1 into
-# "authorization"). Name triggers need no offset: the name is scanned in both directions.
-TRIGGER_BACK = {b"uth": 1, b"kie": 3}
-# Every context secret needs one of these near it (or "bearer"): texts without any skip pass 2.
-SEPARATOR_HINTS = ("=", ":", "--", "- '", '- "')
-
-# A name: letters, digits, _ . - (config.api_key, --api-key, X-Amz-Signature).
-NAME_SHAPE = _shape(_ALNUM + "_.-")
-MAX_NAME = 64
-# A rejected bare value longer than this is skipped whole rather than searched for names.
-MAX_REREAD = 256
-
-# A value: double-quoted (JSON escapes allowed), single-quoted (also bash $'...'), backticks,
-# \"escaped\" (JSON inside a string), or bare up to whitespace, a quote, a backslash or a
-# list/query separator. Quoted values are bounded.
-_VALUE = (
-    r"""(?:\$?"(?P<dq>(?:[^"\\\n]|\\.){1,4000})"|\$?'(?P<sq>[^'\n]{1,4000})'"""
-    r"""|`(?P<bq>[^`\n]{1,4000})`|\\"(?P<eq>[^"\\\n]{1,4000})\\"|(?P<bare>[^\s"'`&,;\\]+))"""
-)
-# After a name: its closing quote ("apiKey": ..., or \"apiKey\": inside a JSON string), then
-# =, :, =>, := or " - " before a quote.
-ASSIGNMENT = re.compile(
-    r"""(?P<close>\\?["']?)(?P<pre>[ \t]*)"""
-    r"""(?P<sep>=>|:=|=(?!=)|:(?![:/])|(?<=[ \t])-(?=[ \t]*\$?["']))(?P<post>[ \t]*)""" + _VALUE
-)
-# A command-line flag takes its value after = or after spaces (--token abc).
-FLAG_VALUE = re.compile(r"(?P<close>)(?P<pre>)(?P<sep>=|[ \t]+)(?P<post>)" + _VALUE)
-
-# Anchored at the hit; re.I because the hit was found in lower-cased text.
-AUTH_HEADER = re.compile(
-    r"""authorization["']?[ \t]*[:=][ \t]*["']?"""
-    r"""(?:(?P<scheme>bearer|basic|token|bot|digest|negotiate|apikey|sso-key)[ \t]+)?"""
-    r"""(?P<secret>[^\s"',;]+)""",
-    re.IGNORECASE,
-)
-BARE_BEARER = re.compile(r"bearer[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{16,}=*)", re.IGNORECASE)
-# The header's name=value pairs go whole (cookie names are rarely worth keeping, values vary
-# widely); Set-Cookie attributes without a value (HttpOnly) belong to the list.
-_COOKIE_PAIR = r"""[^\s=;,"']+=[^\s;,"']*"""
-COOKIE_HEADER = re.compile(
-    rf"""cookie["']?[ \t]*:[ \t]*["']?(?P<secret>{_COOKIE_PAIR}"""
-    rf"""(?:;[ \t]*(?:{_COOKIE_PAIR}|[A-Za-z]+(?![^\s;"'])))*)""",
-    re.IGNORECASE,
-)
-URL_USERINFO = re.compile(
-    r"""://(?P<user>[^\s:@/?#"'<>]{0,100}):(?P<secret>[^\s@/?#"'<>]{1,200})@"""
-)
-# The user is a plain login or e-mail, so "date -u +%H:%M" and "python -u E:\\x.py" stay.
-CURL_USER = re.compile(
-    r"""(?:--user|-u)(?:[ \t]+|=)["']?(?P<user>[A-Za-z0-9_.@-]{0,100}):["']?"""
-    r"""(?P<secret>[^\s"'\\/][^\s"']{0,200})"""
-)
-# A PEM private key (RSA, EC, OPENSSH, ENCRYPTED, PGP ... BLOCK): the body goes, the armour
-# lines stay. A block cut off before its END line is masked to the end of the text.
-PEM_BLOCK = re.compile(
-    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----\s*"
-    r"(?P<secret>(?!-----)\S[\s\S]*?)(?=\s*(?:-----END|\Z))"
-)
-# Bundler keeps per-host credentials in BUNDLE_<HOST>, dots spelled "__"
-# (BUNDLE_GEMS__EXAMPLE__COM=user:password); BUNDLE_BUILD__<gem> is build configuration.
-BUNDLER_CREDENTIAL = re.compile(
-    r"""BUNDLE_(?!BUILD__)[A-Z0-9]+(?:_[A-Z0-9]+)*__[A-Z0-9_]+=["']?(?P<secret>[^\s"']+)"""
-)
-
-# --- Judging a candidate ----------------------------------------------------------------------
+# --- values that stand in for a secret ---------------------------------------------------------
 
 # A value made only of words, one of them from this list, stands in for a secret:
-# "REDACTED_API_KEY", "test-key", "sk-secret", "changeme", "none".
+# "REDACTED_API_KEY", "test-key", "sk-secret", "changeme", "none", "EXAMPLE".
 _PLACEHOLDER_WORDS = frozenset(
     {"null", "none", "nil", "true", "false", "undefined", "redacted", "hidden", "masked",
      "secret", "password", "passwd", "token", "key", "apikey", "changeme", "example",
-     "placeholder", "dummy", "fake", "mock", "sample", "test", "todo"}
+     "placeholder", "dummy", "fake", "mock", "sample", "test", "todo", "insert", "here", "pass"}
 )
 _WORD_SEPARATORS = re.compile(r"[-_.' ]")
-_REFERENCE = re.compile(r"\$[{(A-Za-z_]|%\w+%$|\{\{|<.*>$|\[.*\]$|\{.*\}$|\(.*\)$", re.DOTALL)
+_REFERENCE = re.compile(r"\$[{(A-Za-z_]|%\w+%$|%s$|\{\{|@\w+@$")
+# <token>, [PASSWORD], {api_key}, (secret): a name in brackets, unless what is inside looks
+# random ({Xk3v9Qp2Lm7R} is a password someone wrapped in braces).
+_BRACKETED = re.compile(r"[<\[{(](?P<inner>.*)[>\]})]$", re.DOTALL)
 _PLAIN = re.compile(r"[^\W\d_]+(?:[-_.' ][^\W\d_]+)*")
 _PUNCTUATION = re.compile(r"[^\w.-]")
 _KEY_CHARS = re.compile(r"[A-Za-z0-9_+/=%-]{16,}")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+_CAMEL_WORDS = re.compile(r"(?:[A-Z][a-z]+)+")
 # os.environ[...], get_token(), self.api_key: code that fetches a secret, not the secret. Each
 # part is a word (letters, then digits at most at its end), so a1b2.c3d4 is not code.
 _IDENTIFIER = r"[A-Za-z_$][A-Za-z_$]*\d*"
-_CODE = re.compile(rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*(?:[(\[].*)?", re.DOTALL)
+_CODE = re.compile(rf"{_IDENTIFIER}(?:(?:\.|::|->){_IDENTIFIER})*(?:[(\[].*)?", re.DOTALL)
 
 
 def is_repetitive(value: str) -> bool:
-    """Filler, not a secret: ***, ..., abab, or mostly one filler character (xxxx,
-    XXXX-XXXX, 0000, ghp_xxxx...)."""
+    """Filler, not a secret: ***, ..., abab, TESTTEST..., or one character making up most of
+    it (xxxx, XXXX-XXXX, 0000, ghp_xxxx..., AKIAZZZZ..., glc_1111...)."""
     distinct = len(set(value))
     if distinct == 1 or (distinct == 2 and len(value) > 3):
         return True
-    return max(map(value.count, "xX*0#.")) * 2 > len(value)
+    if len(value) >= 12 and any(value == value[:n] * (len(value) // n) + value[: len(value) % n]
+                                for n in (3, 4)):
+        return True  # TESTTESTTEST..., abcabcabc...
+    return Counter(value).most_common(1)[0][1] * 2 > len(value)
+
+
+# Stand-ins written into a value: <prefix>XXXX_YOUR_TOKEN, xoxp-...-####, and in a
+# named value also some-fake-value, my-dummy-token (real keys can hold "fake" by chance, and test
+# data marks its keys so: sk-ant-...-fake-...).
+_FILLER_PARTS = ("xxxx", "XXXX", "####", "...")
+_STAND_IN_WORDS = ("fake", "dummy")
+# "your" as a word of the value (<your-token>, PUT_YOUR_KEY_HERE, yourToken), not as four
+# letters a random key happens to hold (...vryouRHJ...).
+_YOUR = re.compile(r"(?<![A-Za-z])(?:your|YOUR|Your)(?![a-z])")
+
+
+def has_filler(value: str) -> bool:
+    return any(part in value for part in _FILLER_PARTS) or _YOUR.search(value) is not None
 
 
 def is_placeholder(value: str) -> bool:
     """Doc placeholders and references to a secret kept elsewhere (${VAR}, <token>, [PASSWORD],
-    {{ secrets.X }}, $(cat file), ...): there is nothing to hide."""
+    {{ secrets.X }}, $(cat file), %s, ...): there is nothing to hide."""
     lowered = value.lower()
     return (
         (plain_words(value) and not _PLACEHOLDER_WORDS.isdisjoint(_WORD_SEPARATORS.split(lowered)))
-        or "your" in lowered
-        or "xxxx" in lowered
-        or "..." in value
+        or has_filler(value)
+        or any(word in value for word in _STAND_IN_WORDS)
+        or value.endswith("EXAMPLE")  # AWS's documentation keys: AKIA...EXAMPLE
+        or not any(c.isalnum() for c in value)  # ***, ,.:-!?: no password is only symbols
         or _REFERENCE.match(value) is not None
+        or _bracketed_name(value)
         or is_repetitive(value)
     )
+
+
+def _bracketed_name(value: str) -> bool:
+    match = _BRACKETED.match(value)
+    if match is None:
+        return False
+    inner = match.group("inner")
+    return not looks_random(inner) or code_like(inner)
 
 
 def plain_words(value: str) -> bool:
@@ -225,43 +100,111 @@ def plain_words(value: str) -> bool:
 
 def code_like(value: str) -> bool:
     """A dotted name, a call or a subscript (a lone word is not code: it may be a password)."""
-    has_code_mark = "." in value or "(" in value or "[" in value
+    has_code_mark = "." in value or "(" in value or "[" in value or "::" in value or "->" in value
     return has_code_mark and _CODE.fullmatch(value) is not None
 
 
-def looks_random(value: str) -> bool:
-    """8+ characters mixing at least two of lower case, upper case, digits, punctuation."""
-    if len(value) < 8 or plain_words(value):
-        return False
-    kinds = (
+def char_kinds(value: str) -> int:
+    """How many of lower case, upper case, digits, other characters the value mixes."""
+    return (
         (_LOWER.search(value) is not None)
         + (_UPPER.search(value) is not None)
         + (_DIGIT.search(value) is not None)
         + (_PUNCTUATION.search(value) is not None)
     )
-    return kinds >= 2
+
+
+def looks_random(value: str) -> bool:
+    """8+ characters mixing at least two of lower case, upper case, digits, punctuation."""
+    return len(value) >= 8 and not plain_words(value) and char_kinds(value) >= 2
 
 
 def looks_like_key(value: str) -> bool:
-    """One random 16+ character token (hex, base64, URL-encoded), never a UUID or a value
-    with structure such as the session key agent:main:main."""
-    if not _KEY_CHARS.fullmatch(value) or _UUID.fullmatch(value):
+    """One random 16+ character token (hex, base64, URL-encoded), never a UUID, a word in
+    CamelCase (ClearTextPassword) or a value with structure such as agent:main:main."""
+    if not _KEY_CHARS.fullmatch(value) or _UUID.fullmatch(value) or _CAMEL_WORDS.fullmatch(value):
         return False
-    kinds = (
-        (_LOWER.search(value) is not None)
-        + (_UPPER.search(value) is not None)
-        + (_DIGIT.search(value) is not None)
+    return char_kinds(value.replace("_", "").replace("-", "")) >= 2
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of the value's own character distribution."""
+    counts = Counter(value)
+    total = len(value)
+    return -sum(n / total * math.log2(n / total) for n in counts.values())
+
+
+_HEX = re.compile(r"[0-9a-fA-F]+")
+
+
+def high_entropy(value: str) -> bool:
+    """A random-looking token: 16+ characters, digits and letters (or 20+ letters of both
+    cases), and Shannon entropy of at least 3.0 bits per character for hex (at most 4
+    possible) or 3.5 for anything richer.
+    Random 32-character hex has ~3.7, random base64 ~4.7; English words and repeats less."""
+    if len(value) < 16 or is_repetitive(value):
+        return False
+    upper, lower = _UPPER.search(value) is not None, _LOWER.search(value) is not None
+    if _DIGIT.search(value) is None:
+        if not (upper and lower and len(value) >= 20):
+            return False  # letters only: a word, unless long and of both cases
+    elif not (upper or lower):
+        return False  # a number
+    threshold = 3.0 if _HEX.fullmatch(value) else 3.5
+    return shannon_entropy(value) >= min(threshold, math.log2(len(value)) * 0.8)
+
+
+_IDENTIFIER_PART = re.compile(r"(?:[a-z]{2,}|[A-Z][a-z]{2,}|[A-Z]{2,}(?![a-z]))+\d*")
+
+
+def looks_like_identifier(value: str) -> bool:
+    """Words joined in snake, kebab, dotted or camel case, digits only at a word's end
+    (rpc_Node3_Key, ClearTextPassword): a name in code, not a random token."""
+    return all(_IDENTIFIER_PART.fullmatch(part) for part in re.split(r"[_.-]+", value.strip("_.-")))
+
+
+def is_uuid(value: str) -> bool:
+    return _UUID.fullmatch(value) is not None
+
+
+# --- prose: words that follow "password is" / "password:" in a sentence -----------------------
+
+PROSE_WORDS = frozenset(
+    """a an the this that these those it its my your our their his her no not none null nil
+    i me we us you he she they them him
+    and or but so if then than as at by for from in into of on to with without is was were are
+    be been being has have had do does did can could will would should must may might now
+    still also just only here there same different ok okay fine good bad right wrong correct
+    incorrect invalid valid required optional mandatory missing empty blank set unset stored
+    saved hashed encrypted hidden visible masked shown changed reset expired strong weak long
+    short too very secure insecure sent used needed case sensitive provided given known unknown
+    what which who whom whose whatever something anything nothing generated random simple easy
+    hard secret kept checked managed configured defined specified updated printed logged
+    displayed typed entered prompted asked shared leaked compromised exposed rotated revoked
+    protected safe unsafe please see check use enter type ask read below above after before
+    again later first last new old default initial temporary temp current previous same
+    str string int bool bytes any optional object number text boolean char void unknown
+    null undefined true false yes field prompt length policy manager reset hash salt""".split()
+)
+_PROSE_SUFFIXES = ("ed", "ing", "ly", "able", "ible", "tion", "sion", "ment", "ness")
+
+
+def is_prose_word(value: str) -> bool:
+    """A common English word, or one that reads like one (required, missing, carefully)."""
+    lowered = value.lower()
+    return lowered in PROSE_WORDS or (
+        len(lowered) > 4 and lowered.isalpha() and lowered.endswith(_PROSE_SUFFIXES)
     )
-    return kinds >= 2
 
 
-# --- Names that announce a secret -------------------------------------------------------------
+# --- names that announce a secret -------------------------------------------------------------
 
 NOT_SECRET, WEAK, STRONG = 0, 1, 2
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")  # camelCase, snake_case, SCREAMING_CASE
-_STRONG_WORDS = frozenset({"pass", "pwd", "auth", "oauth", "creds", "credentials"})
-_STRONG_ENDINGS = ("password", "passwd", "passphrase", "token", "apikey", "secretkey",
-                   "accesskey", "privatekey")
+_STRONG_WORDS = frozenset({"pass", "pwd", "pw", "auth", "oauth", "creds", "credentials"})
+_STRONG_ENDINGS = ("password", "passwd", "passphrase", "passcode", "token", "apikey",
+                   "secretkey", "accesskey", "privatekey")
+_PASSWORD_WORDS = frozenset({"password", "passwd", "passphrase", "passcode", "pass", "pwd", "pw"})
 _KEY_QUALIFIERS = frozenset(
     {"api", "access", "secret", "private", "client", "master", "signing", "encryption",
      "license", "app", "auth", "account", "service"}
@@ -270,9 +213,53 @@ _KEY_QUALIFIERS = frozenset(
 # TOKEN_B64 ("b" once the digits are dropped), KEY_BASE64.
 _FORM_WORDS = frozenset({"value", "val", "str", "string", "text", "data", "raw", "plain",
                          "b", "base", "hex", "encoded"})
-# secret, clientsecret, s3cr3t, SEECRET; not "secrets", which names a collection or a store.
-_TOLERANT_SECRET = re.compile(r"s[e3]+cr[e3]t$")
+# Trailing words that make a secret word describe something else: secret_name, token_count,
+# credentialId, auth_provider, password_policy, key_file. After one of these the name is
+# metadata, whatever came before it.
+_METADATA_WORDS = frozenset(
+    """name names id ids count counts type types kind length len size file files path paths dir
+    url uri urls endpoint endpoints host hostname expiry expires expiration ttl field fields label
+    labels policy prefix suffix provider providers manager service store storage env var variable
+    variables version format pattern regex mode method methods scheme header headers param params
+    parameter arg args option options config settings setting prompt input placeholder hint
+    message error errors reset required min max rule rules strength validator validation check
+    enabled disabled flag status state timeout created updated at by user username login email
+    budget limit limits usage used usages index idx type endpoint ref reference source sources
+    location loc lifetime age url_template template helper helpers class cls fn func callback
+    handler list map dict set table column col def definition schema spec""".split()
+)
+# Public keys, tokens that protect a form rather than grant access (CSRF, Rails'
+# authenticity_token), library names that merely end in "token" (io.jsonwebtoken), and names
+# that say their value is a stand-in (fakeToken, invalid_password, nonValidToken; not
+# "test": STRIPE_TEST_KEY holds a real key).
+_NOT_SECRET_WORDS = frozenset({"public", "publishable", "csrf", "xsrf", "authenticity",
+                               "antiforgery", "nonce", "jsonwebtoken", "cancellationtoken",
+                               "fake", "dummy", "mock", "example", "sample", "placeholder",
+                               "invalid", "bogus", "non"})
+_INDEX_KEY_QUALIFIERS = frozenset(
+    """primary foreign sort partition range cache idempotency object row unique index lookup hot
+    natural schema sequence bucket routing shard composite dedup dedupe group message event
+    react list item map dict entry""".split()
+)
+# secret, clientsecret, s3cr3t, SEECRET, secrete; not "secrets", a collection or a store.
+_TOLERANT_SECRET = re.compile(r"s[e3]+cr[e3]te?$")
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+
+
+def _word_strength(word: str, before: str) -> int:
+    if word in _STRONG_WORDS or word.endswith(_STRONG_ENDINGS) or _TOLERANT_SECRET.search(word):
+        return STRONG
+    if word.endswith("key"):
+        qualified = before in _KEY_QUALIFIERS or word[:-3] in _KEY_QUALIFIERS
+        return STRONG if qualified else WEAK
+    return WEAK if word in ("sig", "signature", "credential") else NOT_SECRET
+
+
+def _name_words(name: str) -> list[str]:
+    words = [w.lower() for w in _WORD.findall(name)]
+    while words and words[-1] in _FORM_WORDS:
+        words.pop()
+    return words
 
 
 @functools.lru_cache(maxsize=4096)
@@ -280,39 +267,85 @@ def name_strength(name: str) -> int:
     """STRONG if the name's last word says secret (DB_PASSWORD, apiKey, client_secret,
     _authToken), WEAK if it only says key or signature (sessionKey, X-Amz-Signature). The
     last word decides: token_count, credentialId, secret_name, auth_provider are metadata."""
-    words = [w.lower() for w in _WORD.findall(name)]
-    while words and words[-1] in _FORM_WORDS:
-        words.pop()
-    if not words or "public" in words or "publishable" in words or words[0] == "no":
+    words = _name_words(name)
+    if not words or words[0] == "no" or not _NOT_SECRET_WORDS.isdisjoint(words):
         return NOT_SECRET
-    last = words[-1]
     before = words[-2] if len(words) > 1 else ""
-    if last in _STRONG_WORDS or last.endswith(_STRONG_ENDINGS) or _TOLERANT_SECRET.search(last):
-        return STRONG
-    if last.endswith("key"):
-        qualified = before in _KEY_QUALIFIERS or last[:-3] in _KEY_QUALIFIERS
-        return STRONG if qualified else WEAK
-    return WEAK if last in ("sig", "signature", "credential") else NOT_SECRET
+    if words[-1] == "key" and before in _INDEX_KEY_QUALIFIERS:
+        return NOT_SECRET  # primaryKey, sort_key, cacheKey: a key into data, not a credential
+    return _word_strength(words[-1], before)
 
 
-def assignment_is_secret(name: str, value: str, style: str) -> bool:
+@functools.lru_cache(maxsize=4096)
+def name_mentions_secret(name: str) -> bool:
+    """A secret word before a last word that is not metadata: db_password_old,
+    old_secret_please_rotate, apikey_billing. Such a name masks only random values."""
+    words = _name_words(name)
+    if len(words) < 2 or words[-1] in _METADATA_WORDS or not _NOT_SECRET_WORDS.isdisjoint(words):
+        return False
+    for index in range(len(words) - 2, -1, -1):
+        if words[index] in _METADATA_WORDS:
+            return False
+        if _word_strength(words[index], words[index - 1] if index else "") == STRONG:
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def is_password_name(name: str) -> bool:
+    """The name's last word says password (DB_PASSWORD, passwd, pw, --pass)."""
+    words = _name_words(name)
+    return bool(words) and (words[-1] in _PASSWORD_WORDS or words[-1].endswith("password"))
+
+
+_CODE_WORDS = frozenset(
+    """none null nil true false undefined self this args kwargs input value val data os env
+    config settings params request form body str string bytes int char getpass secret password
+    passwd pwd pass token key required optional default new""".split()
+)
+
+
+def lone_word_password(value: str) -> bool:
+    """A single word of 4+ letters that is not English prose or a code keyword: in
+    ``password: letmein`` or ``the password is swordfish`` the word is the password."""
+    return (
+        value.isalpha()
+        and len(value) >= 4
+        and not is_prose_word(value)
+        and value.lower() not in _CODE_WORDS
+    )
+
+
+def assignment_is_secret(name: str, value: str, style: str, alone: bool = False) -> bool:
     """Judge ``name <sep> value``. style: "quoted" (a literal), "tight" (KEY=value,
     --flag=value), "query" (?key=value&sig=...), "colon" (YAML, headers, ``--flag value``),
-    "spaced" (code: ``token = x``)."""
+    "spaced" (code: ``token = x``). ``alone``: nothing but punctuation follows the value on
+    its line, so a single word may be the password itself."""
     strength = name_strength(name)
-    if strength == WEAK and (style == "query" or (style == "tight" and _ENV_NAME.fullmatch(name))):
-        strength = STRONG  # ?key=..., &sig=... and env files' SOME_KEY=... are keys
+    if strength == WEAK and style == "query":
+        strength = STRONG  # ?key=..., &sig=... are keys
+    if strength == WEAK and _ENV_NAME.fullmatch(name) and (style == "tight" or "_" in name.strip("_")):
+        strength = STRONG  # env files' and constants' SOME_KEY=...: keys
+    if not strength:
+        # db_password_old = "...": a literal, or a random value, never code
+        if not name_mentions_secret(name) or is_placeholder(value):
+            return False
+        return style == "quoted" or (looks_random(value) and not code_like(value))
     # sessionKey, X-Amz-Signature, "key": only a random token is a secret.
-    if not strength or (strength == WEAK and not looks_like_key(value)):
+    if strength == WEAK and not looks_like_key(value):
         return False
     if is_placeholder(value) or value.startswith(("/", "~/", "./", "../")):
         return False
     if value.isdigit() and len(value) < 16:  # counts, ports, sizes
         return False
-    if style != "quoted" and (code_like(value) or value.lower() == name.lower().strip("-_.")):
+    if style != "quoted" and (code_like(value) or value.lower() == name.lower().strip("-_.$:")):
         return False  # api_key=api_key, token = os.environ["TOKEN"], token: Optional[str]
-    if strength == WEAK or style in ("quoted", "tight", "query"):
+    if strength == WEAK or style in ("quoted", "tight", "query") or value.isdigit():
         return True
-    if style == "colon":
-        return not plain_words(value)  # "token: expired" is prose, "password: hunter2" is not
-    return looks_random(value)  # spaced: code, where a bare value is usually an expression
+    if sum(not c.isascii() for c in value) * 2 > len(value):
+        return False  # "pass: 人人生而自由，..." is a sentence, not a password
+    if not plain_words(value):
+        # colon: "token: 9f8e7d" is a value; spaced (code): a bare value must look random
+        return style == "colon" or looks_random(value)
+    # A plain word: prose ("token: expired") unless a password stands alone on its line.
+    return alone and is_password_name(name) and lone_word_password(value)

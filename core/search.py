@@ -6,16 +6,29 @@ the index with the visibility filter (before the limit), rank, excerpt the redac
 
 from __future__ import annotations
 
+import heapq
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .catalog import SOURCES, check_source
 from .errors import StoreError, ValidationError
 from .excerpt import make_excerpt
 from .keys import agent_of, check_agent_id, normalize_key
 from .query import ParsedQuery, parse_query
+from .rank import Scorer
+from .redact import redact
 from .state import StateDir
-from .storage import AgentReader, MatchRow, SchemaBehind, SessionFilter, SessionRow
+from .storage import (
+    AgentReader,
+    CardFilter,
+    MatchFilters,
+    MatchRow,
+    SchemaBehind,
+    SessionFilter,
+    SessionRow,
+)
 from .textseg import desegment
 from .visibility import Caller, may_see_agent
 from .visible import resolve_caller, visible_sessions
@@ -24,13 +37,21 @@ LIMIT_DEFAULT = 10
 LIMIT_MAX = 25
 EXCERPT_CHARS = 300
 RESULTS_MAX_BYTES = 32 * 1024
-# A term matching more than this many visible messages is ranked by bm25 over its newest
-# RANK_WINDOW matches only (the answer says so with "rankedNewest"); see docs/architecture.md.
-RANK_WINDOW = 5000
+# A query matching more than this many visible messages in one agent database is ranked over
+# its newest RANK_WINDOW matches only (the answer says so with "rankedNewest"); see
+# docs/architecture.md. Each part's count for the ranking statistics stops there too.
+RANK_WINDOW = 1000
+# Every candidate is scored part by part: a query of more parts ranks a smaller window, so
+# its cost stays that of a three-part query.
+WINDOW_PARTS = 3
 INDEXING_WARNING = (
     "Some sessions are still being indexed; results may be incomplete. Retry once indexing "
     "finishes."
 )
+
+
+def rank_window(parsed: ParsedQuery) -> int:
+    return RANK_WINDOW * WINDOW_PARTS // max(len(parsed.phrases), WINDOW_PARTS)
 
 
 @dataclass(frozen=True)
@@ -44,10 +65,21 @@ class SearchRequest:
     role: str | None = None
     since_ms: int | None = None
     until_ms: int | None = None
+    source: str | None = None  # openclaw | claude-code | codex (catalog.SOURCES)
+    project: str | None = None  # a cwd: sessions that ran in it or below it
+
+    def card_filter(self) -> CardFilter | None:
+        """The filters that choose sessions (not messages), as the storage takes them."""
+        if self.source is None and self.project is None:
+            return None
+        return CardFilter(SOURCES[self.source] if self.source else None, self.project)
 
 
 @dataclass(frozen=True)
 class SearchResult:
+    """One hit. Ids are redacted (a token can sit in any of them); the key stays as stored, for
+    opening the session in this process, and is redacted wherever it is shown (``as_json``)."""
+
     session_key: str
     session_id: str
     message_id: str
@@ -57,10 +89,11 @@ class SearchResult:
     score: float
     highlights: tuple[tuple[int, int], ...] = ()
     agent: str = ""
+    hits: int = 1  # a grouped search's best hit: the matching messages of its session
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "sessionKey": self.session_key,
+            "sessionKey": redact(self.session_key),
             "sessionId": self.session_id,
             "messageId": self.message_id,
             "timestamp": self.timestamp,
@@ -76,8 +109,11 @@ class SearchResponse:
     indexing: bool = False
     truncated: bool = False
     pending_agents: list[str] = field(default_factory=list)  # agents with sessions to reindex
-    ranked_window: bool = False  # bm25 ranked only the newest RANK_WINDOW matches
+    waiting_agents: list[str] = field(default_factory=list)  # ... that the caller may see
+    ranked_window: int | None = None  # ranked only the newest this many matches
+    searched_since: int | None = None  # epoch ms: a costly query searched newer messages only
     unreadable: list[str] = field(default_factory=list)  # agent databases that failed
+    read_only: list[str] = field(default_factory=list)  # databases whose pending work is stuck
 
     def as_json(self, with_highlights: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {"results": [r.as_json() for r in self.results]}
@@ -86,6 +122,7 @@ class SearchResponse:
                 item["highlights"] = [list(span) for span in result.highlights]
         warnings = [INDEXING_WARNING] if self.indexing else []
         warnings += [f"Skipped an unreadable database: {e}" for e in self.unreadable]
+        warnings += self.read_only
         if self.indexing:
             out["indexing"] = True
         if warnings:
@@ -93,7 +130,9 @@ class SearchResponse:
         if self.truncated:
             out["truncated"] = True
         if self.ranked_window:
-            out["rankedNewest"] = RANK_WINDOW
+            out["rankedNewest"] = self.ranked_window
+        if self.searched_since is not None:
+            out["searchedSince"] = self.searched_since
         return out
 
 
@@ -118,18 +157,15 @@ def check_request(request: SearchRequest) -> ParsedQuery:
         check_agent_id(request.agent)
     if request.session_key is not None:
         normalize_key(request.session_key)
+    check_source(request.source)
     if request.since_ms is not None and request.until_ms is not None:
         if request.since_ms > request.until_ms:
             raise ValidationError("the time range is empty: --since is after --until")
     return parse_query(request.query, request.match)
 
 
-def _session_filter(searchable: dict[int, SessionRow], all_pks: frozenset[int]) -> SessionFilter:
-    """Name the smaller side: the operator's filter is "all but the few dirty ones"."""
-    hidden = all_pks - searchable.keys()
-    if len(hidden) < len(searchable):
-        return SessionFilter(sorted(hidden), exclude=True)
-    return SessionFilter(sorted(searchable))
+# A matched row, its score, its session, its agent, and (grouped) its session's hits.
+Candidate = tuple[MatchRow, float, SessionRow, str, int]
 
 
 def sessions_search(
@@ -139,17 +175,31 @@ def sessions_search(
     on_pending: Callable[[str], None] | None = None,
 ) -> SearchResponse:
     """Answer a search. ``on_pending(agent_id)`` is called for agents needing reconciliation."""
+    return search_rows(state, request, caller, on_pending)[0]
+
+
+def search_rows(
+    state: StateDir,
+    request: SearchRequest,
+    caller: Caller,
+    on_pending: Callable[[str], None] | None = None,
+    grouped: bool = False,
+) -> tuple[SearchResponse, list[Candidate]]:
+    """A search's answer and the candidates it was made of, in rank order. ``grouped``: one
+    candidate per session, its best row, with the session's number of matching rows,
+    grouped before the limit (``grouped.conversations_search``)."""
     parsed = check_request(request)
     state.require()
     resolve_caller(state, caller)
     agents = _agents_to_search(state, request, caller)
     response = SearchResponse()
-    candidates: list[tuple[MatchRow, SessionRow, str]] = []
+    candidates: list[Candidate] = []
     more_matched = False
     for agent_id in agents:
         try:
             with state.open(agent_id) as db, db.snapshot():
-                more_matched |= _search_agent(db, request, parsed, caller, response, candidates)
+                more_matched |= _search_agent(db, request, parsed, caller, response, candidates,
+                                              grouped)
         except SchemaBehind as err:  # reconciliation (a writer) upgrades it
             response.unreadable.append(str(err))
             response.pending_agents.append(agent_id)
@@ -157,29 +207,35 @@ def sessions_search(
         except StoreError as err:
             response.unreadable.append(str(err))  # the other agents still answer
             continue
-        if agent_id in response.pending_agents and on_pending is not None:
-            on_pending(agent_id)
-    candidates.sort(key=lambda c: _rank_key(c[0], request.order))
+        if agent_id in response.pending_agents:
+            read_only = state.unwritable(agent_id)
+            if read_only is None and on_pending is not None:
+                on_pending(agent_id)
+            elif read_only and agent_id in response.waiting_agents:  # said only to a caller
+                response.read_only.append(read_only)  # who waits for sessions stuck there
+    candidates.sort(key=lambda c: _rank_key(c[0], c[1], request.order))
     more_matched = more_matched or len(candidates) > request.limit
-    for row, session, agent_id in candidates[: request.limit]:
+    del candidates[request.limit :]
+    for row, score, session, agent_id, hits in candidates:
         excerpt = make_excerpt(desegment(row.body), parsed, EXCERPT_CHARS)
         response.results.append(
             SearchResult(
                 session_key=session.key,
-                session_id=session.session_id,
-                message_id=row.entry_id,
+                session_id=redact(session.session_id),
+                message_id=redact(row.entry_id),
                 timestamp=row.ts,
                 role=row.role,
                 excerpt=excerpt.text,
-                score=round(-row.bm25, 6),
+                score=round(score, 6),
                 highlights=excerpt.highlights,
                 agent=agent_id,
+                hits=hits,
             )
         )
     capped = cap_results(response.results, RESULTS_MAX_BYTES)
     response.truncated = more_matched or len(capped) < len(response.results)
     response.results = capped
-    return response
+    return response, candidates[: len(capped)]
 
 
 def _search_agent(
@@ -188,42 +244,72 @@ def _search_agent(
     parsed: ParsedQuery,
     caller: Caller,
     response: SearchResponse,
-    candidates: list[tuple[MatchRow, SessionRow, str]],
+    candidates: list[Candidate],
+    grouped: bool = False,
 ) -> bool:
     """Match in one agent database (inside one read snapshot, so the visible set and the
-    rows agree); add candidates; return whether more than the limit matched."""
+    rows agree); add its best scored rows (grouped: each session's best row); return whether
+    more than the limit matched."""
     visible = visible_sessions(db, caller)
-    searchable = visible.searchable
+    within = None
     if request.session_key:
-        key = normalize_key(request.session_key)
-        searchable = {pk: s for pk, s in searchable.items() if s.key == key}
-    if db.has_pending_sessions():
+        session = db.session(normalize_key(request.session_key))
+        within = visible.narrowed({session.pk} if session and visible.sees(session.pk) else set())
+    cards = request.card_filter()
+    if cards is not None:  # source and project choose sessions: inside the match, too
+        passing = db.session_pks_passing(cards)
+        within = visible.narrowed(passing if within is None else passing & within.pks)
+    if visible.reconcile:
         response.pending_agents.append(db.agent_id)
-    response.indexing = response.indexing or visible.pending
-    if not searchable:
-        return False
-    rows, windowed = db.match(
+    if visible.pending:
+        response.indexing = True
+        response.waiting_agents.append(db.agent_id)
+    found = db.match(
         parsed,
-        _session_filter(searchable, visible.all_pks),
+        visible.scope,
+        window=rank_window(parsed),
         limit=request.limit + 1,
-        order=request.order,
-        role=request.role,
-        since_ms=request.since_ms,
-        until_ms=request.until_ms,
-        rank_window=RANK_WINDOW,
+        order="best" if grouped else request.order,  # grouping needs every candidate
+        filters=MatchFilters(request.role, request.since_ms, request.until_ms),
+        within=within,
     )
-    response.ranked_window = response.ranked_window or windowed
-    candidates.extend(
-        (row, searchable[row.session_pk], db.agent_id) for row in rows if row.session_pk in searchable
+    if found.windowed:
+        response.ranked_window = rank_window(parsed)
+    if found.searched_since is not None:  # the latest of the databases' cuts
+        response.searched_since = max(response.searched_since or 0, found.searched_since)
+    if not found.rows:
+        return False
+    scores = Scorer(parsed, found.stats).scores([row.body for row in found.rows])
+    scored = list(zip(found.rows, scores))
+    hits: Counter[int] = Counter()
+    if grouped:  # each session's best row (as it would rank among all), and its hits
+        ranked: dict[int, tuple[MatchRow, float]] = {}
+        for row, score in scored:
+            hits[row.session_pk] += 1
+            kept = ranked.get(row.session_pk)
+            if kept is None or _rank_key(row, score, request.order) < _rank_key(*kept, request.order):
+                ranked[row.session_pk] = (row, score)
+        scored = list(ranked.values())
+    # Only the best limit + 1 of each database can reach the answer (the extra one says
+    # whether more matched): only their sessions are read.
+    best = heapq.nsmallest(
+        request.limit + 1, scored, key=lambda c: _rank_key(*c, request.order)
     )
-    return len(rows) > request.limit
+    pks = {row.session_pk for row, _score in best}
+    sessions = (
+        {s.pk: s for s in db.session_cards(SessionFilter(sorted(pks)))} if grouped
+        else db.sessions_by_pk(pks)
+    )
+    candidates.extend((row, score, sessions[row.session_pk], db.agent_id, hits[row.session_pk] or 1)
+                      for row, score in best)
+    return len(scored) > request.limit or found.windowed  # windowed: more matched
 
 
-def _rank_key(row: MatchRow, order: str) -> tuple:
-    """bm25 (best first), then newest, then message id; or newest first for ``recent``."""
+def _rank_key(row: MatchRow, score: float, order: str) -> tuple:
+    """Best score first, then newest, then message id; or newest first for ``recent``."""
     if order == "recent":
         return (-row.rowid, row.entry_id)
-    return (row.bm25, -row.rowid, row.entry_id)
+    return (-score, -row.rowid, row.entry_id)
 
 
 def _agents_to_search(state: StateDir, request: SearchRequest, caller: Caller) -> list[str]:

@@ -65,6 +65,10 @@ class StateDir:
         at the file itself)."""
         return self.storage.db_path(agent_id)  # type: ignore[attr-defined]
 
+    def unwritable(self, agent_id: str) -> str | None:
+        """Why writes to this agent would fail (a read-only database), or None."""
+        return self.storage.unwritable(agent_id)
+
     @overload
     def open(self, agent_id: str) -> AgentReader: ...
     @overload

@@ -1,5 +1,11 @@
 """What a state dir holds and how far reconciliation has come: read by ``status`` and the
-browser's status bar (any process can read another's progress)."""
+browser's status bar (any process can read another's progress).
+
+Each agent's database has a state: ``ok``; ``older schema`` (written by an older backscroll:
+readable once the next writer upgrades it, not a fault); ``read-only`` (readable, but nothing
+new can be stored or indexed); ``unreadable`` (corrupt, newer schema, not a backscroll
+database, locked). The last two are *broken*: ``backscroll status`` exits 1 when one is.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import BackscrollError
+from .redact import redact
 from .state import StateDir
-from .storage import IDLE, Progress
+from .storage import IDLE, Progress, SchemaBehind
+
+BROKEN = ("read-only", "unreadable")
 
 
 @dataclass(frozen=True)
@@ -20,18 +29,24 @@ class AgentStatus:
     dirty: int
     never_indexed: int
     progress: Progress
-    error: str | None = None
+    error: str | None = None  # the one sentence that explains a state other than ok
+    state: str = "ok"  # ok | older schema | read-only | unreadable
+
+    @property
+    def broken(self) -> bool:
+        return self.state in BROKEN
 
     def as_json(self) -> dict[str, Any]:
         return {
             "agent": self.agent,
+            "state": self.state,
             "sessions": self.sessions,
             "messages": self.messages,
             "indexed": self.indexed,
             "dirty": self.dirty,
             "neverIndexed": self.never_indexed,
             "reconcile": self.progress.as_json(),
-            **({"error": self.error} if self.error else {}),
+            **({"error": redact(self.error)} if self.error else {}),
         }
 
 
@@ -40,6 +55,10 @@ class StateStatus:
     path: str
     agents: list[AgentStatus] = field(default_factory=list)
     backend: str = ""  # the storage and where it is (``StateDir.describe``), password masked
+
+    @property
+    def broken(self) -> list[AgentStatus]:
+        return [a for a in self.agents if a.broken]
 
     @property
     def reconciling(self) -> bool:
@@ -69,9 +88,13 @@ def state_status(state: StateDir) -> StateStatus:
             with state.open(agent_id) as db:
                 counts = db.counts()
                 progress = db.read_progress()
-        except BackscrollError as err:
-            agents.append(AgentStatus(agent_id, 0, 0, 0, 0, 0, IDLE, error=str(err)))
+        except SchemaBehind as err:
+            agents.append(AgentStatus(agent_id, 0, 0, 0, 0, 0, IDLE, str(err), "older schema"))
             continue
+        except BackscrollError as err:
+            agents.append(AgentStatus(agent_id, 0, 0, 0, 0, 0, IDLE, str(err), "unreadable"))
+            continue
+        read_only = state.unwritable(agent_id)
         agents.append(
             AgentStatus(
                 agent=agent_id,
@@ -81,6 +104,8 @@ def state_status(state: StateDir) -> StateStatus:
                 dirty=counts["dirty"],
                 never_indexed=counts["neverIndexed"],
                 progress=progress,
+                error=read_only,
+                state="read-only" if read_only else "ok",
             )
         )
     return StateStatus(str(state.path), agents, backend=state.describe())

@@ -73,6 +73,21 @@ _OTHER_JOINERS = (
 )
 
 
+class LazyPattern:
+    """A regular expression compiled on first use. Patterns over these big Unicode classes
+    take milliseconds to compile, which a process that only ever sees ASCII text (a CLI
+    search for an English word) never needs to pay."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._source = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str):  # noqa: ANN204 - the compiled pattern's attribute
+        if self._compiled is None:
+            self._compiled = re.compile(*self._source)
+        return getattr(self._compiled, name)
+
+
 def _ranges(codepoints: list[int]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for cp in sorted(codepoints):
@@ -114,15 +129,15 @@ def _build() -> tuple[str, str, str, str]:
 # never token letters); BLOCK_CLASS: the whole blocks, bases and marks.
 SEG_CLASS, JOIN_CLASS, MARK_CLASS, BLOCK_CLASS = _build()
 
-_ANY_SEG = re.compile(f"[{SEG_CLASS}]")
+_ANY_SEG = LazyPattern(f"[{SEG_CLASS}]")
 # A run of segmentable clusters: a base, then bases and joiners in any order (all joiners of
 # the run belong to some cluster of it). Captured, so ``split`` returns text, run, text, ...
 _RUN_BODY = f"[{SEG_CLASS}][{SEG_CLASS}{JOIN_CLASS}]*"
-_RUN = re.compile(f"({_RUN_BODY})")
-_ZWSP_BEFORE_JOINER = re.compile(f"{ZWSP}(?=[{JOIN_CLASS}])")
-_HAS_JOINER = re.compile(f"[{JOIN_CLASS}]")
+_RUN = LazyPattern(f"({_RUN_BODY})")
+_ZWSP_BEFORE_JOINER = LazyPattern(f"{ZWSP}(?=[{JOIN_CLASS}])")
+_HAS_JOINER = LazyPattern(f"[{JOIN_CLASS}]")
 # A segmented run with the U+200B at its edges (outside the group) and between its clusters.
-_SEGMENTED_RUN = re.compile(f"{ZWSP}?({_RUN_BODY}(?:{ZWSP}{_RUN_BODY})*){ZWSP}?")
+_SEGMENTED_RUN = LazyPattern(f"{ZWSP}?({_RUN_BODY}(?:{ZWSP}{_RUN_BODY})*){ZWSP}?")
 
 
 def has_segmentable(text: str) -> bool:

@@ -8,7 +8,9 @@ from datetime import datetime, timezone
 
 from .errors import ValidationError
 
-_AGO_RE = re.compile(r"^(\d+)\s*(m|min|h|d|w)(?:\s+ago)?$")
+_AGO_RE = re.compile(r"^([0-9]{1,12})\s*(m|min|h|d|w)(?:\s+ago)?$")
+_DIGITS = re.compile(r"^[0-9]{1,20}$")  # ASCII digits only: "²".isdigit() is True
+MAX_TIME_CHARS = 64
 _UNIT_MS = {"m": 60_000, "min": 60_000, "h": 3_600_000, "d": 86_400_000, "w": 604_800_000}
 
 
@@ -16,7 +18,7 @@ def parse_time(text: str | None, now_ms: int | None = None) -> int | None:
     """Epoch milliseconds for a time given on the command line, or None when not given."""
     ms = _parse(text, now_ms)
     if ms is not None and not -MAX_MS <= ms <= MAX_MS:
-        raise ValidationError(f"{text!r} is too far from now to be a time")
+        raise ValidationError(f"{_shown(text)} is too far from now to be a time")
     return ms
 
 
@@ -27,7 +29,9 @@ def _parse(text: str | None, now_ms: int | None) -> int | None:
     if text is None or not str(text).strip():
         return None
     value = str(text).strip().lower()
-    if value.isdigit():
+    if len(value) > MAX_TIME_CHARS:
+        raise ValidationError(f"{_shown(text)} is not a time: it is {len(value):,} characters long")
+    if _DIGITS.match(value):
         number = int(value)
         return number * 1000 if number < 100_000_000_000 else number  # seconds or ms
     match = _AGO_RE.match(value)
@@ -38,9 +42,18 @@ def _parse(text: str | None, now_ms: int | None) -> int | None:
         moment = datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
     except ValueError:
         raise ValidationError(
-            f"{text!r} is not a time: use an ISO date (2026-11-30 or 2026-11-30T12:00), "
+            f"{_shown(text)} is not a time: use an ISO date (2026-11-30 or 2026-11-30T12:00), "
             "epoch milliseconds, or an age like 3h, 2d, 1w"
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
-    return int(moment.timestamp() * 1000)
+    try:
+        return int(moment.timestamp() * 1000)
+    except (OverflowError, OSError, ValueError):
+        raise ValidationError(f"{_shown(text)} is too far from now to be a time") from None
+
+
+def _shown(text: object) -> str:
+    """A value quoted for an error sentence: escapes visible, long values cut."""
+    shown = ascii(str(text))
+    return shown if len(shown) <= 40 else shown[:39] + "…"

@@ -19,12 +19,12 @@ Each such problem is reported once per rebuild, never raised.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable
 
+from .bounds import check_id, decode_json
 from .errors import ValidationError
 
 CANONICAL_TYPES = frozenset(
@@ -44,29 +44,27 @@ INDEXED_ROLES = ("user", "assistant")
 TEXT_BLOCK_TYPES = frozenset({"text", "input_text", "output_text"})
 
 
-def decode_line(line: str | bytes) -> Any:
-    """One JSON line, decoded; a ValidationError gives the reason (callers add the place)."""
-    if isinstance(line, bytes):
-        try:
-            line = line.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ValidationError("not valid UTF-8") from None
-    try:
-        return json.loads(line)
-    except (json.JSONDecodeError, RecursionError) as err:
-        reason = getattr(err, "msg", "nested too deeply")
-        raise ValidationError(f"not valid JSON ({reason})") from None
+# One JSON line, decoded within the entry bounds (``bounds.py``: size, nesting depth, valid
+# Unicode); a ValidationError gives the reason (callers add the place). Every JSON line of a
+# transcript is decoded here: parse_event, append, every importer, stored events.
+decode_line = decode_json
 
 
-def parse_event(line: str | bytes | dict[str, Any]) -> dict[str, Any]:
-    """Parse and validate one event; raise ValidationError with the reason (no location)."""
-    event = line if isinstance(line, dict) else decode_line(line)
+def parse_event(line: str | bytes | Any) -> dict[str, Any]:
+    """Parse and validate one event; raise ValidationError with the reason (no location).
+    A line (text or bytes) is decoded within the entry bounds; anything else is taken as an
+    already decoded JSON value."""
+    event = decode_line(line) if isinstance(line, (str, bytes)) else line
     if not isinstance(event, dict):
         raise ValidationError("an event must be a JSON object")
     kind = event.get("type")
     if not isinstance(kind, str) or not kind:
         raise ValidationError('an event needs a string "type"')
+    for name in ("id", "parentId", "targetId"):
+        check_id(name, event.get(name))
     entry_id = event.get("id")
+    if kind == "session" and entry_id is not None and (not isinstance(entry_id, str) or not entry_id):
+        raise ValidationError('the "id" of a session header must be a non-empty string')
     if (
         kind != "session"
         and entry_id is not None
@@ -195,7 +193,12 @@ MAX_TIME_MS = 253_402_300_799_000
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+    """A finite JSON number (a huge integer counts as infinite: no time is that far)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if abs(value) <= MAX_TIME_MS * 1000 else None
+    if isinstance(value, float) and math.isfinite(value):
         return value
     return None
 

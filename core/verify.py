@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from .errors import BackscrollError
 from .indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT, session_rows
+from .redact import redact
 from .state import StateDir
 from .storage import AgentReader
 
@@ -34,11 +35,13 @@ class VerifyReport:
             "sessionsChecked": self.sessions_checked,
             "sessionsSkipped": self.sessions_skipped,
             "rowsChecked": self.rows_checked,
-            "problems": self.problems,
+            "problems": [redact(p) for p in self.problems],  # they quote keys and ids
         }
 
 
 def verify_state(state: StateDir) -> VerifyReport:
+    """Check every agent; an unreadable or read-only database is one problem, and the other
+    agents are checked all the same."""
     report = VerifyReport()
     for agent_id in state.agents():
         report.agents += 1
@@ -47,10 +50,16 @@ def verify_state(state: StateDir) -> VerifyReport:
                 verify_agent(db, report)
         except BackscrollError as err:  # one unreadable database: the others are checked
             report.problems.append(f"{agent_id}: {err}")
+            continue
+        read_only = state.unwritable(agent_id)
+        if read_only:
+            report.problems.append(f"{agent_id}: {read_only}")
     return report
 
 
 def verify_agent(db: AgentReader, report: VerifyReport) -> None:
+    for problem in db.integrity_problems():
+        report.problems.append(f"{db.agent_id}: the database is damaged ({problem})")
     no_session, no_index = db.orphan_index_rows()
     if no_session:
         report.problems.append(f"{db.agent_id}: {no_session} index rows belong to no session")
@@ -75,6 +84,7 @@ def verify_agent(db: AgentReader, report: VerifyReport) -> None:
                 f"{sum(extra.values())} unexpected (entries {', '.join(ids[:5])}"
                 f"{', ...' if len(ids) > 5 else ''})"
             )
+        report.problems += [f"{session.key}: {p}" for p in db.index_state_problems(session.pk)]
         misplaced = [
             row.entry_id
             for rowid, row in stored

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 from .errors import ValidationError
 from .keys import is_incognito, is_main_key, normalize_key
@@ -31,8 +31,7 @@ VISIBILITY_MODES = ("self", "tree", "agent", "all")
 SANDBOX_MODES = ("spawned", "all")  # sandbox.sessionToolsVisibility
 
 
-@dataclass(frozen=True)
-class SessionLink:
+class SessionLink(NamedTuple):  # a tuple: one is made for every session of a database
     """One session of an agent database and the links to the session that spawned it."""
 
     key: str

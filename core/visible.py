@@ -7,12 +7,18 @@ and decides whether a caller exists at all. Search and history call the same
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .errors import Forbidden, StoreError
+from .keys import agent_of, is_incognito, normalize_key
 from .state import StateDir
-from .storage import AgentReader, SessionRow
-from .visibility import Caller, SessionLink, visible_keys
+from .storage import AgentReader, SessionFilter, SessionRow, SessionScope
+from .visibility import Caller, SessionLink, may_see_agent, visible_keys
+
+# The one answer for a session that does not exist and one the caller may not see (SPEC 4).
+FORBIDDEN = "session not found or not visible to this caller"
 
 
 def resolve_caller(state: StateDir, caller: Caller) -> None:
@@ -31,12 +37,46 @@ def resolve_caller(state: StateDir, caller: Caller) -> None:
     raise Forbidden(f"session {caller.key} does not exist or may not search")
 
 
+@contextmanager
+def open_visible(state: StateDir, caller: Caller, session_key: str
+                 ) -> Iterator[tuple[AgentReader, SessionRow]]:
+    """One session the caller may see and its database, inside one read snapshot; for a
+    session that does not exist and one it may not see alike, ``Forbidden(FORBIDDEN)``.
+    History, a conversation's windows and a session lookup all open a session through here."""
+    key = normalize_key(session_key)
+    state.require()
+    resolve_caller(state, caller)
+    agent = agent_of(key)
+    if agent not in state.agents() or not may_see_agent(caller, agent):
+        raise Forbidden(FORBIDDEN)
+    with state.open(agent) as db, db.snapshot():
+        session = db.session(key)
+        if session is None or not visible_sessions(db, caller).sees(session.pk):
+            raise Forbidden(FORBIDDEN)
+        yield db, session
+
+
 @dataclass(frozen=True)
 class VisibleSessions:
-    visible: dict[str, SessionRow]  # key -> session: every session the caller may see
-    searchable: dict[int, SessionRow]  # pk -> session: visible and searchable (indexed, clean)
+    pks: frozenset[int]  # the sessions the caller may see (or, with ``all_but``, may not)
+    all_but: bool
+    searchable: frozenset[int]  # pks of visible sessions that are searchable (indexed, clean)
     pending: bool  # a visible session awaits reconciliation
-    all_pks: frozenset[int]  # every session of the database
+    reconcile: bool  # any session of the database does (visible or not)
+    scope: SessionScope  # the searchable sessions, as the storage plans a match over them
+
+    def sees(self, pk: int) -> bool:
+        return (pk not in self.pks) if self.all_but else (pk in self.pks)
+
+    def as_filter(self) -> SessionFilter:
+        """The visible sessions (not only the searchable ones) as a storage filter."""
+        return SessionFilter(sorted(self.pks), exclude=self.all_but)
+
+    def narrowed(self, keep: set[int]) -> SessionScope:
+        """The scope of the searchable sessions in ``keep`` only (a session filter)."""
+        pks = self.scope.pks & keep
+        hidden = self.scope.hidden | (self.scope.pks - pks)
+        return SessionScope(pks, hidden)
 
 
 _cache: dict[tuple[str, Caller], tuple[int, VisibleSessions]] = {}
@@ -54,14 +94,51 @@ def visible_sessions(db: AgentReader, caller: Caller) -> VisibleSessions:
     cached = _cache.get(slot)
     if cached is not None and cached[0] == rev:
         return cached[1]
-    sessions = db.sessions()
-    links = [SessionLink(s.key, s.spawned_by, s.parent_key) for s in sessions]
-    allowed = visible_keys(caller, db.agent_id, links)
-    visible = {s.key: s for s in sessions if s.key in allowed}
-    searchable = {s.pk: s for s in visible.values() if s.searchable}
-    pending = any(s.pending for s in visible.values())
-    answer = VisibleSessions(visible, searchable, pending, frozenset(s.pk for s in sessions))
+    answer = _operator_view(db) if caller.is_operator else _view(db, caller)
     if len(_cache) >= _CACHE_MAX:
         _cache.clear()
     _cache[slot] = (rev, answer)
     return answer
+
+
+def _view(db: AgentReader, caller: Caller) -> VisibleSessions:
+    sessions = db.session_briefs()
+    allowed = visible_keys(
+        caller, db.agent_id, [SessionLink(s.key, s.spawned_by, s.parent_key) for s in sessions]
+    )
+    visible = frozenset(s.pk for s in sessions if s.key in allowed)
+    searchable = frozenset(s.pk for s in sessions if s.pk in visible and s.searchable)
+    hidden = frozenset(s.pk for s in sessions if s.pk not in searchable and not is_incognito(s.key))
+    # The caller's own session anchors its tree: the sessions whose rows name it.
+    anchor = next((s.pk for s in sessions if s.key == caller.key), None)
+    covered = frozenset(db.sessions_naming(anchor)) if anchor is not None else frozenset()
+    return VisibleSessions(
+        visible,
+        False,
+        searchable,
+        any(not s.searchable for s in sessions if s.pk in visible),
+        any(not s.searchable for s in sessions),
+        SessionScope(searchable, hidden, anchor, covered),
+    )
+
+
+def _operator_view(db: AgentReader) -> VisibleSessions:
+    """The operator's view without reading every session: the rule hides from the operator
+    only incognito sessions and keys filed under another agent, so only sessions whose key
+    could be one of those are read and put to ``visible_keys``."""
+    odd = db.session_briefs(odd_only=True)
+    allowed = visible_keys(
+        Caller(None), db.agent_id, [SessionLink(s.key, s.spawned_by, s.parent_key) for s in odd]
+    )
+    unseen = frozenset(s.pk for s in odd if s.key not in allowed)
+    pending = db.pending_pks()
+    searchable = frozenset(db.session_pks()) - pending - unseen
+    hidden = frozenset(s.pk for s in odd if s.pk in unseen and not is_incognito(s.key))
+    return VisibleSessions(
+        unseen,
+        True,
+        searchable,
+        bool(pending - unseen),
+        bool(pending),
+        SessionScope(searchable, hidden | (pending - unseen)),
+    )

@@ -3,9 +3,11 @@
 Builds the demo in a temporary directory (deterministic: fixed seed), drives the real app
 headless with Pilot and saves one SVG per state next to this script:
 
-    empty-search.svg        the browser as it opens, before typing
-    results-history.svg     search results with the conversation around the hit
-    conversation.svg        the whole conversation, scrolled to the hit
+    home.svg                the browser as it opens: recent conversations, the highlighted one's end
+    grouped-results.svg     results grouped by conversation (hits, best hit) with its preview
+    results-history.svg     one row per message (g), with the conversation around the hit
+    conversation-hit.svg    a conversation at "hit 3 of 17", walked with n / N
+    filters.svg             the filters dialog, its labels in the status bar
     view-as.svg             the "view as" picker
     indexing.svg            imported sessions being reconciled (results may be incomplete)
     help.svg                the keys
@@ -24,6 +26,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from textual.widgets import Select
+
 from backscroll.core.catalog import list_sessions
 from backscroll.core.demo import build_demo
 from backscroll.core.reconcile import reconcile_all
@@ -31,8 +35,10 @@ from backscroll.core.state import StateDir
 from backscroll.core.status import StateStatus, state_status
 from backscroll.core.storage import Progress
 from backscroll.tui.app import BackscrollApp, make_app
+from backscroll.tui.widgets import row_anchor, row_key
 
 SIZE = (130, 36)
+HITS_QUERY = "timeout"  # a demo conversation holds it 17 times: "hit 3 of 17"
 HERE = Path(__file__).resolve().parent
 
 
@@ -45,15 +51,28 @@ async def until(pilot: Any, condition: Callable[[], bool], timeout: float = 15) 
     await pilot.pause(0.15)
 
 
+def previewed(app: BackscrollApp) -> bool:
+    current = app.results.current
+    return current is not None and app.history.shown == (row_key(current),
+                                                         row_anchor(current) or "")
+
+
 async def typed(pilot: Any, app: BackscrollApp, query: str) -> None:
     for char in query:
         await pilot.press("space" if char == " " else char)
-    await until(pilot, lambda: app.results.painted_for == query and app.history.shown is not None)
+    await until(pilot, lambda: app.results.painted_for == query and previewed(app))
+
+
+async def cleared(pilot: Any, app: BackscrollApp) -> None:
+    app.search_input.focus()
+    app.search_input.value = ""
+    await until(pilot, lambda: app.results.shown_for == "" and previewed(app))
 
 
 def app_on(state: StateDir, clock: Callable[[], float], **options: Any) -> BackscrollApp:
     options.setdefault("auto_reconcile", False)
     options.setdefault("reconcile", lambda agent: None)
+    options.setdefault("sources", False)  # the demo: never the transcripts of this machine
     return make_app(state, now=clock, **options)
 
 
@@ -92,20 +111,46 @@ async def shoot(state: StateDir, out: Path, clock: Callable[[], float]) -> list[
 
     app = app_on(state, clock)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.status is not None)
+        await until(pilot, lambda: app.status is not None and bool(app.results.rows))
         app.search_input.cursor_blink = False  # on in every shot, not by chance
-        save(app, "empty-search.svg")
+        await until(pilot, lambda: previewed(app))
+        save(app, "home.svg")
         await typed(pilot, app, "connection pool")
-        await pilot.press("down")
-        await until(pilot, lambda: app.history.shown is not None
-                    and app.history.shown[1] == app.results.current.message_id)
+        save(app, "grouped-results.svg")
+        await pilot.press("tab", "g", "down")
+        await until(pilot, lambda: app.results.shown_for == "connection pool"
+                    and not app.search_screen.grouped and previewed(app))
         save(app, "results-history.svg")
+        await pilot.press("g")
+        await cleared(pilot, app)
+        await typed(pilot, app, HITS_QUERY)
+        await pilot.press("tab")
+        best = min(range(len(app.results.rows)),
+                   key=lambda n: abs(app.results.rows[n].hits - 17))
+        for _ in range(best):
+            await pilot.press("down")
         await pilot.press("enter")
-        await until(pilot, lambda: type(app.screen).__name__ == "ConversationScreen")
-        save(app, "conversation.svg")
+        await until(pilot, lambda: type(app.screen).__name__ == "ConversationScreen"
+                    and app.screen.hits and app.screen.view is not None)
+        while app.screen.current != 2:
+            await pilot.press("n" if app.screen.current < 2 else "N")
+        await until(pilot, lambda: app.screen.view.view_of(app.screen.hit_positions[2]) is not None)
+        save(app, "conversation-hit.svg")
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is app.search_screen)
-        await pilot.press("tab", "v")
+        await cleared(pilot, app)
+        await pilot.press("tab", "f")
+        await until(pilot, lambda: type(app.screen).__name__ == "FiltersScreen")
+        dialog = app.screen
+        dialog.query_one("#filter-source", Select).value = "claude-code"
+        dialog.query_one("#filter-period", Select).value = "30d"
+        await until(pilot, lambda: app.search_screen.filters.period == "30d"
+                    and all(r.source == "claude-code" for r in app.results.rows))
+        save(app, "filters.svg")
+        await pilot.press("escape", "x")
+        await until(pilot, lambda: app.screen is app.search_screen
+                    and not app.search_screen.filters.active)
+        await pilot.press("v")
         await until(pilot, lambda: type(app.screen).__name__ == "ViewAsScreen")
         save(app, "view-as.svg")
         await pilot.press("escape")
@@ -124,7 +169,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="backscroll-screens-") as tmp:
         state = StateDir(Path(tmp) / "demo")
         build_demo(state)  # imported sessions stay pending: the indexing screenshot shows them
-        newest = max(s.updated_at for s in list_sessions(state))
+        newest = max(s.last_activity for s in list_sessions(state))
         frozen = newest / 1000 + 2 * 3600  # "2 hours ago" stays true whenever this runs
 
         def clock() -> float:

@@ -33,6 +33,10 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.delenv("BACKSCROLL_DEBUG", raising=False)
     monkeypatch.delenv("BACKSCROLL_DATABASE_URL", raising=False)
+    # The agents' own folders (the live sources): an empty home, never the real one.
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENCLAW_STATE_DIR"):
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture(scope="session")

@@ -170,6 +170,50 @@ def test_look_alike_keys_are_refused(key: str) -> None:
         normalize_key(key)
 
 
+LOOK_ALIKES = ["agent:main:ma\u200bin", "agent:main:\u202emain", "agent:main:m\u0430in",
+               "agent:main:main\u2066", "agent:main:mai\u0578"]
+
+
+@pytest.mark.parametrize("key", LOOK_ALIKES)
+def test_every_verb_refuses_a_look_alike_key_and_creates_nothing(
+    key: str, world: tuple[Path, Path], capsys, monkeypatch
+) -> None:
+    root, state_path = world
+    before = tree(root.parent)
+    for argv in (["search", "hello", "--as", key], ["search", "hello", "--session", key],
+                 ["history", key], ["history", "agent:main:main", "--as", key], ["append", key],
+                 ["append", "agent:main:x", "--spawned-by", key],
+                 ["append", "agent:main:x", "--parent", key], ["delete", key]):
+        code, _out, err = run(capsys, monkeypatch, "--state-dir", str(state_path), *argv,
+                              stdin=json.dumps(msg("z", None, "user", "never stored")))
+        assert code == 2 and "non-ASCII" in err and err.count("\n") == 1, (argv, err)
+        assert "\u200b" not in err and "\u202e" not in err  # shown escaped, never raw
+    assert tree(root.parent) == before
+
+
+def test_importers_skip_look_alike_keys_with_a_reason(state: StateDir, tmp_path: Path) -> None:
+    from backscroll.core.importers.claude_code import import_claude_code
+    from backscroll.core.importers.openclaw import import_openclaw
+
+    folder = tmp_path / "main" / "sessions"
+    folder.mkdir(parents=True)
+    (folder / "s1.jsonl").write_text("\n".join(lines(header("s1"), msg("a", None, "user", "hi"))))
+    (folder / "sessions.json").write_text(json.dumps({key: {"sessionId": "s1"}
+                                                      for key in LOOK_ALIKES}))
+    report = import_openclaw(state, folder)
+    assert len([s for s in report.skipped if "non-ASCII" in s]) == len(LOOK_ALIKES)
+    assert report.keys == ["agent:main:import:s1"]
+    project = tmp_path / "projects" / "-p"
+    project.mkdir(parents=True)
+    record = {"type": "user", "uuid": "u1", "sessionId": "s\u200bx",
+              "message": {"role": "user", "content": "hello"}}
+    (project / "t.jsonl").write_text(json.dumps(record) + "\n")
+    cc = import_claude_code(state, project.parent)
+    assert cc.sessions == 0 and any("non-ASCII" in s for s in cc.skipped)
+    with state.open("main") as db:
+        assert [s.key for s in db.sessions()] == ["agent:main:import:s1"]
+
+
 def test_fullwidth_keys_fold_to_ascii() -> None:
     assert normalize_key("ａｇｅｎｔ：ｍａｉｎ：ｍａｉｎ") == "agent:main:main"
 
@@ -249,6 +293,6 @@ def test_append_reads_every_line_after_a_bad_byte(state: StateDir, capsys, monke
     out, err = capsys.readouterr()
     assert code == 2
     assert json.loads(out) == {
-        "stored": 2, "indexed": 2, "dirty": 0, "refused": ["stdin:2: not valid UTF-8"]
+        "stored": 2, "indexed": 2, "dirty": 0, "refused": ["stdin:2: not valid UTF-8 (byte 1)"]
     }
-    assert "stdin:2: not valid UTF-8" in err
+    assert "stdin:2: not valid UTF-8 (byte 1)" in err

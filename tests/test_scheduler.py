@@ -150,3 +150,14 @@ def test_the_scheduler_imports_no_textual() -> None:
             "('textual', 'rich'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_idle_for_says_how_long_the_text_has_not_changed() -> None:
+    """The preview and the status poll wait for a pause in typing (docs/browser.md, Speed)."""
+    s, clock, _searches = scheduler()
+    assert s.idle_for() == float("inf")  # nothing typed yet
+    s.text_changed()
+    clock.advance(0.2)
+    assert abs(s.idle_for() - 0.2) < 1e-9
+    s.text_changed()
+    assert s.idle_for() == 0.0

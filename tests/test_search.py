@@ -286,8 +286,8 @@ def test_huge_messages_keep_excerpts_and_answer_within_caps(state: StateDir) -> 
     rng = random.Random(5)
     for n in range(25):
         words = " ".join(
-            rng.choice(["alpha", "beta", "gamma", "délta", "数据库"]) for _ in range(20000)
-        )
+            rng.choice(["alpha", "beta", "gamma", "délta", "数据库"]) for _ in range(7000)
+        )  # ~85,000 characters: long, but under bounds.MAX_MESSAGE_CHARS
         add(state, "agent:main:main", f"h{n}", words + " marmot " + words, n)
     response = sessions_search(state, SearchRequest("marmot", limit=25), OPERATOR)
     assert response.results and all(len(r.excerpt) <= 301 for r in response.results)

@@ -12,7 +12,7 @@ from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.indexer import ROWID_SHIFT
 from backscroll.core.query import parse_query
 from backscroll.core.state import StateDir
-from backscroll.core.storage import SessionFilter, SessionMeta
+from backscroll.core.storage import SessionMeta, SessionScope
 from backscroll.core.verify import verify_state
 
 from .events import header, leaf, lines, msg
@@ -26,8 +26,9 @@ def fts_hits(state: StateDir, agent: str, word: str) -> list[str]:
     """Entry ids whose index rows match a word in any session, dirty or not (the storage's
     match with no session filter), oldest first."""
     with state.open(agent) as db:
-        rows, _ = db.match(parse_query(word), SessionFilter([], exclude=True), 25, "recent")
-    return [row.entry_id for row in reversed(rows)]
+        every = SessionScope(frozenset(db.session_pks()), frozenset())
+        found = db.match(parse_query(word), every, 25, 25, "recent")
+    return [row.entry_id for row in reversed(found.rows)]
 
 
 def test_append_indexes_in_the_same_transaction(state: StateDir) -> None:

@@ -24,6 +24,7 @@ from backscroll.core.state import StateDir
 from backscroll.core.status import AgentStatus, StateStatus, state_status
 from backscroll.core.storage import Progress, SessionMeta
 from backscroll.core.visibility import OPERATOR
+from backscroll.tui import keys as keys_module
 from backscroll.tui.app import BackscrollApp, make_app
 from backscroll.tui.cli import main
 from backscroll.tui.screens import (
@@ -36,7 +37,7 @@ from backscroll.tui.screens import (
     default_export_path,
 )
 from backscroll.tui.text import printable
-from backscroll.tui.widgets import HistoryPane, IndexingView, StatusBar
+from backscroll.tui.widgets import EmptyState, IndexingView, StatusBar, row_anchor, row_key
 
 from .events import BASE_MS, header, msg
 
@@ -114,9 +115,12 @@ def convo(state: StateDir) -> StateDir:
 
 
 def app_for(state: StateDir, **options: Any) -> BackscrollApp:
+    """The app on ``state``; results one row per message unless ``grouped=True`` (most tests
+    here are about messages; test_tui_browse.py covers conversations)."""
     options.setdefault("now", frozen)
     options.setdefault("reconcile", lambda agent: None)
     options.setdefault("auto_reconcile", False)
+    options.setdefault("grouped", False)
     return make_app(state, **options)
 
 
@@ -140,6 +144,13 @@ def rendered(widget: Widget) -> str:
     width, height = widget.size
     strips = widget.render_lines(Region(0, 0, width, height))
     return "\n".join(strip.text for strip in strips)
+
+
+def previewed(app: BackscrollApp) -> bool:
+    """The preview pane shows the highlighted row's conversation (not an earlier row's)."""
+    current = app.results.current
+    return current is not None and app.history.shown == (row_key(current),
+                                                         row_anchor(current) or "")
 
 
 def count_text(app: BackscrollApp) -> str:
@@ -192,7 +203,7 @@ async def test_history_pane_shows_tools_thinking_roles_and_times(convo: StateDir
     app = app_for(convo)
     async with app.run_test(size=(140, 40)) as pilot:
         await type_query(pilot, app, "pelican")
-        await until(pilot, lambda: app.history.shown is not None)
+        await until(pilot, lambda: previewed(app))
         shown = app.history.plain_text()
         assert '→ exec({"command": "kubectl rollout status deploy/web"})' in shown
         assert "check the pods first" in shown
@@ -204,12 +215,11 @@ async def test_enter_opens_conversation_and_escape_walks_back(convo: StateDir) -
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
         await type_query(pilot, app, "zebra")
-        await until(pilot, lambda: app.history.shown is not None)
+        await until(pilot, lambda: previewed(app))
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ConversationScreen))
-        pane = app.screen.query_one(HistoryPane)
-        await until(pilot, lambda: pane.shown is not None)
-        shown = pane.plain_text()
+        await until(pilot, lambda: app.screen.view is not None and bool(app.screen.view.views))
+        shown = app.screen.view.plain_text()
         assert "Write the zebra migration notes." in shown
         assert "The zebra migration moves three tables." in shown
         # the main screen's keys are off here: "s" does not change the scope behind it
@@ -240,12 +250,15 @@ async def test_conversation_scrolls_to_the_hit(state: StateDir) -> None:
         await type_query(pilot, app, "needle")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ConversationScreen))
-        pane = app.screen.query_one(HistoryPane)
-        hit = pane.query_one("#history-hit", Static)
-        await until(pilot, lambda: pane.scroll_y > 0)
-        top, bottom = pane.scroll_y, pane.scroll_y + pane.scrollable_content_region.height
+        await until(pilot, lambda: app.screen.view is not None and app.screen.view.scroll_y > 0)
+        view = app.screen.view
+        hit = view.view_of(60)
+        assert hit is not None and hit.has_class("hit")
+        top, bottom = view.scroll_y, view.scroll_y + view.scrollable_content_region.height
         assert top <= hit.virtual_region.y < bottom
-        assert ids[60] in pane.plain_text() and ids[0] in pane.plain_text()
+        assert ids[60] in view.plain_text()
+        await pilot.press("g")  # the top: read when asked for (a window of messages)
+        await until(pilot, lambda: ids[0] in view.plain_text() and view.scroll_y == 0)
 
 
 async def test_stale_answers_are_dropped(convo: StateDir) -> None:
@@ -297,18 +310,19 @@ async def test_toggles_change_request_and_status(convo: StateDir) -> None:
         await until(pilot, lambda: app.last_request.session_key == "agent:main:subagent:alpha")
         assert {r.session_key for r in app.results.results} == {"agent:main:subagent:alpha"}
         status = app.status_bar.plain_text()
-        assert "as operator · exact · newest first · session agent:main:subagent:alpha" in status
+        assert ("as operator · per message · exact · newest first · session "
+                "agent:main:subagent:alpha") in status
         await pilot.press("s")
         assert app.scope.kind == "all"
 
 
 async def test_copy_puts_the_excerpt_on_the_clipboard(convo: StateDir) -> None:
     app = app_for(convo)
-    async with app.run_test(notifications=True) as pilot:
+    async with app.run_test(size=(160, 30)) as pilot:
         await type_query(pilot, app, "zebra")
         await pilot.press("tab", "y")
         assert app.clipboard == app.results.current.excerpt
-        assert any("copied the excerpt" in n.message for n in app._notifications)
+        assert "copied the excerpt of agent:main:" in app.status_bar.plain_text()
 
 
 async def test_help_lists_the_keys(convo: StateDir) -> None:
@@ -350,7 +364,8 @@ def test_every_binding_comes_from_the_key_table_and_has_an_action() -> None:
 
     for owner, table in ((BackscrollApp, keys.APP), (SearchScreen, keys.SEARCH),
                          (ConversationScreen, keys.CONVERSATION), (ViewAsScreen, keys.VIEW_AS),
-                         (ExportScreen, keys.EXPORT), (HelpScreen, keys.HELP)):
+                         (ExportScreen, keys.EXPORT), (HelpScreen, keys.HELP),
+                         (EmptyState, keys.EMPTY)):
         own = [b for b in owner.BINDINGS if b.id]
         assert [b.id for b in own] == [k.id for k in table if k.bound]
         assert all(b.id for b in owner.BINDINGS)
@@ -364,11 +379,10 @@ async def test_a_remapped_key_shows_everywhere(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.status is not None)
-        app.set_keymap({"order": "ctrl+o", "view_as.sandbox": "ctrl+x", "conversation.hit": "H"})
+        app.set_keymap({"order": "ctrl+o", "view_as.sandbox": "ctrl+x", "conversation.find": "F"})
         await pilot.pause()
-        hints = {line.split("  ")[-1]: line for line in app.history.plain_text().splitlines()}
-        assert hints["scope, order, match mode"].split() == ["s", "ctrl+o", "m", "scope,", "order,",
-                                                             "match", "mode"]
+        hints = dict((what, keys) for keys, what in keys_module.welcome_hints(app))
+        assert hints["scope, order, match mode"] == "s ctrl+o m"
         order = next(c for c in app.get_system_commands(app.screen) if c.title == "Toggle order")
         assert order.help == "Order: best match / newest first (ctrl+o)"
 
@@ -399,8 +413,11 @@ async def test_a_remapped_key_shows_everywhere(convo: StateDir) -> None:
         await type_query(pilot, app, "zebra")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ConversationScreen))
-        title = app.screen.query_one("#conversation-title", Static).content.plain
-        assert "esc back · H to the hit · e export" in title
+        await until(pilot, lambda: app.screen.outline is not None)
+        line = app.screen.query_one("#conversation-position", Static).content.plain
+        assert "n next hit · F find · g top · esc back" in line
+        await pilot.press("F")
+        assert app.screen.query_one("#conversation-find", Input).has_focus
 
 
 # --- view as --------------------------------------------------------------------------------
@@ -636,9 +653,9 @@ async def test_markup_and_ansi_in_messages_render_literally(state: StateDir) -> 
     nasty = "[bold red]x[/] \x1b[31mred alert\x1b[0m [link=https://evil]y[/link] \x07 end"
     add_session(state, "agent:main:main", [("user", nasty), ("assistant", "ok")])
     app = app_for(state)
-    async with app.run_test(size=(140, 35)) as pilot:
+    async with app.run_test(size=(170, 35)) as pilot:
         await type_query(pilot, app, "alert")
-        await until(pilot, lambda: app.history.shown is not None)
+        await until(pilot, lambda: previewed(app))
         painted = rendered(app.results)
         assert "[bold red]x[/]" in painted
         assert "\x1b" not in painted
@@ -660,9 +677,12 @@ def test_printable_keeps_offsets() -> None:
 async def test_empty_state_dir_says_how_to_start(tmp_path: Path) -> None:
     app = app_for(StateDir(tmp_path / "nothing-here"))
     async with app.run_test(size=(100, 30)) as pilot:
-        empty = app.search_screen.query_one("#empty", Static)
-        await until(pilot, lambda: empty.display and "backscroll demo" in rendered(empty))
+        empty = app.search_screen.query_one("#empty-text", Static)
+        await until(pilot, lambda: app.search_screen.query_one("#empty").display
+                    and "No transcript folders found" in rendered(empty))
         painted = rendered(empty)
+        assert "~/.claude/projects, ~/.codex/sessions, ~/.openclaw" in painted
+        assert "backscroll sources add KIND PATH" in painted
         assert "backscroll import openclaw PATH" in painted
         assert "backscroll demo" in painted
         assert not app.search_screen.query_one("#body").display

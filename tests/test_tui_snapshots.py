@@ -19,9 +19,10 @@ from backscroll.core.state import StateDir
 from backscroll.core.status import StateStatus, state_status
 from backscroll.core.storage import Progress
 from backscroll.tui.app import BackscrollApp, make_app
+from backscroll.tui.screens import ConversationScreen
 
 from .events import BASE_MS
-from .test_tui import add_session
+from .test_tui import add_session, previewed
 
 NOW = BASE_MS / 1000 + 5 * 3600
 FAR_FUTURE_MS = 4_102_444_800_000  # 2100-01-01: a lease that never runs out in a snapshot
@@ -86,13 +87,17 @@ def waiting_for(condition: Callable[[BackscrollApp], bool], *keys: str) -> Calla
 
 
 def preview_shown(app: BackscrollApp) -> bool:
-    return app.history.shown is not None and app.results.painted_for == app.search_input.value
+    return (previewed(app) and app.results.painted_for == app.search_input.value
+            and app.last_request is not None)
 
 
 def test_snapshot_empty_state_dir(snap_compare: Any) -> None:
     app = snapshot_app(StateDir("/nonexistent/backscroll-snapshot-state"))
-    assert snap_compare(app, terminal_size=(100, 30),
-                        run_before=waiting_for(lambda a: a.search_screen.query_one("#empty").display))
+
+    def sources_listed(a: BackscrollApp) -> bool:
+        return a.search_screen.query_one("#empty").display and a.listed_sources is not None
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=waiting_for(sources_listed))
 
 
 def test_snapshot_results_with_history(snap_compare: Any, state: StateDir) -> None:
@@ -123,6 +128,51 @@ def test_snapshot_narrow_terminal(snap_compare: Any, state: StateDir) -> None:
     app = snapshot_app(build(state))
     assert snap_compare(app, terminal_size=(80, 24),
                         run_before=waiting_for(preview_shown, *"pool"))
+
+
+def home_shown(app: BackscrollApp) -> bool:
+    return bool(app.results.rows) and app.results.shown_for == "" and previewed(app)
+
+
+def test_snapshot_home_recent_conversations(snap_compare: Any, state: StateDir) -> None:
+    app = snapshot_app(build(state))
+    assert snap_compare(app, terminal_size=(130, 36), run_before=waiting_for(home_shown))
+
+
+def test_snapshot_grouped_results(snap_compare: Any, state: StateDir) -> None:
+    build(state)
+    add_session(state, "agent:main:subagent:9d2e", [
+        ("user", "Collect every deploy of checkout-web this week."),
+        *[("assistant", f"Deploy {n}: checkout-web v2.11.{n} went out without errors.")
+          for n in range(1, 6)],
+    ], spawned_by="agent:main:main", start_ms=9_000_000)
+    app = snapshot_app(state)
+    assert snap_compare(app, terminal_size=(130, 36),
+                        run_before=waiting_for(preview_shown, *"deploy"))
+
+
+def test_snapshot_conversation_at_hit_3_of_17(snap_compare: Any, state: StateDir) -> None:
+    turns: list[tuple[str, Any]] = []
+    for n in range(1, 18):
+        turns.append(("user", f"Pool check {n}: is the connection pool healthy on db-{n}?"))
+        turns.append(("assistant", f"db-{n} has {40 - n} idle connections; nothing to do."))
+    add_session(state, "agent:ops:main", turns)
+    app = snapshot_app(state)
+
+    async def run_before(pilot: Any) -> None:
+        await waiting_for(preview_shown, *"pool")(pilot)
+        await pilot.press("enter")
+        deadline = time.monotonic() + 10
+        while not (isinstance(app.screen, ConversationScreen) and app.screen.view is not None
+                   and app.screen.view.views):
+            assert time.monotonic() < deadline
+            await pilot.pause(0.02)
+        screen = app.screen
+        while screen.current != 2:
+            await pilot.press("n" if screen.current < 2 else "N")
+        await pilot.pause(0.3)
+
+    assert snap_compare(app, terminal_size=(110, 30), run_before=run_before)
 
 
 def test_snapshot_conversation_screen(snap_compare: Any, state: StateDir) -> None:

@@ -22,8 +22,10 @@ from textual.screen import Screen
 from textual.widgets import Input
 from textual.worker import Worker, WorkerState
 
+from backscroll.core import private
+from backscroll.core.catalog import SessionSummary, resume_of, visible_session
 from backscroll.core.config import load_config, make_caller
-from backscroll.core.errors import BackscrollError
+from backscroll.core.errors import BackscrollError, Forbidden
 from backscroll.core.export import write_export
 from backscroll.core.keys import is_incognito
 from backscroll.core.reconcile import start_background
@@ -33,18 +35,32 @@ from backscroll.core.status import StateStatus, state_status
 from backscroll.core.visibility import OPERATOR, Caller
 
 from . import keys
-from .messages import CallerChanged, ExportFinished, ExportRequested, StatusPolled
+from .live import LiveSources
+from .messages import (
+    CallerChanged,
+    ExportFinished,
+    ExportRequested,
+    FiltersChanged,
+    PrivacyWarning,
+    ResumeRequested,
+    SessionLookedUp,
+    StatusPolled,
+)
 from .screens import ExportChoice, ExportScreen, HelpScreen, Scope, SearchScreen, ViewAsChoice
-from .text import Clock
+from .text import Clock, cut_middle, shown
 from .widgets import HistoryPane, ResultsList, StatusBar
 
 SEARCH_DEBOUNCE_S = 0.025  # keystroke-to-repaint goal: p95 <= 100 ms (docs/browser.md)
 PREVIEW_DEBOUNCE_S = 0.05  # holding j must not start a history read per result
 STATUS_POLL_S = 0.5
+COPIED_NOTE_CHARS = 60  # of a copied command, in the note saying so
 IDLE_POLL_TICKS = 4  # nothing to index: poll every 2 s instead
+# No status poll while a person types: at 1M messages one costs ~300 ms of a core (counting
+# the events), and a keystroke's search waiting behind it was the slowest 5% (docs/browser.md).
+TYPING_PAUSE_S = 1.0
 
 
-class BackscrollApp(App[int]):
+class BackscrollApp(LiveSources, App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "backscroll"
     BINDINGS = keys.bindings(keys.APP)
@@ -61,8 +77,11 @@ class BackscrollApp(App[int]):
         debounce: float = SEARCH_DEBOUNCE_S,
         preview_debounce: float = PREVIEW_DEBOUNCE_S,
         poll_interval: float = STATUS_POLL_S,
+        sources: bool = True,
+        grouped: bool = True,
     ) -> None:
         super().__init__()
+        self.init_live(sources)
         self.state = state
         self.caller = caller or OPERATOR
         self.now = now
@@ -74,14 +93,35 @@ class BackscrollApp(App[int]):
         self._debounce = debounce
         self._preview_debounce = preview_debounce
         self._poll_interval = poll_interval
+        self._grouped = grouped
         self._ticks_since_poll = 0
         self._search_screen: SearchScreen | None = None
+        self._reported: set[str] = set()  # problems already notified about, once per run
 
     async def on_mount(self) -> None:
-        self._search_screen = SearchScreen(self._debounce, self._preview_debounce)
+        # Warnings about loose modes come from worker threads; post_message is thread-safe.
+        private.set_warning_sink(lambda text: self.post_message(PrivacyWarning(text)))
+        self._search_screen = SearchScreen(self._debounce, self._preview_debounce, self._grouped)
         await self.push_screen(self._search_screen)
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
         self.poll_status()
         self.set_interval(self._poll_interval, self._status_tick)
+
+    def on_unmount(self) -> None:
+        self.stop_following()  # the follow thread ends at its next check (tens of ms)
+        private.set_warning_sink(None)
+
+    def report_database(self, problem: str, title: str, severity: str = "error") -> None:
+        """One notification per problem (a database, a file a sync could not read), however
+        often a poll, a search or a sync meets it."""
+        if problem not in self._reported:
+            self._reported.add(problem)
+            self.notify(shown(problem), title=title, severity=severity, markup=False,  # type: ignore[arg-type]
+                        timeout=10)
+
+    def on_privacy_warning(self, message: PrivacyWarning) -> None:
+        self.notify(shown(message.text), title="not private", severity="warning", markup=False,
+                    timeout=10)
 
     # --- the search screen and its state, by name (tests and scripts read these) --------
 
@@ -144,10 +184,12 @@ class BackscrollApp(App[int]):
 
     def _status_tick(self) -> None:
         """Poll every tick while indexing is (or may be) going on, else every fourth tick
-        (another process may start a reindex); never while a search runs (it would compete
-        with it for the CPU: reading the counts of a big state takes tens of ms)."""
+        (another process may start a reindex); never while a search runs or the person is
+        typing (it would compete with the search for the CPU: reading the counts of a big
+        state takes tens of ms at 200k messages, hundreds at 1M)."""
         self._ticks_since_poll += 1
-        if not self.ready or self.search_screen.scheduler.running:
+        scheduler = self.search_screen.scheduler if self.ready else None
+        if scheduler is None or scheduler.running or scheduler.idle_for() < TYPING_PAUSE_S:
             return
         status = self.status
         busy = self.search_indexing or status is None or status.reconciling or bool(
@@ -166,6 +208,8 @@ class BackscrollApp(App[int]):
             return
         first = self.status is None
         self.status = message.status
+        for agent in message.status.broken:
+            self.report_database(agent.error or agent.state, f"Database {agent.state}")
         if self._auto_reconcile:
             waiting = [a.agent for a in message.status.agents if a.dirty and not a.error
                        and not a.progress.running and a.agent not in self._auto_started]
@@ -173,6 +217,10 @@ class BackscrollApp(App[int]):
                 self._auto_started.update(waiting)
                 self.start_reconciling(waiting)
         self.search_screen.status_changed(first)
+        if first:
+            self.live_first_status(not message.status.agents)
+        if not message.status.agents:
+            self.show_empty()
 
     @work(thread=True, exclusive=True, group="reconcile", exit_on_error=False)
     def start_reconciling(self, agents: list[str]) -> None:
@@ -195,7 +243,7 @@ class BackscrollApp(App[int]):
             text = str(error)
         else:
             text = f"unexpected {type(error).__name__}: {error}"
-        self.notify(text, title="backscroll", severity="error", markup=False, timeout=8)
+        self.notify(shown(text), title="backscroll", severity="error", markup=False, timeout=8)
 
     # --- export -----------------------------------------------------------------------------
 
@@ -217,10 +265,62 @@ class BackscrollApp(App[int]):
 
     def on_export_finished(self, message: ExportFinished) -> None:
         self.notify(
-            f"exported {message.session_key} ({message.size:,} bytes, redacted) to {message.path}",
+            f"exported {shown(message.session_key)} ({message.size:,} bytes, redacted) to "
+            f"{shown(message.path)}",
             title="export",
             markup=False,
         )
+
+    # --- filters, resume, theme -----------------------------------------------------------
+
+    def on_filters_changed(self, message: FiltersChanged) -> None:
+        if self.ready:
+            self.search_screen.filters_changed(message)
+
+    def on_resume_requested(self, message: ResumeRequested) -> None:
+        self.look_up(message.session_key, self.caller)
+
+    @work(thread=True, exclusive=True, group="lookup", exit_on_error=False)
+    def look_up(self, session_key: str, caller: Caller) -> None:
+        """What a list shows of one session (its source, cwd and id), for ``copy_resume``."""
+        try:
+            summary = visible_session(self.state, caller, session_key)
+        except Forbidden as err:
+            self.post_message(SessionLookedUp(session_key, None, str(err)))
+            return
+        self.post_message(SessionLookedUp(session_key, summary))
+
+    def on_session_looked_up(self, message: SessionLookedUp) -> None:
+        if message.summary is None:
+            self.notify(message.error or "", severity="warning", markup=False)
+        else:
+            self.copy_resume(message.summary)
+
+    def copy_resume(self, summary: SessionSummary) -> None:
+        """Copy the way back into a conversation (OSC 52) and say what it was where the
+        person looks: the status bar, or the conversation's position line."""
+        resume = resume_of(summary)
+        if resume is None:
+            self.bell()
+            self.flash("no resume command: its folder or session id is not known")
+            return
+        self.copy_to_clipboard(resume.text)
+        what = "the resume command" if resume.kind == "command" else "the session key"
+        self.flash(f"copied {what}: {cut_middle(shown(resume.text), COPIED_NOTE_CHARS)}")
+
+    def flash(self, text: str) -> None:
+        flash = getattr(self.screen, "flash", None)
+        if callable(flash):
+            flash(text)
+        else:
+            self.notify(text, markup=False, timeout=4)
+
+    def _theme_changed(self, _theme: object) -> None:
+        """Transcript text is Rich text coloured from the theme: draw it again."""
+        for screen in self.screen_stack:
+            restyle = getattr(screen, "restyle", None)
+            if callable(restyle) and screen.is_attached:
+                restyle()
 
     # --- view as ------------------------------------------------------------------------------
 
@@ -239,7 +339,7 @@ class BackscrollApp(App[int]):
         self.caller = message.caller
         note = "; incognito: it never finds incognito sessions, its own included" if (
             self.caller.key and is_incognito(self.caller.key)) else ""
-        self.notify(f"searching as {self.caller.describe()}{note}", markup=False, timeout=4)
+        self.notify(f"searching as {shown(self.caller.describe())}{note}", markup=False, timeout=4)
         self.search_screen.caller_changed()
 
     # --- keys: help, palette, keymap ------------------------------------------------------
@@ -280,12 +380,14 @@ def make_app(state: StateDir, caller: Caller | None = None, **options: Any) -> B
 
     ``options``: ``now`` (a clock in epoch seconds; tests freeze it), ``reconcile`` (called
     with an agent id when indexing is pending; default a background thread), ``status`` (the
-    status reader), ``auto_reconcile``, ``debounce``, ``preview_debounce``, ``poll_interval``.
+    status reader), ``auto_reconcile``, ``debounce``, ``preview_debounce``, ``poll_interval``,
+    ``sources`` (sync the live sources on open and follow them; False for the demo),
+    ``grouped`` (results one row per conversation, the default; False: one per message).
     """
     return BackscrollApp(state, caller, **options)
 
 
-def run_browser(state: StateDir, caller: Caller | None = None) -> int:
-    app = make_app(state, caller)
+def run_browser(state: StateDir, caller: Caller | None = None, sources: bool = True) -> int:
+    app = make_app(state, caller, sources=sources)
     app.run()
     return app.return_code or 0

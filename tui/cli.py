@@ -16,7 +16,8 @@ from typing import Callable, NoReturn, Sequence
 from backscroll.core.errors import BackscrollError, ValidationError
 from backscroll.core.state import StateDir
 
-from . import commands
+from . import commands, sources_args
+from .plain import shown
 
 
 class _Parser(argparse.ArgumentParser):
@@ -69,6 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--role", choices=["user", "assistant"], help="only this role")
     p.add_argument("--since", help="from this time: ISO date/time, epoch ms, or an age like 3h, 2d, 1w")
     p.add_argument("--until", help="up to this time (same forms as --since)")
+    p.add_argument("--source", choices=["openclaw", "claude-code", "codex"],
+                   help="only sessions from this agent tool")
+    p.add_argument("--project", metavar="DIR",
+                   help="only sessions that ran in this folder (Claude Code, Codex) or below it")
+    p.add_argument("--group", action="store_true",
+                   help="one result per conversation: its best hit and its number of hits")
     p.add_argument("--json", action="store_true", help="print the JSON answer")
 
     p = add("history", commands.cmd_history, "show a session's conversation (active branch)")
@@ -78,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--include-tools", action="store_true", help="include tool calls and results")
     _add_caller_args(p)
     p.add_argument("--json", action="store_true", help="print the JSON answer")
+
+    p = add("mcp", commands.cmd_mcp, "serve sessions_search and sessions_history to agents (MCP, stdio)")
+    _add_caller_args(p, "answer as this session would (default: the operator, who sees everything)")
 
     p = add("import", commands.cmd_import, "import transcripts (stored now, indexed in background)")
     p.add_argument("kind", choices=["openclaw", "claude-code", "codex"])
@@ -105,6 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("verify", commands.cmd_verify, "prove the index equals every clean active branch")
     p.add_argument("--json", action="store_true")
 
+    sources_args.add_parsers(add, common)
+
     p = add("push", commands.cmd_push, "copy the local state into a PostgreSQL server, then index it there")
     p.add_argument("url", metavar="URL", help="the server (postgresql://USER@HOST/DATABASE)")
     p.add_argument("--no-index", action="store_true", help="copy only; the server indexes later")
@@ -123,8 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _add_caller_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--as", dest="as_key", metavar="KEY", help="search as this session would")
+def _add_caller_args(p: argparse.ArgumentParser, as_help: str = "search as this session would") -> None:
+    p.add_argument("--as", dest="as_key", metavar="KEY", help=as_help)
     p.add_argument("--sandboxed", action="store_true", default=None, help="apply the sandbox clamp")
     p.add_argument("--visibility", choices=["self", "tree", "agent", "all"])
 
@@ -149,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("BACKSCROLL_DEBUG"):
             raise
         print(
-            f"backscroll: internal error: {type(err).__name__}: {err} "
+            f"backscroll: internal error: {type(err).__name__}: {shown(str(err))} "
             "(set BACKSCROLL_DEBUG=1 to see where)",
             file=sys.stderr,
         )
@@ -159,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def fail(err: BackscrollError, as_json: bool) -> int:
     if as_json:
         print(json.dumps(err.as_json(), ensure_ascii=False))
-    print(f"backscroll: {err}", file=sys.stderr)
+    print(f"backscroll: {shown(str(err))}", file=sys.stderr)
     return err.exit_code
 
 

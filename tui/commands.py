@@ -1,32 +1,38 @@
-"""One function per CLI verb: parse nothing, call the core, print for people or as JSON."""
+"""One function per CLI verb: parse nothing, call the core, print for people or as JSON.
+
+Each verb imports what it uses, when it runs: a ``search --json`` loads the search path and
+nothing else (no Rich, no importers, no Textual), so scripts and agents calling it as they
+type get their answer quickly (docs/performance.md).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from backscroll.core.config import load_config, make_caller
-from backscroll.core.errors import ValidationError
-from backscroll.core.history import HistoryRequest, sessions_history
-from backscroll.core.importers import ImportReport
-from backscroll.core.importers.claude_code import import_claude_code
-from backscroll.core.importers.codex import import_codex
-from backscroll.core.importers.openclaw import import_openclaw
-from backscroll.core.ingest import append_events, delete_session
-from backscroll.core.push import push_state
-from backscroll.core.reconcile import reconcile_all, start_background
-from backscroll.core.search import SearchRequest, sessions_search, validate_limit
-from backscroll.core.state import StateDir, default_database_url
-from backscroll.core.status import state_status
-from backscroll.core.storage import SessionMeta, database_init_sql, init_database
-from backscroll.core.storage.dburl import mask_url
-from backscroll.core.timeparse import parse_time
-from backscroll.core.verify import verify_state
-from backscroll.core.visibility import Caller
+from backscroll.core.bounds import read_lines
+from backscroll.core.errors import BackscrollError, ValidationError
+from backscroll.core.redact import redact
 
-from . import render
+from .plain import shown
+
+if TYPE_CHECKING:
+    from backscroll.core.state import StateDir
+    from backscroll.core.visibility import Caller
+
+
+def _render():  # noqa: ANN202 - the module: Rich loads only when people read the output
+    from . import render
+
+    return render
+
+
+def _reconcile(state: StateDir, agent_id: str) -> None:
+    from backscroll.core.reconcile import start_background
+
+    start_background(state, agent_id, "process")
 
 
 def emit_json(value: Any) -> None:
@@ -35,34 +41,47 @@ def emit_json(value: Any) -> None:
 
 def cmd_append(state: StateDir, args: argparse.Namespace) -> int:
     """Each stdin line is one event, stored (and indexed) in its own transaction."""
+    from backscroll.core.ingest import append_events
+    from backscroll.core.storage import SessionMeta
+
     meta = SessionMeta(
         key=args.key, spawned_by=args.spawned_by, parent_key=args.parent, label=args.label
     )
+    stdin = getattr(sys.stdin, "buffer", None)
     report = append_events(
         state,
         meta,
-        getattr(sys.stdin, "buffer", sys.stdin),  # bytes: a bad byte refuses one line only
+        # bytes, each line read with a bounded buffer: a bad byte or a huge line refuses
+        # that line only
+        read_lines(stdin) if stdin is not None else sys.stdin,
         on_refused=lambda problem: print(
-            f"backscroll: {problem}; event not stored", file=sys.stderr
+            f"backscroll: {shown(problem)}; event not stored", file=sys.stderr
         ),
     )
     if args.json:
         emit_json(report.as_json())
     else:
-        render.append_summary(report)
+        _render().append_summary(report)
     return 2 if report.refused else 0
 
 
 def cmd_delete(state: StateDir, args: argparse.Namespace) -> int:
+    from backscroll.core.ingest import delete_session
+
     key = delete_session(state, args.key)
     if args.json:
-        emit_json({"deleted": key})
+        emit_json({"deleted": redact(key)})
     else:
-        render.info(f"deleted {key}: its events, index rows and index state are gone")
+        _render().info(f"deleted {key}: its events, index rows and index state are gone")
     return 0
 
 
 def cmd_import(state: StateDir, args: argparse.Namespace) -> int:
+    from backscroll.core.importers import ImportReport
+    from backscroll.core.importers.claude_code import import_claude_code
+    from backscroll.core.importers.codex import import_codex
+    from backscroll.core.importers.openclaw import import_openclaw
+
     importers = {
         "openclaw": import_openclaw,
         "claude-code": import_claude_code,
@@ -70,39 +89,48 @@ def cmd_import(state: StateDir, args: argparse.Namespace) -> int:
     }
     report: ImportReport = importers[args.kind](state, args.path, agent=args.agent)
     for line in report.skipped:
-        print(f"backscroll: skipped {line}", file=sys.stderr)
+        print(f"backscroll: skipped {shown(line)}", file=sys.stderr)
     if args.json:
         emit_json(report.as_json())
     else:
-        render.import_summary(args.kind, args.path, report)
+        _render().import_summary(args.kind, args.path, report)
     return 0
 
 
 def cmd_status(state: StateDir, args: argparse.Namespace) -> int:
+    from backscroll.core.status import state_status
+
     state.require()
     status = state_status(state)
     if args.json:
         emit_json(status.as_json())
     else:
-        render.status(status)
-    return 0
+        _render().status(status)
+    return 1 if status.broken else 0  # a read-only or unreadable database (docs/architecture.md)
 
 
 def cmd_verify(state: StateDir, args: argparse.Namespace) -> int:
+    from backscroll.core.verify import verify_state
+
     state.require()
     report = verify_state(state)
     if args.json:
         emit_json(report.as_json())
     else:
-        render.verify(report)
+        _render().verify(report)
     return 0 if report.ok else 1
 
 
 def caller_from_args(state: StateDir, args: argparse.Namespace) -> Caller:
+    from backscroll.core.config import load_config, make_caller
+
     return make_caller(load_config(state.path), args.as_key, args.visibility, args.sandboxed)
 
 
 def cmd_search(state: StateDir, args: argparse.Namespace) -> int:
+    from backscroll.core.search import SearchRequest, sessions_search, validate_limit
+    from backscroll.core.timeparse import parse_time
+
     request = SearchRequest(
         query=args.query,
         limit=validate_limit(args.limit),
@@ -113,19 +141,31 @@ def cmd_search(state: StateDir, args: argparse.Namespace) -> int:
         role=args.role,
         since_ms=parse_time(args.since),
         until_ms=parse_time(args.until),
+        source=args.source,
+        project=args.project,
     )
     caller = caller_from_args(state, args)
-    response = sessions_search(
-        state, request, caller, on_pending=lambda agent: start_background(state, agent, "process")
-    )
+    if args.group:
+        from backscroll.core.grouped import conversations_search
+
+        grouped = conversations_search(state, request, caller,
+                                       on_pending=lambda agent: _reconcile(state, agent))
+        if args.json:
+            emit_json(grouped.as_json())
+        else:
+            _render().conversations(request, grouped, caller)
+        return 0
+    response = sessions_search(state, request, caller, on_pending=lambda agent: _reconcile(state, agent))
     if args.json:
         emit_json(response.as_json())
     else:
-        render.search(request, response, caller)
+        _render().search(request, response, caller)
     return 0
 
 
 def cmd_history(state: StateDir, args: argparse.Namespace) -> int:
+    from backscroll.core.history import HistoryRequest, sessions_history
+
     request = HistoryRequest(
         session_key=args.key,
         message_id=args.message_id,
@@ -136,65 +176,92 @@ def cmd_history(state: StateDir, args: argparse.Namespace) -> int:
     if args.json:
         emit_json(response.as_json())
     else:
-        render.history(response, anchor=args.message_id)
+        _render().history(response, anchor=args.message_id)
     return 0
+
+
+def cmd_mcp(state: StateDir, args: argparse.Namespace) -> int:
+    """Serve MCP on stdio as the caller fixed here; the SDK is loaded only now."""
+    caller = caller_from_args(state, args)
+    try:
+        from .mcp_server import serve
+    except ModuleNotFoundError as err:
+        missing = (err.name or "mcp").split(".")[0]
+        raise BackscrollError(
+            f"backscroll mcp needs the optional MCP support ({missing} is not installed): "
+            "install it with pip install 'backscroll[mcp]'"
+        ) from None
+    return serve(state, caller)
 
 
 def cmd_reindex(state: StateDir, args: argparse.Namespace) -> int:
     """Reconcile every agent in the foreground: a progress bar, or JSON lines."""
+    from backscroll.core.reconcile import reconcile_all
+
     state.require()
     if args.json:
         results = reconcile_all(
             state, on_progress=lambda agent, p: emit_json({"agent": agent, **p.as_json()})
         )
     else:
-        results = render.reindex_with_progress(state, reconcile_all)
+        results = _render().reindex_with_progress(state, reconcile_all)
     for stats in results:
         for problem in stats.problems:
-            print(f"backscroll: {problem}", file=sys.stderr)
+            print(f"backscroll: {shown(problem)}", file=sys.stderr)
+        if stats.error:
+            print(f"backscroll: {shown(stats.error)}", file=sys.stderr)
     summary = {
         "sessions": sum(r.sessions for r in results),
         "messages": sum(r.messages for r in results),
         "abandoned": sum(r.abandoned for r in results),
-        "busy": [r.agent for r in results if not r.started],
+        "busy": [r.agent for r in results if not r.started and not r.error],
+        "failed": [{"agent": r.agent, "error": redact(r.error)} for r in results if r.error],
     }
     if args.json:
         emit_json({"done": True, **summary})
     else:
-        render.reindex_summary(summary)
-    return 0
+        _render().reindex_summary(summary)
+    return 1 if summary["failed"] else 0
 
 
 def cmd_push(state: StateDir, args: argparse.Namespace) -> int:
     """Copy the local SQLite state into a server (idempotent), then reconcile it there."""
+    from backscroll.core.push import push_state
+    from backscroll.core.reconcile import reconcile_all
+    from backscroll.core.state import StateDir
+
     source = StateDir(state.path, database_url="")  # the local files, whatever --database says
     target = StateDir(state.path, database_url=args.url)
     if args.json:
         report = push_state(source, target)
     else:
-        report = render.push_with_progress(source, target, push_state)
-    summary = {"pushed": report.as_json(), "backend": target.describe()}
+        report = _render().push_with_progress(source, target, push_state)
+    summary: dict[str, Any] = {"pushed": report.as_json(), "backend": target.describe()}
     if not args.no_index and report.agents:
         if args.json:
             results = reconcile_all(target, agents=report.agents)
         else:
-            results = render.reindex_with_progress(
+            results = _render().reindex_with_progress(
                 target, lambda state, on_progress: reconcile_all(state, on_progress, agents=report.agents)
             )
         summary["indexed"] = {
             "sessions": sum(r.sessions for r in results),
             "messages": sum(r.messages for r in results),
-            "busy": [r.agent for r in results if not r.started],
+            "busy": [r.agent for r in results if not r.started and not r.error],
         }
     if args.json:
         emit_json(summary)
     else:
-        render.push_summary(summary)
+        _render().push_summary(summary)
     return 0
 
 
 def cmd_db(state: StateDir, args: argparse.Namespace) -> int:
     """``db init``: the server's schema and roles, run or printed."""
+    from backscroll.core.state import default_database_url
+    from backscroll.core.storage import database_init_sql, init_database
+    from backscroll.core.storage.dburl import mask_url
+
     if args.print_sql:
         sys.stdout.write(database_init_sql())
         return 0
@@ -207,7 +274,7 @@ def cmd_db(state: StateDir, args: argparse.Namespace) -> int:
         emit_json(done)
     else:
         what = "created" if before == 0 else "upgraded" if before < now else "checked"
-        render.info(
+        _render().info(
             f"{what} the backscroll schema (version {now}) in {done['url']}; roles "
             "backscroll_writer (agent hosts) and backscroll_reader (support staff) are granted"
         )
@@ -221,19 +288,19 @@ def cmd_demo(state: StateDir, args: argparse.Namespace) -> int:
     explicit = getattr(args, "state_dir", None)
     if args.messages < 10:
         raise ValidationError("--messages must be at least 10")
-    render.info("preparing the demo (built once, then reused)…")
+    _render().info("preparing the demo (built once, then reused)…")
     demo = ensure_demo(explicit, messages=args.messages, rebuild=args.rebuild)
     if args.no_browser:
-        render.info(f"demo state dir: {demo.path}")
+        _render().info(f"demo state dir: {demo.path}")
         return 0
-    return _browse(demo)
+    return _browse(demo, sources=False)  # made-up conversations: never mixed with real ones
 
 
 def cmd_browse(state: StateDir, args: argparse.Namespace) -> int:
     return _browse(state)
 
 
-def _browse(state: StateDir) -> int:
+def _browse(state: StateDir, sources: bool = True) -> int:
     from .app import run_browser
 
-    return run_browser(state)
+    return run_browser(state, sources=sources)

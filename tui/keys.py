@@ -41,6 +41,9 @@ APP = (
     KeyAction("command_palette", "command_palette", "ctrl+p", "palette",
               "command palette: every command by name", show=False, priority=True),
     KeyAction("quit", "quit", "q", "Quit", "quit"),
+    KeyAction("follow", "toggle_follow", "L", "Follow",
+              "live follow: take in new lines of the transcripts as they are written (on/off)",
+              show=False, title="Toggle live follow"),
 )
 
 SEARCH = (
@@ -63,13 +66,24 @@ SEARCH = (
               tooltip="Search as another session", title="View as…"),
     KeyAction("scope", "toggle_scope", "s", "Scope",
               "scope: all agents / the highlighted result's agent / its session",
-              tooltip="All / agent / session", title="Toggle scope"),
+              tooltip="All / agent / session", title="Toggle scope", show=False),
     KeyAction("order", "toggle_order", "o", "Order", "order: best match / newest first",
-              tooltip="Best match / newest", title="Toggle order"),
+              tooltip="Best match / newest", title="Toggle order", show=False),
     KeyAction("match", "toggle_match", "m", "Match", "match: prefix (while typing) / exact words",
-              tooltip="Prefix / exact", title="Toggle match mode"),
-    KeyAction("copy", "copy", "y", "Copy", "copy the highlighted excerpt",
+              tooltip="Prefix / exact", title="Toggle match mode", show=False),
+    KeyAction("group", "toggle_group", "g", "Group",
+              "results: one row per conversation / one row per message",
+              tooltip="Per conversation / per message", title="Toggle grouping"),
+    KeyAction("filters", "filters", "f", "Filters",
+              "filters: agent, role, source, project, time", tooltip="Agent, role, source, project, time",
+              title="Filters…"),
+    KeyAction("clear_filters", "clear_filters", "x", "Clear filters", "clear every filter",
+              show=False, title="Clear filters"),
+    KeyAction("copy", "copy", "y", "Copy", "copy the highlighted excerpt (or title)",
               tooltip="Copy the excerpt", title="Copy excerpt"),
+    KeyAction("resume", "resume", "r", "Resume",
+              "copy the command that resumes the conversation (Claude Code, Codex) or its key",
+              tooltip="Copy the resume command", title="Copy resume command"),
     KeyAction("export", "export", "e", "Export",
               "export the highlighted conversation (Markdown or JSON, redacted)",
               tooltip="Export the conversation", title="Export conversation"),
@@ -87,8 +101,26 @@ CONVERSATION = (
     KeyAction("conversation.top", "top", "g,home", "Top", "top / bottom", show=False),
     KeyAction("conversation.bottom", "bottom", "G,end", "Bottom", "bottom", show=False,
               row_with="conversation.top"),
-    KeyAction("conversation.hit", "to_hit", "h", "To hit", "back to the hit", hint="to the hit"),
+    KeyAction("conversation.next", "next_hit", "n", "Next hit", "next / previous hit",
+              hint="next hit"),
+    KeyAction("conversation.previous", "previous_hit", "N", "Previous hit", "previous hit",
+              show=False, row_with="conversation.next"),
+    KeyAction("conversation.hit", "to_hit", "h", "To hit", "back to the current hit",
+              hint="to the hit", show=False),
+    KeyAction("conversation.find", "find", "slash", "Find", "search within this conversation"),
+    KeyAction("conversation.resume", "resume", "r", "Resume",
+              "copy the command that resumes it (Claude Code, Codex) or its key"),
     KeyAction("conversation.export", "export", "e", "Export", "export this conversation"),
+)
+
+FIND = (
+    KeyAction("find.cancel", "cancel", "escape", "Cancel", "close the search, keep the hits"),
+)
+
+FILTERS = (
+    KeyAction("filters.close", "close", "escape,f", "Close",
+              "close (each change applies at once; the filters stay)", hint="done"),
+    KeyAction("filters.clear", "clear", "x", "Clear", "clear every filter"),
 )
 
 VIEW_AS = (
@@ -100,6 +132,11 @@ VIEW_AS = (
     KeyAction("view_as.down", "cursor_down", "j", "Down", "move through the list", show=False),
     KeyAction("view_as.up", "cursor_up", "k", "Up", "up", show=False, row_with="view_as.down"),
     KeyAction("view_as.cancel", "cancel", "escape", "Cancel", "cancel"),
+)
+
+EMPTY = (
+    KeyAction("take_in", "take_in", "t", "Take in",
+              "with nothing imported yet: take in the transcripts of the sources found"),
 )
 
 EXPORT = (KeyAction("export.cancel", "cancel", "escape", "Cancel", "cancel"),)
@@ -115,6 +152,8 @@ SECTIONS: tuple[tuple[str, tuple[KeyAction, ...]], ...] = (
     ("Everywhere", APP),
     ("In a conversation", CONVERSATION),
     ("In “view as”", VIEW_AS),
+    ("In the filters", FILTERS),
+    ("With nothing imported yet", EMPTY),
 )
 
 # The welcome note's hints: (ids, what they do).
@@ -123,11 +162,15 @@ WELCOME: tuple[tuple[tuple[str, ...], str], ...] = (
     (("open",), "open the whole conversation"),
     (("focus_next",), "from the search bar to the results"),
     (("view_as",), "view as another session"),
+    (("filters", "clear_filters"), "filters: agent, role, source, project, time"),
+    (("group",), "one row per conversation / per message"),
+    (("resume",), "copy the command that resumes it"),
     (("scope", "order", "match"), "scope, order, match mode"),
     (("help",), "all keys"),
 )
 
-_BY_ID = {k.id: k for k in (*APP, *SEARCH, *CONVERSATION, *VIEW_AS, *EXPORT, *HELP)}
+_BY_ID = {k.id: k for k in (*APP, *SEARCH, *CONVERSATION, *FIND, *FILTERS, *VIEW_AS, *EMPTY,
+                             *EXPORT, *HELP)}
 # How a key is written: compact for hints, as a keymap names it (but ? and /) in the help.
 _SHORT = {"question_mark": "?", "slash": "/", "escape": "esc", "down": "↓", "up": "↑",
           "pagedown": "pgdn", "pageup": "pgup"}

@@ -12,22 +12,23 @@ from rich.table import Table
 
 from backscroll.core.importers import ImportReport
 from backscroll.core.ingest import AppendReport
+from backscroll.core.redact import redact
 from backscroll.core.status import StateStatus
 from backscroll.core.verify import VerifyReport
 
-from .text import ago, highlighted, printable
+from .text import ago, highlighted, printable, shown
 
 console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
 
 
 def info(text: str) -> None:
-    console.print(escape(text))
+    console.print(escape(shown(text)))
 
 
 def append_summary(report: AppendReport) -> None:
     line = (
-        f"{report.key}: stored {report.stored} events, indexed {report.indexed}"
+        f"{shown(report.key)}: stored {report.stored} events, indexed {report.indexed}"
         + (f", {report.dirty} marked the session for reindexing" if report.dirty else "")
         + (f", refused {len(report.refused)}" if report.refused else "")
     )
@@ -37,11 +38,11 @@ def append_summary(report: AppendReport) -> None:
 def import_summary(kind: str, path: Path, report: ImportReport) -> None:
     console.print(
         f"imported [bold]{report.sessions}[/] sessions ({report.events} new events) "
-        f"from {escape(str(path))}; they are searchable once reconciled "
+        f"from {escape(shown(path))}; they are searchable once reconciled "
         "(the next search starts it, or run [bold]backscroll reindex[/])"
     )
     for note in report.notes:
-        console.print(f"  [dim]{escape(note)}[/]")
+        console.print(f"  [dim]{escape(shown(note))}[/]")
     if report.skipped:
         console.print(f"  [yellow]{len(report.skipped)} lines skipped[/] (listed on stderr)")
 
@@ -49,18 +50,25 @@ def import_summary(kind: str, path: Path, report: ImportReport) -> None:
 def status(status: StateStatus) -> None:
     if not status.agents:
         console.print(
-            f"{escape(status.backend)} has no agents yet: import some with "
+            f"{escape(shown(status.backend))} has no agents yet: import some with "
             "[bold]backscroll import openclaw PATH[/] or try [bold]backscroll demo[/]"
         )
         return
-    table = Table(title=f"backscroll storage: {escape(status.backend)}", title_justify="left")
-    for column in ("agent", "sessions", "messages", "indexed rows", "to reindex", "reconcile"):
-        table.add_column(column, justify="left" if column in ("agent", "reconcile") else "right")
+    table = Table(title=f"backscroll storage: {escape(shown(status.backend))}", title_justify="left")
+    table.add_column("agent")
+    table.add_column("state", no_wrap=True)  # a short word; the sentence follows the table
+    for column in ("sessions", "messages", "indexed rows", "to reindex"):
+        table.add_column(column, justify="right")
+    table.add_column("reconcile")
     for agent in status.agents:
         progress = agent.progress
-        if agent.error:
-            reconcile = f"[red]{escape(agent.error)}[/]"
-        elif progress.running:
+        state = {"ok": "ok", "older schema": "[yellow]older schema[/]"}.get(
+            agent.state, f"[red]{agent.state}[/]"
+        )
+        if agent.state in ("unreadable", "older schema"):
+            table.add_row(escape(agent.agent), state, "-", "-", "-", "-", "-")  # unknown
+            continue
+        if progress.running:
             reconcile = (
                 f"[yellow]running[/] {progress.sessions_done}/{progress.sessions_total} sessions, "
                 f"{progress.messages_done:,} messages, {progress.rate:,.0f}/s"
@@ -69,6 +77,7 @@ def status(status: StateStatus) -> None:
             reconcile = "idle"
         table.add_row(
             escape(agent.agent),
+            state,
             f"{agent.sessions:,}",
             f"{agent.messages:,}",
             f"{agent.indexed:,}",
@@ -76,6 +85,9 @@ def status(status: StateStatus) -> None:
             reconcile,
         )
     console.print(table)
+    for agent in status.agents:
+        if agent.error:
+            console.print(f"  {escape(agent.agent)}: {escape(shown(agent.error))}")
 
 
 def verify(report: VerifyReport) -> None:
@@ -88,7 +100,7 @@ def verify(report: VerifyReport) -> None:
         return
     console.print(f"[red]index differs from transcripts[/]: {summary}")
     for problem in report.problems[:50]:
-        console.print(f"  {escape(problem)}")
+        console.print(f"  {escape(shown(problem))}")
     if len(report.problems) > 50:
         console.print(f"  ... and {len(report.problems) - 50} more")
 
@@ -97,38 +109,77 @@ def search(request: Any, response: Any, caller: Any) -> None:
     from rich.text import Text
 
     if not response.results:
-        console.print(
-            f"no results for [bold]{escape(request.query)}[/] as {escape(caller.describe())}"
-        )
+        _no_results(request, caller)
     for result in response.results:
         head = Text()
-        head.append(printable(result.session_key), style="bold cyan")
+        head.append(shown(result.session_key), style="bold cyan")
         head.append(f"  {ago(result.timestamp, time.time)}  ", style="dim")
         head.append(result.role, style="green" if result.role == "user" else "magenta")
-        head.append(f"  {result.message_id}", style="dim")
+        head.append(f"  {shown(result.message_id)}", style="dim")
         console.print(head)
         console.print(highlighted(result.excerpt, result.highlights, one_line=False), "\n")
-    tail = f"{len(response.results)} results as {caller.describe()}"
+    _search_tail(response, caller, "results")
+
+
+def conversations(request: Any, grouped: Any, caller: Any) -> None:
+    """``search --group``: a conversation per result, its title, hits and best hit."""
+    from rich.text import Text
+
+    if not grouped.conversations:
+        _no_results(request, caller)
+    for found in grouped.conversations:
+        head = Text()
+        head.append(shown(found.session.key), style="bold cyan")
+        head.append(f"  {found.hits:,} hit{'' if found.hits == 1 else 's'} · "
+                    f"{ago(found.session.last_activity, time.time)}", style="dim")
+        console.print(head)
+        if found.session.display_title:
+            console.print(Text(printable(found.session.display_title, one_line=True),
+                               style="bold", no_wrap=True, overflow="ellipsis"))
+        result = found.result
+        console.print(highlighted(result.excerpt, result.highlights, one_line=False), "\n")
+    _search_tail(grouped.response, caller, "conversations")
+
+
+def _no_results(request: Any, caller: Any) -> None:
+    console.print(
+        f"no results for [bold]{escape(shown(request.query))}[/] as "
+        f"{escape(shown(caller.describe()))}"
+    )
+
+
+def _search_tail(response: Any, caller: Any, what: str) -> None:
+    from rich.text import Text
+
+    tail = f"{len(response.results)} {what} as {shown(caller.describe())}"
     if response.truncated:
         tail += " (more matched: raise --limit or narrow the query)"
+    if response.ranked_window:
+        tail += f"; ranked among the newest {response.ranked_window:,} matches"
+    if response.searched_since is not None:
+        tail += f"; only messages since {ago(response.searched_since, time.time)} were searched"
     console.print(Text(tail, style="dim"))
     if response.indexing:
         errors.print("[yellow]indexing in progress: results may be incomplete; retry soon[/]")
     for problem in response.unreadable:
-        errors.print(f"[yellow]skipped an unreadable database: {escape(problem)}[/]")
+        errors.print(f"[yellow]skipped an unreadable database: {escape(shown(problem))}[/]")
+    for problem in response.read_only:
+        errors.print(f"[yellow]{escape(shown(problem))}[/]")
 
 
 def history(response: Any, anchor: str | None = None) -> None:
     from rich.text import Text
 
-    console.print(Text(f"{response.session_key}  ({response.session_id})", style="bold cyan"))
+    console.print(
+        Text(f"{shown(response.session_key)}  ({shown(response.session_id)})", style="bold cyan")
+    )
     if response.has_more:
         console.print(Text("… older messages not shown", style="dim"))
     for message in response.messages:
-        mark = "▶ " if anchor and message["id"] == anchor else "  "
+        mark = "▶ " if anchor and message["id"] in (anchor, redact(anchor)) else "  "
         head = Text(mark)
         head.append(message["role"], style="green" if message["role"] == "user" else "magenta")
-        head.append(f"  {ago(message['timestamp'], time.time)}  {message['id']}", style="dim")
+        head.append(f"  {ago(message['timestamp'], time.time)}  {shown(message['id'])}", style="dim")
         console.print(head)
         for block in message["content"]:
             console.print(Text(printable(_block_text(block)), style=_block_style(block)))
@@ -232,4 +283,6 @@ def reindex_summary(summary: dict[str, Any]) -> None:
         )
     if summary["busy"]:
         line += f"; another reconciler is already running for {', '.join(summary['busy'])}"
+    if summary["failed"]:
+        line += f"; could not reindex {', '.join(f['agent'] for f in summary['failed'])} (above)"
     console.print(escape(line))

@@ -54,6 +54,10 @@ class SearchScheduler:
         """A search runs or is about to: a preview would be for a highlight about to move."""
         return self.waiting or self.running
 
+    def idle_for(self) -> float:
+        """Seconds since the text last changed."""
+        return self._clock() - self._last_change
+
     def is_current(self, generation: int) -> bool:
         return generation == self.generation
 

@@ -7,6 +7,7 @@ character for one, so highlight offsets computed by the core stay valid.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,29 +15,31 @@ import humanize
 from rich.console import Group
 from rich.text import Text
 
+from .plain import plural, printable, shown  # noqa: F401 - the helpers' home for Rich users
+
 Clock = Callable[[], float]  # epoch seconds; tests pass a frozen one
 
 ROLE_STYLES = {"user": "bold green", "assistant": "bold magenta"}
 MATCH_STYLE = "bold black on yellow"
 
-# One character in, one character out: offsets of highlights stay valid.
-_VISIBLE = {c: chr(0x2400 + c) for c in range(32)}  # ␀ … ␟ (control pictures)
-_VISIBLE[127] = "\u2421"  # ␡
-_VISIBLE.update({c: "\ufffd" for c in range(0x80, 0xA0)})  # C1 controls (0x9b is a CSI)
-_KEEP_LAYOUT = dict(_VISIBLE)
-del _KEEP_LAYOUT[ord("\n")], _KEEP_LAYOUT[ord("\t")]
-_ONE_LINE = dict(_VISIBLE)
-_ONE_LINE[ord("\n")] = " "
-_ONE_LINE[ord("\t")] = " "
+
+@dataclass(frozen=True)
+class Palette:
+    """The colours of transcript text: the command line's defaults, or the browser's current
+    theme (``tui/theme.py``), so a theme switch recolours keys, roles and matches too."""
+
+    key: str = "bold cyan"
+    user: str = ROLE_STYLES["user"]
+    assistant: str = ROLE_STYLES["assistant"]
+    match: str = MATCH_STYLE
+    title: str = "bold"
+    hit: str = "bold yellow"
+
+    def role(self, role: str) -> str:
+        return {"user": self.user, "assistant": self.assistant}.get(role, "bold")
 
 
-def printable(text: str, one_line: bool = False) -> str:
-    """``text`` with every control character made visible (same length, so offsets hold)."""
-    return str(text).translate(_ONE_LINE if one_line else _KEEP_LAYOUT)
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'' if n == 1 else 's'}"
+DEFAULT_PALETTE = Palette()
 
 
 def ago(ms: int, now: Clock) -> str:
@@ -47,12 +50,24 @@ def utc(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def highlighted(text: str, spans: Iterable[tuple[int, int]], one_line: bool = True) -> Text:
+def highlighted(text: str, spans: Iterable[tuple[int, int]], one_line: bool = True,
+                style: str = MATCH_STYLE) -> Text:
     """Transcript text as Rich text with the matched words styled."""
     out = Text(printable(text, one_line=one_line))
     for start, end in spans:
-        out.stylize(MATCH_STYLE, start, end)
+        out.stylize(style, start, end)
     return out
+
+
+def cut_middle(text: str, width: int, keep: int = 12) -> str:
+    """``text`` in at most ``width`` characters (never fewer than ``keep``), an ellipsis in
+    the middle: a long session key keeps its agent (the start) and what tells it apart (the
+    end)."""
+    width = max(width, keep)
+    if len(text) <= width:
+        return text
+    tail = (width - 1) // 3
+    return text[: width - 1 - tail] + "…" + text[len(text) - tail :]
 
 
 def plain_of(renderable: Any) -> str:

@@ -35,6 +35,7 @@ class DemoSession:
     created_at: int  # epoch ms
     events: tuple[dict, ...]  # OpenClaw JSONL entries, header first
     imported: bool  # True: store without indexing (awaits background reconciliation)
+    source: str = "demo"  # or claude-code / codex: what the session's store says wrote it
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -87,6 +88,18 @@ def rand_uuid(rng: random.Random) -> str:
 def pick(rng: random.Random, seq):
     """``rng.choice`` without its overhead (this runs several times per message)."""
     return seq[int(rng.random() * len(seq))]
+
+
+def in_own_words(rng: random.Random, habit: tuple[float, float], template: str) -> str:
+    """A request as one session's person writes it: now and then an opener or a closing word
+    (``habit``: how often each), so one scenario reads differently in each session."""
+    opens, closes = habit
+    if rng.random() < opens:
+        keep = template[1:2].isupper() or template[:1] in "{@"  # "CI is red", "{test} ..."
+        template = pick(rng, T.OPENERS) + (template if keep else template[:1].lower() + template[1:])
+    if rng.random() < closes:
+        template = template.rstrip(".") + pick(rng, T.CLOSERS)
+    return template
 
 
 def between(rng: random.Random, lo: int, hi: int) -> int:

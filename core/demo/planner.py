@@ -36,6 +36,8 @@ MODELS: dict[str, tuple[str, str, str, tuple[float, float, float, float], tuple[
                 ("low", "off")),
 }
 
+TOOL_SHARE = 0.5  # of dashboard sessions: Claude Code or Codex sessions run in a repository
+
 # kind -> (relative message weight, minimum budget)
 _WEIGHTS = {"main": (8.0, 12), "group": (2.5, 4), "direct": (1.3, 2), "dashboard": (1.0, 2),
             "incognito": (0.7, 2), "subagent": (0.8, 2)}
@@ -52,7 +54,7 @@ class Plan:
 
     __slots__ = ("index", "key", "sid", "kind", "agent", "roles", "parent", "label", "start",
                  "budget", "children", "features", "pool", "imported", "task", "depth", "tz",
-                 "job", "lang", "span", "seed", "weight", "fixed")
+                 "job", "lang", "span", "seed", "weight", "fixed", "tool")
 
     def __init__(self, index: int, kind: str, agent: str, roles: tuple[str, ...]) -> None:
         self.index = index
@@ -69,6 +71,7 @@ class Plan:
         self.features: list[tuple[str, str]] = []
         self.pool: tuple[str, ...] = ()
         self.imported = False
+        self.tool: str | None = None  # claude-code | codex: a coding tool's session, in a repo
         self.task: str | None = None
         self.depth = 0
         self.tz = 0
@@ -132,6 +135,8 @@ class Planner:
                                 item.roles else "group"])
         elif kind == "incognito":
             pool = list(T.POOLS["incognito"])
+        elif item.tool:  # a coding tool works on code
+            pool = list(T.POOLS["coding"])
         if not item.pool:
             item.pool = tuple(pool)
         if item.lang:
@@ -291,7 +296,15 @@ class Planner:
     def _filler_key(self, kind: str, agent: str):
         r = self.rng
         if kind == "dashboard":
-            return self._session_key(agent)
+            in_dashboard = self._session_key(agent)
+
+            def key(item: Plan) -> str:  # some are a coding tool's sessions (resumable there)
+                if r.random() < TOOL_SHARE:
+                    item.tool = "claude-code" if r.random() < 0.6 else "codex"
+                    return f"agent:{agent}:{item.tool}:{item.sid}"
+                return in_dashboard(item)
+
+            return key
         if kind == "incognito":
             return lambda it: f"agent:{agent}:dashboard:incognito-{rand_hex(r, 12)}"
         if kind == "group":

@@ -16,6 +16,7 @@ from .parts import (
     Slots,
     between,
     chat_stamp,
+    in_own_words,
     iso,
     pick,
     rand_hex,
@@ -66,6 +67,8 @@ class SessionBuilder:
         self.slots: Slots | None = None
         self.last_name = ""
         self.cwd = ctx.cwd(plan)
+        # this person's habit: how often they open or close a message with a few words
+        self.habit = (self.rng.random() * 0.5, self.rng.random() * 0.4)
 
     # -- low level
 
@@ -220,7 +223,7 @@ class SessionBuilder:
         """One turn: user, k tool calls, final reply; uses at most ``allowed`` (>= 2) messages."""
         r, p = self.rng, self.p
         if user_text is None:
-            user_text = pick(r, beat.user).format_map(slots)
+            user_text = in_own_words(r, self.habit, pick(r, beat.user)).format_map(slots)
             if p.kind == "subagent" and not user_text.startswith("[from parent]"):
                 user_text = "[from parent] " + user_text
         self._pause()
@@ -396,6 +399,7 @@ class SessionBuilder:
             created_at=p.start,
             events=tuple(self.events),
             imported=p.imported,
+            source=p.tool or "demo",
         )
 
     def _feature(self, kind: str, arg: Any) -> None:
@@ -427,6 +431,9 @@ class Context:
 
     @staticmethod
     def cwd(p: Plan) -> str:
+        if p.tool:  # a coding tool runs in a checkout of one of the repositories
+            repos = T.SIMPLE["repo"]
+            return f"/home/sam/src/{repos[p.seed % len(repos)].split('/')[1]}"
         suffix = "" if p.agent == "main" else f"-{p.agent}"
         if "research" in p.roles and p.agent != "main":
             return f"C:\\Users\\sam\\.openclaw\\workspace{suffix}"

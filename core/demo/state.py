@@ -16,6 +16,7 @@ import os
 import shutil
 from pathlib import Path
 
+from .. import private
 from ..errors import ValidationError
 from ..indexer import INDEXER_VERSION
 from ..keys import agent_of
@@ -57,11 +58,13 @@ def ensure_demo(
                 "not touch it; choose an empty or new --state-dir"
             )
         shutil.rmtree(path)
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    (path / MARKER).write_text("made by `backscroll demo`; the demo may replace this folder\n")
+    if path == default_demo_dir(seed, messages):
+        private.make_dir(path.parent, tighten=True)  # the cache folder is backscroll's own
+    private.make_dir(path, tighten=True)
+    private.write_file(path / MARKER, "made by `backscroll demo`; the demo may replace this folder\n")
     state = StateDir(path, database_url="")
     build_demo(state, seed=seed, messages=messages)
-    (path / _COMPLETE).write_text(json.dumps({"seed": seed, "messages": messages}) + "\n")
+    private.write_file(path / _COMPLETE, json.dumps({"seed": seed, "messages": messages}) + "\n")
     return state
 
 
@@ -108,7 +111,7 @@ def _store(dbs: dict[str, AgentWriter], state: StateDir, session: DemoSession) -
         label=session.label,
         created_at=session.created_at,
         updated_at=iso_to_ms(session.events[-1].get("timestamp"), session.created_at),
-        source="demo",
+        source=session.source,
     )
     lines = [json.dumps(event, ensure_ascii=False, separators=(",", ":")) for event in session.events]
     dbs[agent_id].import_session(meta, lines)

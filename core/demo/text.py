@@ -233,20 +233,29 @@ SCENARIOS["flaky_test"] = (
       ("Passes locally, fails on CI intermittently: classic ordering or shared-state problem. "
        "Run it in a loop with random ordering first.",)),
     B(("Makes sense. Can you fix the fixture instead of just marking it xfail?",
-       "Please don't skip it, fix the root cause."),
+       "Please don't skip it, fix the root cause.",
+       "Fix `{fixture}` properly, no xfail. {person} will review.",
+       "So {other_test} leaks state into {test}? Make the fixture clean up after itself."),
       ("Fixed: the `{fixture}` fixture now {fix}, and its scope is `function` instead of "
        "`module`, so every test gets a clean copy. No more shared state between "
-       "`{other_test}` and `{test}`.",),
+       "`{other_test}` and `{test}`.",
+       "The root cause was the {cause}. `{fixture}` is function-scoped now and {fix}; "
+       "`{test}` passes on its own and after `{other_test}`. Pushed to `{branch}`.",
+       "Done without xfail: `{fixture}` {fix}. I also added a check that fails loudly if a "
+       "test leaves a {cause} behind, so `{test}` can't silently flake again."),
       (S("read", "@pytest.fixture(scope=\"module\")\ndef {fixture}():\n    ...\n    yield state\n",
          path="{test_file}"),
        S("edit", "Successfully replaced text in {test_file}.", path="{test_file}",
          oldText="@pytest.fixture(scope=\"module\")",
          newText="@pytest.fixture(scope=\"function\")"))),
-    B(("Run it a few hundred times to be sure.", "Can you hammer it in a loop before we merge?"),
+    B(("Run it a few hundred times to be sure.", "Can you hammer it in a loop before we merge?",
+       "Loop {test} 300 times with random order before I approve.",
+       "prove it: run {test_file} in a loop, random order"),
       ("300/300 green. I pushed the fix to `{branch}` and left a note on the PR explaining why "
        "the flaky test was order-dependent.",),
       (X("pytest {test_file} -p randomly --count 300 -q -x", "300 passed in 61.40s"),)),
-    B(("nice, thanks", "Great, thank you!"),
+    B(("nice, thanks", "Great, thank you!", "Thanks, that test has annoyed {person} for weeks.",
+       "perfect, merging {branch} now", "Good catch on the {fixture} fixture, thanks."),
       ("Anytime. I also removed it from the quarantine list so CI treats it as a normal test "
        "again.", "You're welcome. If it flakes again, the seed is in the CI log: rerun with "
        "`-p randomly -p \"randomly_seed=<seed>\"` to reproduce.")),
@@ -262,12 +271,17 @@ SCENARIOS["code_review"] = (
          "diff --git a/{pr_file} b/{pr_file}\n@@ -41,12 +41,29 @@\n+    for attempt in "
          "range(5):\n+        try:\n+            return submit(payload)\n+        except "
          "TimeoutError:\n+            continue"),)),
-    B(("Post that as a review comment, but keep it friendly.",),
+    B(("Post that as a review comment, but keep it friendly.",
+       "Leave that on #{pr}, kindly: it's {person}'s first big change.",
+       "Please post the review on {repo}#{pr}; tone it down a little.",
+       "ok post it, request changes only for the bug"),
       ("Posted. I softened the wording on the nit and thanked {person} for the clear commit "
        "messages.",),
       (X("gh pr review {pr} --repo {repo} --request-changes --body-file /tmp/review-{pr}.md",
          "Requested changes to pull request {repo}#{pr}"),)),
-    B(("{person} pushed a fix. Can you look again?", "Updated PR is up, take another look?"),
+    B(("{person} pushed a fix. Can you look again?", "Updated PR is up, take another look?",
+       "#{pr} has a new commit that covers {review_gap}. Approve if it's fine.",
+       "second round on {repo}#{pr} please"),
       ("The fix is right and the new test covers {review_gap}. Approved. CI is still running, "
        "so I haven't merged.",),
       (X("gh pr diff {pr} --repo {repo} -- {pr_file}", "@@ -41,7 +41,9 @@\n+    with "
@@ -287,7 +301,9 @@ SCENARIOS["deploy_rollback"] = (
          "finish: 2 of 6 updated replicas are available...\ndeployment \"{svc}\" successfully "
          "rolled out"),)),
     B(("Error rate just jumped on the dashboard, what's happening?",
-       "Getting 500s from {svc} since the deploy!"),
+       "Getting 500s from {svc} since the deploy!",
+       "{svc} error rate is climbing since {ver} went out, look please",
+       "Alerts for {svc} in {env}, right after the rollout. Is it the new version?"),
       ("The new version is exhausting database connections: {pool_errors} `connection pool "
        "exhausted` errors in 10 minutes, error rate {err_pct}%. I recommend an immediate "
        "rollback to {prev_ver}, then we investigate offline.",),
@@ -299,14 +315,20 @@ SCENARIOS["deploy_rollback"] = (
          "\nERROR app.http: 500 GET /api/v2/orders/export")),
       ("Error spike right after the deploy plus pool errors: the new version holds connections "
        "longer. Fastest mitigation is a rollback, then find the leak.",)),
-    B(("Do it, roll back.", "yes, rollback now"),
+    B(("Do it, roll back.", "yes, rollback {svc} now", "Roll back {svc} to {prev_ver}, go.",
+       "ok, roll {svc} back and tell me when errors drop",
+       "Rollback approved. {person} is paging the on-call db person.",
+       "agreed, revert to {prev_ver} before it gets worse"),
       ("Rollback done: {svc} is back on {prev_ver}. The error rate dropped to {err_low}% within "
        "3 minutes and the pool has {pool_free} idle connections again. I'll write up the "
        "incident.",),
       (X("kubectl -n {ns} rollout undo deploy/{svc} && kubectl -n {ns} rollout status "
          "deploy/{svc}", "deployment.apps/{svc} rolled back\ndeployment \"{svc}\" "
          "successfully rolled out"),)),
-    B(("What caused it?", "Any idea what the root cause was?"),
+    B(("What caused it?", "Any idea what the root cause was?",
+       "Why did {ver} leak connections when {prev_ver} didn't?",
+       "Root cause? I need a line for the incident channel.",
+       "what changed between {prev_ver} and {ver} that broke the pool?"),
       ("In {ver} the {leak_cause}. Each request kept a connection checked out until the "
        "response finished streaming, so with {pool} connections per pod the connection pool "
        "was exhausted at about {rps} req/s. Fix: {leak_fix}. Before we redeploy I'd add a load "
@@ -326,7 +348,10 @@ SCENARIOS["pool_incident"] = (
          "  4\n(3 rows)"),),
       ("Pool exhaustion on the database side: check pg_stat_activity for idle-in-transaction "
        "sessions before touching pool sizes.",)),
-    B(("Which query is holding them?",),
+    B(("Which query is holding them?", "What's holding those {idle_tx} connections on {host}?",
+       "Find the query behind the idle transactions, is it {svc}?",
+       "Can you see which job keeps the transactions open on {host}?",
+       "who is sitting on the pool? show me the oldest transactions"),
       ("All of them come from the `{job}` worker: it runs `UPDATE {table} ...` and then waits "
        "on {thirdparty} while holding the transaction. I can terminate those backends now; the "
        "real fix is to make the HTTP call outside the transaction.",),
@@ -335,7 +360,13 @@ SCENARIOS["pool_incident"] = (
          "  pid  |   age    | left\n-------+----------+------------------------------\n "
          "48211 | 00:{age}:12 | UPDATE {table} SET synced_at = now() WHERE\n 48240 | "
          "00:{age}:03 | UPDATE {table} SET synced_at = now() WHERE\n(3 rows)"),)),
-    B(("Terminate them and set idle_in_transaction_session_timeout to 60s.",),
+    B(("Terminate them and set idle_in_transaction_session_timeout to 60s.",
+       "Kill those {idle_tx} backends and cap idle transactions at 60 seconds "
+       "(idle_in_transaction_session_timeout).",
+       "Go ahead: terminate them, then set idle_in_transaction_session_timeout = 60s on the "
+       "app role so {job} can't do this again.",
+       "ok, pg_terminate_backend on the idle ones and a 60s idle-in-transaction timeout "
+       "please"),
       ("Done: {idle_tx} backends terminated and p99 is back to {p99_low} ms. The timeout "
        "applies to new connections, so pods pick it up as they recycle. I opened a ticket for "
        "the `{job}` fix.",),
@@ -358,17 +389,24 @@ SCENARIOS["db_migration"] = (
          "versions/{rev}_add_{col}_to_{table}.py ...  done"),),
       ("Nullable column without default is metadata-only since Postgres 11. Backfill must be "
        "batched; the index needs CONCURRENTLY outside a transaction.",)),
-    B(("Run the migration against staging first.",),
+    B(("Run the {table} migration against staging first.",
+       "Try it on staging before prod, please.",
+       "Staging first. How long does the {table} backfill take there?",
+       "run it on staging and watch pg_locks while it goes"),
       ("The migration ran on staging in {dur}. No lock waits over 50 ms in `pg_locks` while it "
        "ran. Ready for production whenever you are.",),
       (X("alembic -x env=staging upgrade head", "INFO  [alembic.runtime.migration] Running "
          "upgrade {prev_rev} -> {rev}, add {col} to {table}\nbackfill {table}.{col}: "
          "{rows_n}/{rows_n} rows ... done in {dur}"),)),
-    B(("Schedule it for tonight's window and remind me of the rollback plan.",),
+    B(("Schedule it for tonight's window and remind me of the rollback plan.",
+       "Put the {table} migration in tonight's maintenance window. What's our way back?",
+       "OK for prod tonight. Remind me how we roll it back if {col} causes trouble.",
+       "schedule it for 02:30 UTC and write down the rollback steps"),
       ("Scheduled for 02:30 UTC. Rollback plan: `alembic downgrade {prev_rev}` drops the column "
        "and the index. Nothing reads `{col}` yet, so the downgrade is safe until the app deploy "
        "that starts writing it. I'll post the result in #ops.",)),
-    B(("How did the migration go last night?",),
+    B(("How did the migration go last night?", "Did the {table} migration finish overnight?",
+       "morning! how did the {col} backfill go?", "Status of last night's migration on prod?"),
       ("Production migration finished at 02:41 UTC: {rows} rows backfilled, zero failed "
        "batches, replication lag peaked at 1.2 s. `alembic current` shows `{rev} (head)`.",),
       (X("alembic -x env=production current", "{rev} (head)"),)),
@@ -446,7 +484,10 @@ SCENARIOS["vendor_compare"] = (
          "days", url="https://northwind-db.example.com/pricing"),
        S("web_fetch", "PITR retention 1-7 days. Replicas: up to 2.",
          url="https://corvid.example.net/docs/backups"))),
-    B(("What would the migration from our current setup look like?",),
+    B(("What would the migration from our current setup look like?",
+       "How would we move the {db} database over, and how long is the write freeze?",
+       "If we pick one, what does the migration plan look like for {svc}?",
+       "{person} asks how risky the cutover is. Migration plan?"),
       ("Logical replication into the new cluster, let it catch up, then a short write freeze "
        "(about 2 minutes) to switch the connection string. Rollback is the same in reverse "
        "until we decommission the old primary.",)),
@@ -478,16 +519,23 @@ SCENARIOS["support_refund"] = (
       (X("billing-cli charges --customer {cust_id} --since 45d",
          "ch_{chid}a  {amount}  succeeded  {charge_date}\nch_{chid}b  {amount}  succeeded  "
          "{charge_date}"),)),
-    B(("Refund the duplicate and draft a reply.",),
+    B(("Refund the duplicate and draft a reply.",
+       "Please refund the second {amount} charge and write {customer} a short apology.",
+       "Go ahead with the refund for {ticket}; I'd like to see the reply before it goes out.",
+       "Refund it. Draft something friendly for {customer}, they're on {plan}."),
       ("Refund issued ({amount}, 5-10 business days). Draft reply:\n\n> Hi {customer}, thanks "
        "for flagging this and sorry for the trouble. You were indeed charged twice on "
        "{charge_date}; I've refunded the duplicate charge of {amount}. It should show on your "
        "statement within 5-10 business days.\n> Best, {agent_name}",),
       (X("billing-cli refund ch_{chid}b --reason duplicate", "refund re_{chid} created: "
          "{amount} (pending)"),)),
-    B(("Send it and close the ticket.",),
+    B(("Send it and close the ticket.", "Looks good, send it and mark {ticket} solved.",
+       "Perfect. Reply and close {ticket}, tag it so billing sees it.",
+       "send + close please"),
       ("Sent and marked solved. I tagged it `duplicate-charge` so it shows up in the weekly "
-       "billing report.",),
+       "billing report.",
+       "Reply sent to {customer}; {ticket} is solved and tagged `duplicate-charge`.",
+       "Done: {customer} has the reply, the refund is pending and {ticket} is closed."),
       (X("helpdesk reply {ticket} --file /tmp/reply-{ticket}.md --status solved --tag "
          "duplicate-charge", "ticket {ticket} updated: status=solved"),)),
 )
@@ -500,7 +548,9 @@ SCENARIOS["support_login"] = (
        "a second after the email went out.",),
       (X("authctl events --user {cust_id} --since 2h", "password_reset_requested\n"
          "reset_token_consumed ua=\"LinkScanner/2.1\"\nlogin_failed reason=token_used"),)),
-    B(("What do we tell them?",),
+    B(("What do we tell them?", "How do I explain that to {customer} without jargon?",
+       "Can you draft the answer for {ticket} and get them back in?",
+       "What's the fix on our side, and what do I write back?"),
       ("Suggested reply: \"Hi {customer}, your email security filter opened the reset link "
        "before you did, which used it up. I've sent you a 6-digit reset code instead, which "
        "scanners can't consume.\" I also sent the code.",),
@@ -514,7 +564,10 @@ SCENARIOS["support_bug"] = (
        "in {ver}, rolling out this week.",),
       (S("memory_search", "ENG-{eng_id}: {issue} (status: fix merged, ships in {ver})",
          query="{issue}"),)),
-    B(("Reply to them with the workaround and link the ticket.",),
+    B(("Reply to them with the workaround and link the ticket.",
+       "Send {customer} the workaround and subscribe them to ENG-{eng_id}.",
+       "Answer {ticket} with the workaround; tell them the fix ships in {ver}.",
+       "ok reply with the workaround, link the engineering ticket"),
       ("Replied to {customer} with the workaround and subscribed them to ENG-{eng_id}, so they "
        "get an email when the fix is deployed.",),
       (X("helpdesk reply {ticket} --template known-issue --var eng=ENG-{eng_id}",
@@ -528,7 +581,9 @@ SCENARIOS["personal_trip"] = (
        "margin before noon. Want me to hold a seat?",),
       (S("web_search", "{city1} → {city2} {weekday}: 07:04 (direct), 08:12 (1 change), 09:30 "
          "(direct)", query="train {city1} {city2} {weekday} morning"),)),
-    B(("Take the 07:04 and put it in my calendar.",),
+    B(("Take the 07:04 and put it in my calendar.", "The 07:04 works. Calendar it please.",
+       "Book me on the early one, the 07:04, and add it to my calendar.",
+       "07:04 it is, put it in my agenda with a reminder"),
       ("Done: \"Train {city1} → {city2}\" is in your calendar for {weekday} 07:04-09:58 with a "
        "reminder the evening before. I didn't buy the ticket; the booking link is in the event "
        "notes.",),
@@ -544,26 +599,47 @@ SCENARIOS["writing_help"] = (
        "a new `{col}` column. The migration runs online; no downtime expected. Rollback: "
        "`alembic downgrade {prev_rev}`.\n\n**Fixed**\n- Several flaky tests in the checkout "
        "suite; CI is green again.",)),
-    B(("Shorter please, it's for the customer-facing changelog.",),
+    B(("Shorter please, it's for the customer-facing changelog.",
+       "Too long for customers, one sentence for {ver} please.",
+       "Can you make a short public version for the {ver} changelog?"),
       ("**{ver}**: faster month-end invoicing, behind-the-scenes database improvements, and "
        "reliability fixes.",)),
 )
 
 SCENARIOS["quick_question"] = (
     B(("What's the difference between a rollback and a roll-forward, in deploy terms? Someone "
-       "asked in standup and I waffled.",),
+       "asked in standup and I waffled.",
+       "Rollback vs roll-forward: when would you pick which? {person} and I disagree.",
+       "Explain roll-forward like I'm new here. Is it just a rollback with extra steps?",
+       "Quick one: after a bad deploy of {svc}, do we roll back or roll forward?"),
       ("A rollback returns to the previous known-good version (fast, but any data written in "
        "the new format must still be readable by the old code). A roll-forward ships a new fix "
        "on top instead, which is slower but avoids undoing migrations. Rule of thumb: roll "
-       "back when the fix isn't obvious within minutes.",)),
-    B(("And why do people say never to roll back a migration in prod?",),
+       "back when the fix isn't obvious within minutes.",
+       "Rolling back means redeploying what ran before ({prev_ver} for {svc}); rolling forward "
+       "means shipping a fix as a new version. Roll back when users are hurting and the cause "
+       "is unclear; roll forward when the fix is small and the old version can't read new "
+       "data.",
+       "Think of it as undo versus patch: a rollback is the fastest way out if the old code "
+       "still works with today's data, a roll-forward keeps the new code and fixes it. Most "
+       "teams roll back first and investigate after.")),
+    B(("And why do people say never to roll back a migration in prod?",
+       "What about the database: is rolling back a migration ever safe?",
+       "{person} says down-migrations are a trap. Why?",
+       "and schema changes? can we undo a migration on {db} if the deploy goes wrong?"),
       ("Because down-migrations are rarely tested and often destroy data (dropping a column "
        "that already holds new values). Safer pattern: make each migration backward-compatible "
        "(expand, then contract), so rolling back the *code* never requires rolling back the "
        "*schema*.",)),
-    B(("Good explanation. Put that in my notes under 'deploys'.",),
+    B(("Good explanation. Put that in my notes under 'deploys'.",
+       "Save that to my deploy notes, I'll need it for the postmortem.",
+       "Nice, add it to notes/deploys.md so I stop forgetting.",
+       "clear, thanks. note it under deploys"),
       ("Added to your notes under **deploys**: rollback vs roll-forward and the "
-       "expand/contract rule for migrations.",),
+       "expand/contract rule for migrations, with {person}'s {svc} example.",
+       "Saved to notes/deploys.md: when to roll back, when to roll forward, and why "
+       "migrations should be expand/contract.",
+       "Done: the {svc} example is in your deploy notes, linked to this conversation."),
       (S("edit", "Successfully replaced text in notes/deploys.md.", path="notes/deploys.md",
          oldText="## Deploys\n", newText="## Deploys\n\n- rollback vs roll-forward ...\n"),)),
 )
@@ -575,22 +651,34 @@ SCENARIOS["team_deploy_chat"] = (
        "{prev_ver}.",),
       (X("kubectl -n {ns} get deploy {svc}-canary -o jsonpath='{{.spec.template.spec."
          "containers[0].image}}'", "registry.internal/{svc}:{ver}"),)),
-    B(("ok deploying. @bot watch the dashboards and shout if the connection pool looks bad",),
-      ("Watching. Pool usage peaked at 61% during the rollout and is back to 35%. No "
-       "`connection pool exhausted` errors. All good.",)),
-    B(("thanks! who's writing the changelog?",),
+    B(("ok deploying. @bot watch the dashboards and shout if the connection pool looks bad",
+       "@bot {svc} {ver} is going out now, keep an eye on the pool and error rate",
+       "shipping it. @bot tell us if the connection pool misbehaves during the rollout",
+       "@bot rollout started, watch {svc} for 20 minutes please"),
+      ("Watching {svc}. Pool usage peaked at {disk_pct}% during the rollout and is back to "
+       "{p50_old}%. No `connection pool exhausted` errors. All good.",
+       "{svc} {ver} is fully rolled out. Connection pool at {pool_free} idle, error rate "
+       "{err_low}%, nothing to shout about.",
+       "{svc} rollout done. The pool dipped to 4 idle connections for a minute and recovered; no "
+       "`connection pool exhausted` errors in the logs.")),
+    B(("thanks! who's writing the changelog?", "nice. @bot can you draft the changelog for {ver}?",
+       "great, {person} can you take the changelog?"),
       ("{person} volunteered yesterday; I can draft it from the merged PRs if that helps.",)),
 )
 
 SCENARIOS["team_standup"] = (
-    B(("@bot what's on the board for today?",),
+    B(("@bot what's on the board for today?", "@bot standup: what's left from yesterday?",
+       "@bot anything urgent for {weekday}?", "@bot summary of the board please, {person} is out"),
       ("Today: finish the {table} migration review ({person}), flaky test cleanup in "
        "{test_file} ({person2}), and the certificate renewal for {domain} which expires in "
        "{days} days.",),
       (S("memory_search", "board: migration review; flaky tests; certificate renewal",
          query="board today"),)),
-    B(("@bot remind us at 3pm to do the retro",),
-      ("Reminder set for 15:00 in this group: \"Retro time\".",),
+    B(("@bot remind us at 3pm to do the retro", "@bot ping the channel at 15:00 for the retro",
+       "@bot set a retro reminder for 3pm, {person2} keeps forgetting"),
+      ("Reminder set for 15:00 in this group: \"Retro time\".",
+       "Done: I'll post \"Retro in 5 minutes\" here at 14:55 and \"Retro time\" at 15:00.",
+       "Reminder for the retro at 3pm is set; {person2} is tagged."),
       (S("cron", "job retro-reminder created (once at 15:00)", action="add",
          name="retro-reminder", schedule="today 15:00"),)),
 )
@@ -990,6 +1078,13 @@ SENDERS: dict[str, tuple[str, ...]] = {
 }
 
 # Group chat noise the bot stays silent on (answer: NO_REPLY).
+# How a person may start or end a message: each session has its own habit (session.py), so
+# the same request reads differently from one conversation to the next.
+OPENERS = ("Quick one: ", "{person} here. ", "Morning! ", "Hey, ", "Sorry to bug you: ",
+           "ok so ", "Urgent: ", "Follow-up: ", "Back from lunch. ", "One more thing: ")
+CLOSERS = (" Thanks!", " (cc {person2})", " No rush.", " asap please", " 🙏", " ty",
+           " Let me know.", " before the {weekday} sync if possible")
+
 CHATTER = (
     "lunch at 12:30?", "who's on call this weekend?", "lol", "+1", "brb, meeting",
     "did anyone see the new office coffee machine", "merging in 5 unless someone objects",
@@ -1071,6 +1166,7 @@ POOLS: dict[str, tuple[str, ...]] = {
     "group": ("team_deploy_chat", "team_standup", "pool_incident", "flaky_test"),
     "support_group": ("support_escalation", "support_refund", "support_bug"),
     "incognito": ("private_letter", "private_offer"),
+    "coding": ("flaky_test", "code_review", "db_migration", "benchmark_analysis"),
     "generic": ("quick_question", "code_review", "research_summary", "flaky_test",
                 "db_migration"),
 }

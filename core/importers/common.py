@@ -7,12 +7,15 @@ Importers never import each other; what two of them need lives here.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
+from ..bounds import check_encoded, read_lines, too_long
 from ..errors import ValidationError
-from ..keys import check_agent_id
+from ..keys import check_agent_id, normalize_key
+from ..redact import redact
 from ..storage import AgentWriter, SessionMeta
 from ..transcript import active_branch, decode_line, moves_leaf, parse_event
 
@@ -25,13 +28,15 @@ class ImportReport:
 
     sessions: int = 0
     events: int = 0
+    messages: int = 0  # of the events, message events
     keys: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
-    def add(self, key: str, events: int) -> None:
+    def add(self, key: str, events: int, messages: int = 0) -> None:
         self.sessions += 1
         self.events += events
+        self.messages += messages
         self.keys.append(key)
 
     def skip(self, file: Path, lineno: int | None, reason: str) -> None:
@@ -41,30 +46,109 @@ class ImportReport:
         return {
             "sessions": self.sessions,
             "events": self.events,
-            "skipped": self.skipped,
-            "notes": self.notes,
+            "skipped": [redact(line) for line in self.skipped],  # they quote keys and ids
+            "notes": [redact(line) for line in self.notes],
         }
 
 
-def json_lines(file: Path, report: ImportReport) -> Iterator[tuple[int, str, Any]]:
-    """(line number, text, decoded value) of each non-blank line; a line that is not UTF-8
-    or not JSON is reported as ``file:line: reason`` and skipped, never raised."""
+NumberedLines = Iterable[tuple[int, "bytes | int"]]  # (line number, the raw line or its length)
+_SALVAGE_TRIES = 8
+MAX_SKIPS_PER_FILE = 20  # malformed lines named one by one; beyond, one line counts them
+BINARY_PROBE_BYTES = 8192
+
+
+def json_lines(
+    file: Path, report: ImportReport, lines: NumberedLines | None = None
+) -> Iterator[tuple[int, str, Any]]:
+    """(line number, text, decoded value) of each non-blank line of ``file`` (or of ``lines``
+    already read from it), decoded within the entry bounds (``bounds.py``); a line that is too
+    long, not UTF-8 or not JSON is reported as ``file:line: reason`` and skipped, never
+    raised. Junk in front of a whole JSON object (bytes written into a line that a writer then
+    completed) is dropped and reported. A binary file (a NUL byte in its first block) is one
+    skip, and after ``MAX_SKIPS_PER_FILE`` complaints the rest are counted."""
+    if lines is not None:
+        yield from _decoded(file, report, lines)
+        return
     try:
         handle = file.open("rb")
     except OSError as err:
         report.skip(file, None, f"cannot read ({err.strerror or err})")
         return
     with handle:
-        for lineno, raw in enumerate(handle, start=1):
+        if b"\0" in handle.peek(BINARY_PROBE_BYTES)[:BINARY_PROBE_BYTES]:
+            report.skip(file, None, "a binary file, not JSON lines; skipped")
+            return
+        yield from _decoded(file, report, enumerate(read_lines(handle), start=1))
+
+
+def _decoded(file: Path, report: ImportReport, lines: NumberedLines) -> Iterator[tuple[int, str, Any]]:
+    skipped = 0
+    for lineno, raw in lines:
+        try:
+            if isinstance(raw, int):
+                raise ValidationError(too_long(raw))
             raw = raw.strip()
             if not raw:
                 continue
-            try:
-                value = decode_line(raw)
-            except ValidationError as err:
-                report.skip(file, lineno, str(err))
+            value = decode_line(raw)
+        except ValidationError as err:
+            salvaged = _after_junk(raw) if isinstance(raw, bytes) else None
+            if salvaged is None:
+                skipped += 1
+                if skipped <= MAX_SKIPS_PER_FILE:
+                    report.skip(file, lineno, str(err))
                 continue
-            yield lineno, raw.decode("utf-8"), value
+            cut, value = salvaged
+            report.skip(file, lineno, f"{cut} bytes of junk before the record dropped")
+            raw = raw[cut:]
+        yield lineno, raw.decode("utf-8").lstrip("\ufeff"), value
+    if skipped > MAX_SKIPS_PER_FILE:
+        report.skip(file, None, f"{skipped - MAX_SKIPS_PER_FILE} more malformed lines skipped")
+
+
+def _after_junk(raw: bytes) -> tuple[int, Any] | None:
+    """(junk length, object) when the line ends in a whole JSON object after some junk."""
+    start = 0
+    for _ in range(_SALVAGE_TRIES):
+        start = raw.find(b'{"', start + 1)
+        if start < 0:
+            return None
+        try:
+            value = decode_line(raw[start:])
+        except ValidationError:
+            continue
+        if isinstance(value, dict):
+            return start, value
+    return None
+
+
+def found_inside(root: Path, found: Path, report: ImportReport) -> bool:
+    """Whether a file or folder found under ``root`` really is there: a symbolic link that
+    leads out of the folder given is not followed (noted once)."""
+    try:
+        real, base = found.resolve(), root.resolve()
+    except (OSError, RuntimeError) as err:  # a link loop
+        report.notes.append(f"{found}: cannot be resolved ({err}); not followed")
+        return False
+    if real == base or real.is_relative_to(base):
+        return True
+    report.notes.append(f"{found}: a link to {real}, outside {root}; not followed")
+    return False
+
+
+@contextmanager
+def each_file(file: Path, report: ImportReport) -> Iterator[None]:
+    """One file's import: data no rule foresaw (or a key its ids cannot make) stops this file,
+    never the import. A store error (the database itself) still stops everything."""
+    try:
+        yield
+    except ValidationError as err:
+        report.skip(file, None, f"{err}; the rest of this file is not imported")
+    except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as err:
+        report.skip(
+            file, None, f"import stopped by unexpected data ({type(err).__name__}: {err}); "
+            "sessions stored before it are kept, the rest of this file is not imported"
+        )
 
 
 def import_agent_id(agent: str | None, default: str) -> str:
@@ -89,24 +173,31 @@ def store_converted(
     events: list[dict[str, Any]],
     report: ImportReport,
     file: Path,
+    live: bool = False,
 ) -> None:
     """Store converted events (header first) and record the session in the report.
 
     When some of the events were stored by an earlier import and the new ones fill a gap (a
     line that was malformed then), the stored order no longer ends at the transcript's leaf;
     a ``leaf`` control then points the session back at it, so the active branch is the one
-    the source file has.
+    the source file has. ``live``: the events continue a transcript being written, and take
+    the live write path instead (``store_live``).
     """
     lines: list[str] = []
     parsed: list[dict[str, Any]] = []
     for event in events:
+        line = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
         try:
+            check_encoded(event, line)  # converting may nest a record a little deeper
             parsed.append(parse_event(event))
-        except ValidationError as err:  # defensive: converted data always passes
+        except ValidationError as err:
             report.skip(file, None, f"entry {event.get('id')}: {err}")
             continue
-        lines.append(json.dumps(event, ensure_ascii=False, separators=(",", ":")))
-    key, added = db.import_session(meta, lines, parsed)
+        lines.append(line)
+    if live:
+        store_live(db, meta, lines, parsed, report)
+        return
+    key, added, messages = db.import_session(meta, lines, parsed)
     if 0 < added < len(lines):
         leaf = next((e["id"] for e in reversed(parsed) if moves_leaf(e) and e.get("id")), None)
         session = db.session(key)
@@ -116,4 +207,44 @@ def store_converted(
                 control = {"type": "leaf", "targetId": leaf, "afterSeq": session.last_seq}
                 db.import_session(meta, [json.dumps(control, separators=(",", ":"))], [control])
                 added += 1
-    report.add(key, added)
+    report.add(key, added, messages)
+
+
+def store_live(
+    db: AgentWriter,
+    meta: SessionMeta,
+    lines: list[str],
+    parsed: list[dict[str, Any]],
+    report: ImportReport,
+) -> None:
+    """Store the new events of a transcript being written through the live write path: each
+    is indexed in the same transaction when it extends the active leaf (so it is searchable at
+    once), else the session is left for reconciliation. Events the session already holds
+    (same id) are not stored again; a header only opens a session that does not exist yet.
+    The session is found by its id first, as ``import_session`` finds it."""
+    key = db.session_key_of(meta.session_id) if meta.session_id else None
+    exists = key is not None or db.session(meta.key) is not None
+    meta = replace(meta, key=key or meta.key)
+    added = messages = 0
+    for line, event in zip(lines, parsed):
+        if event["type"] == "session" and exists:
+            continue
+        if db.append(meta, line, skip_known=True).outcome != "known":
+            added += 1
+            messages += event["type"] == "message"
+        exists = True
+    report.add(normalize_key(meta.key), added, messages)
+
+
+@dataclass(frozen=True)
+class Followed:
+    """What reading on in a transcript being written did. ``carry``: what the next read
+    needs to go on from where this one stopped (JSON, kept with the file's state); ``restart``:
+    the new lines need more of the file than the carry holds, nothing was stored, and the file
+    is to be read from the start (what is stored already is recognised by id)."""
+
+    carry: str | None = None
+    restart: bool = False
+
+
+RESTART = Followed(restart=True)

@@ -16,17 +16,18 @@ Decisions (see docs/importers.md):
 
 from __future__ import annotations
 
-import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from ..bounds import MAX_STORE_BYTES, decode_json
 from ..errors import ValidationError
 from ..keys import check_agent_id, normalize_key
 from ..state import StateDir
-from ..storage import SessionMeta
+from ..storage import AgentWriter, SessionMeta
 from ..transcript import iso_to_ms, parse_event
-from .common import ImportReport, json_lines
+from .common import ImportReport, NumberedLines, each_file, found_inside, json_lines
 
 _ARCHIVE_RE = re.compile(r"^(?P<sid>.+?)\.jsonl\.(?P<kind>reset|deleted)\.(?P<ts>.+)$")
 _SKIPPED_PARTS = (".trajectory.", ".checkpoint.", ".bak-", ".lock", "-path.json")
@@ -43,9 +44,9 @@ def import_openclaw(state: StateDir, path: Path, agent: str | None = None) -> Im
             f"{path} is not a folder (give an OpenClaw sessions folder or state dir)"
         )
     report = ImportReport()
-    folders = _session_folders(path)
+    folders = [f for f in session_folders(path) if found_inside(path, f, report)]
     for folder in folders:
-        _import_folder(state, folder, agent, report)
+        _import_folder(state, path, folder, agent, report)
     if not report.sessions and not report.skipped:
         raise ValidationError(
             f"{path} holds no OpenClaw transcripts (expected sessions.json and *.jsonl files, "
@@ -54,7 +55,7 @@ def import_openclaw(state: StateDir, path: Path, agent: str | None = None) -> Im
     return report
 
 
-def _session_folders(path: Path) -> list[Path]:
+def session_folders(path: Path) -> list[Path]:
     """A sessions folder itself, an agent dir, a state dir, or a folder of agent folders."""
     if _holds_transcripts(path):
         return [path]
@@ -69,52 +70,94 @@ def _holds_transcripts(folder: Path) -> bool:
     return (folder / "sessions.json").is_file() or any(folder.glob("*.jsonl*"))
 
 
-def _import_folder(state: StateDir, folder: Path, agent: str | None, report: ImportReport) -> None:
-    store = _read_store(folder / "sessions.json", report)
+def _import_folder(
+    state: StateDir, root: Path, folder: Path, agent: str | None, report: ImportReport
+) -> None:
+    store_file = folder / "sessions.json"
+    inside = not store_file.exists() or found_inside(root, store_file, report)
+    store = read_store(store_file, report) if inside else {}
     agent_id = agent or _agent_id(folder, store)  # checked again by the storage's door
-    own = _owner(agent_id, store, report, folder)
-    store = {own(key): entry for key, entry in store.items()}
-    by_session_id = {
-        entry.get("sessionId"): key for key, entry in store.items() if entry.get("sessionId")
-    }
+    view = StoreView.of(agent_id, store, report, folder)
     with state.open(agent_id, write=True) as db:
-        seen_ids: set[str] = set()
+        seen_ids: set[str | None] = set()
         for file in sorted(folder.iterdir()):
-            name = file.name
-            archive = _ARCHIVE_RE.match(name)
-            if not file.is_file() or any(part in name for part in _SKIPPED_PARTS):
+            if not (file.is_file() and is_transcript_name(file.name)):
                 continue
-            if not (name.endswith(".jsonl") or archive):
+            if found_inside(root, file, report):
+                with each_file(file, report):
+                    seen_ids.add(import_transcript(db, view, file, report))
+        for key, entry in view.store.items():
+            found = entry.get("sessionId")
+            if found in seen_ids:
                 continue
-            lines, events, header = _read_transcript(file, report)
-            session_id = (header or {}).get("id") or (
-                archive.group("sid") if archive else file.name[: -len(".jsonl")]
-            )
-            seen_ids.add(session_id)
-            key = by_session_id.get(session_id)
-            entry = store.get(key, {}) if key else {}
-            if archive:
-                label = f"{archive.group('kind')} archive of {key or session_id} ({archive.group('ts')})"
-                key = f"agent:{agent_id}:{archive.group('kind')}:{session_id}"
-            else:
-                label = (
-                    entry.get("label")
-                    or entry.get("displayName")
-                    or (None if key else f"imported {name}")
-                )
-                key = key or f"agent:{agent_id}:import:{session_id}"
-            meta = _meta(key, session_id, entry, label, header, lines, own)
-            stored_key, added = db.import_session(meta, lines, events)
-            report.add(stored_key, added)
-        for key, entry in store.items():
-            if entry.get("sessionId") in seen_ids:
-                continue
-            meta = _meta(key, entry.get("sessionId"), entry, entry.get("label"), None, [], own)
-            stored_key, added = db.import_session(meta, [])
-            report.add(stored_key, added)
+            report.add(*db.import_session(view.meta_of(key, entry), []))
             report.notes.append(
-                f"{key}: transcript {entry.get('sessionId')}.jsonl not found; kept without messages"
+                f"{key}: no transcript {found}.jsonl with events; kept without messages"
+                if found else f"{key}: no sessionId, so no transcript; kept without messages"
             )
+
+
+def is_transcript_name(name: str) -> bool:
+    """A transcript or an archive of one, not a checkpoint, backup, trajectory or lock."""
+    if any(part in name for part in _SKIPPED_PARTS):
+        return False
+    return name.endswith(".jsonl") or _ARCHIVE_RE.match(name) is not None
+
+
+@dataclass
+class StoreView:
+    """One agent folder's ``sessions.json``, its keys owned by the agent they are stored in."""
+
+    agent_id: str
+    store: dict[str, dict[str, Any]]
+    own: Callable[[str], str]
+    by_session_id: dict[str, str]
+
+    @classmethod
+    def of(cls, agent_id: str, store: dict[str, Any], report: ImportReport, folder: Path) -> StoreView:
+        own = _owner(agent_id, store, report, folder)
+        owned = {own(key): entry for key, entry in store.items()}
+        by_id = {entry["sessionId"]: key for key, entry in owned.items() if entry.get("sessionId")}
+        return cls(agent_id, owned, own, by_id)
+
+    def key_of(self, session_id: str) -> str | None:
+        return self.by_session_id.get(session_id)
+
+    def meta_of(self, key: str, entry: dict[str, Any]) -> SessionMeta:
+        """A store entry whose transcript is not read (yet): its session without messages."""
+        return _meta(key, entry.get("sessionId"), entry, entry.get("label"), None, [], self.own)
+
+
+def import_transcript(
+    db: AgentWriter,
+    view: StoreView,
+    file: Path,
+    report: ImportReport,
+    lines: NumberedLines | None = None,
+) -> str | None:
+    """Store one transcript (read from ``file``, or its ``lines`` already read), keyed and
+    labelled from the store; return its session id (None: no events in it, nothing stored)."""
+    archive = _ARCHIVE_RE.match(file.name)
+    lines_, events, header = read_events(file, report, lines)
+    if not lines_:
+        report.notes.append(f"{file}: no events in it; nothing imported")
+        return None
+    session_id = (header or {}).get("id") or (
+        archive.group("sid") if archive else file.name[: -len(".jsonl")]
+    )
+    key = view.key_of(session_id)
+    entry = view.store.get(key, {}) if key else {}
+    if archive:
+        label = f"{archive.group('kind')} archive of {key or session_id} ({archive.group('ts')})"
+        key = f"agent:{view.agent_id}:{archive.group('kind')}:{session_id}"
+    else:
+        label = entry.get("label") or entry.get("displayName") or (
+            None if key else f"imported {file.name}"
+        )
+        key = key or f"agent:{view.agent_id}:import:{session_id}"
+    meta = _meta(key, session_id, entry, label, header, lines_, view.own)
+    report.add(*db.import_session(meta, lines_, events))
+    return session_id
 
 
 def _owner(
@@ -136,15 +179,18 @@ def _owner(
     return own
 
 
-def _read_store(path: Path, report: ImportReport) -> dict[str, dict[str, Any]]:
-    """sessions.json, read defensively: missing or broken means no metadata, not failure."""
+def read_store(path: Path, report: ImportReport) -> dict[str, dict[str, Any]]:
+    """sessions.json, read defensively: missing or broken means no metadata, not failure; a
+    field of the wrong type is dropped (the entry keeps the rest)."""
     if not path.is_file():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as err:
+        with path.open("rb") as handle:
+            data = decode_json(handle.read(MAX_STORE_BYTES + 1), MAX_STORE_BYTES)
+    except (OSError, ValidationError) as err:
         report.skipped.append(
-            f"{path}: unreadable session store ({err}); transcripts imported without it"
+            f"{path}: unreadable session store ({getattr(err, 'strerror', None) or err}); "
+            "transcripts imported without it"
         )
         return {}
     if not isinstance(data, dict):
@@ -153,27 +199,58 @@ def _read_store(path: Path, report: ImportReport) -> dict[str, dict[str, Any]]:
     store = {}
     for key, entry in data.items():
         try:
-            store[normalize_key(key)] = entry if isinstance(entry, dict) else {}
+            store[normalize_key(key)] = _clean_entry(entry, f"{path}: {key!r}", report)
         except ValidationError as err:
             report.skipped.append(f"{path}: {err}; entry skipped")
     return store
+
+
+# The fields of a sessions.json entry this importer reads: text, and times (epoch ms or ISO).
+_TEXT_FIELDS = ("sessionId", "label", "displayName", "spawnedBy", "parentSessionKey")
+_TIME_FIELDS = ("updatedAt", "sessionStartedAt", "startedAt")
+
+
+def _clean_entry(entry: Any, where: str, report: ImportReport) -> dict[str, Any]:
+    """The fields read from one entry; one of the wrong type is named and dropped."""
+    if not isinstance(entry, dict):
+        report.skipped.append(f"{where}: not a JSON object; kept without metadata")
+        return {}
+    clean = {}
+    for name in (*_TEXT_FIELDS, *_TIME_FIELDS):
+        value = entry.get(name)
+        if value is None:
+            continue
+        if name in _TIME_FIELDS and iso_to_ms(value):
+            clean[name] = value
+        elif name in _TEXT_FIELDS and isinstance(value, str) and value:
+            clean[name] = value
+        else:
+            what = "time" if name in _TIME_FIELDS else "string"
+            report.skipped.append(f"{where}: {name} is not a {what}; ignored")
+    return clean
 
 
 def _agent_id(folder: Path, store: dict[str, Any]) -> str:
     agents = {key.split(":")[1] for key in store}
     if len(agents) == 1:
         return agents.pop()
+    return folder_agent_id(folder)
+
+
+def folder_agent_id(folder: Path) -> str:
+    """The agent a sessions folder belongs to by its place: ``agents/<id>/sessions`` -> id."""
     name = folder.parent.name if folder.name == "sessions" else folder.name
     return re.sub(r"[^a-z0-9_.-]", "-", name.lower()).strip("-.") or "main"
 
 
-def _read_transcript(
-    file: Path, report: ImportReport
+def read_events(
+    file: Path, report: ImportReport, lines: NumberedLines | None = None
 ) -> tuple[list[str], list[dict[str, Any]], dict[str, Any] | None]:
-    lines: list[str] = []
+    """(lines, their events, the header) of a transcript, bad lines reported."""
+    texts: list[str] = []
     events: list[dict[str, Any]] = []
     header = None
-    for lineno, line, value in json_lines(file, report):
+    for lineno, line, value in json_lines(file, report, lines):
         try:
             event = parse_event(value)
         except ValidationError as err:
@@ -181,9 +258,9 @@ def _read_transcript(
             continue
         if event["type"] == "session" and header is None:
             header = event
-        lines.append(line)
+        texts.append(line)
         events.append(event)
-    return lines, events, header
+    return texts, events, header
 
 
 def _meta(
@@ -195,7 +272,7 @@ def _meta(
     lines: list[str],
     own: Callable[[str], str],
 ) -> SessionMeta:
-    created = iso_to_ms((header or {}).get("timestamp")) or _int(
+    created = iso_to_ms((header or {}).get("timestamp")) or iso_to_ms(
         entry.get("sessionStartedAt") or entry.get("startedAt") or entry.get("updatedAt")
     )
     return SessionMeta(
@@ -205,7 +282,7 @@ def _meta(
         parent_key=_key_or_none(entry.get("parentSessionKey"), own),
         label=label if isinstance(label, str) else None,
         created_at=created or None,
-        updated_at=_int(entry.get("updatedAt")) or created or None,
+        updated_at=iso_to_ms(entry.get("updatedAt")) or created or None,
         source="openclaw",
     )
 
@@ -216,6 +293,3 @@ def _key_or_none(value: Any, own: Callable[[str], str]) -> str | None:
     except ValidationError:
         return None
 
-
-def _int(value: Any) -> int:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0

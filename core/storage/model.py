@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..indexer import INDEXER_VERSION
+from ..redact import redact
 
 
 def now_ms() -> int:
@@ -34,6 +35,16 @@ class SessionRow:
     indexed_seq: int
     indexer_version: int
     problems: str | None
+    # Read only by ``Reads.session_cards`` (a list of conversations); see schema.SUMMARY_COLUMNS.
+    cwd: str | None = None
+    title: str | None = None  # the first indexed user message, redacted, cut
+    messages: int = 0  # indexed (user and assistant) messages: index_state.rows
+    last_message_at: int | None = None
+
+    @property
+    def last_activity(self) -> int:
+        """The newest message's time, else when the session last changed."""
+        return self.last_message_at if self.last_message_at is not None else self.updated_at
 
     @property
     def searchable(self) -> bool:
@@ -45,6 +56,16 @@ class SessionRow:
     def pending(self) -> bool:
         """Reconciliation has work here (dirty, claimed, or indexed by older rules)."""
         return not self.searchable
+
+
+class SessionBrief(NamedTuple):
+    """What deciding visibility needs of a session (read for every session of a database)."""
+
+    pk: int
+    key: str
+    spawned_by: str | None
+    parent_key: str | None
+    searchable: bool
 
 
 @dataclass(frozen=True)
@@ -61,29 +82,105 @@ class SessionMeta:
     source: str = "live"
 
 
-@dataclass(frozen=True)
-class MatchRow:
+class MatchRow(NamedTuple):  # a tuple: thousands are made per search
     rowid: int
     session_pk: int
     entry_id: str
     role: str
     ts: int
-    body: str
-    bm25: float  # bm25(): lower is better
+    body: str  # the stored (redacted, segmented) text
+
+
+@dataclass(frozen=True)
+class SessionScope:
+    """The sessions a search may return rows of, and what a planner may use to find them.
+
+    Every row of a session in ``pks`` may match; no row of any other session may. ``hidden``
+    names the other sessions that may hold rows (incognito ones never do). ``anchor`` is a
+    session that the rows of exactly the sessions in ``covered`` name in their tree
+    (core/scope.py), when that helps: a ``tree`` caller's own session.
+    """
+
+    pks: frozenset[int]
+    hidden: frozenset[int]
+    anchor: int | None = None
+    covered: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class MatchFilters:
+    """What narrows the rows a search returns (never its ranking statistics)."""
+
+    role: str | None = None
+    since_ms: int | None = None
+    until_ms: int | None = None
+
+    def __bool__(self) -> bool:
+        return (self.role, self.since_ms, self.until_ms) != (None, None, None)
+
+
+@dataclass(frozen=True)
+class PartCount:
+    """One part of a query, counted over the visible messages."""
+
+    found: int  # messages holding it, counted up to a cap
+    newer: int | None = None  # when ``found`` is the cap (or only recent messages were
+    # searched): about how many visible messages are as new as the stretch searched
+
+
+@dataclass(frozen=True)
+class CorpusStats:
+    """The visible, searchable messages of one agent database, as ranking needs them."""
+
+    rows: int
+    chars: int
+    parts: tuple[PartCount, ...]  # one per query part, in order
+
+
+@dataclass(frozen=True)
+class Matches:
+    """What one agent database found: rows newest first, whether only the newest matches
+    were kept (the rank window), the statistics to rank them with, and, for a query too
+    costly to evaluate over every message, the time before which nothing was searched."""
+
+    rows: list[MatchRow]
+    windowed: bool
+    stats: CorpusStats
+    searched_since: int | None = None  # epoch ms: older messages were not searched
 
 
 @dataclass(frozen=True)
 class SessionFilter:
-    """Which sessions a match may return: ``pks`` themselves, or all but them."""
+    """Some sessions of a database: ``pks`` themselves, or (``exclude``) all but them."""
 
     pks: list[int]
     exclude: bool = False
 
 
 @dataclass(frozen=True)
+class CardFilter:
+    """Which sessions a list of conversations shows, besides the caller's: their ``source``
+    values (as stored), a project (a cwd; its subfolders count), a time range of last
+    activity."""
+
+    sources: tuple[str, ...] | None = None
+    project: str | None = None
+    since_ms: int | None = None
+    until_ms: int | None = None
+
+
+@dataclass(frozen=True)
 class AppendResult:
     seq: int
     outcome: str  # indexed | stored | dirty
+
+
+class Imported(NamedTuple):
+    """What ``import_session`` stored: the session's key, new events, new message events."""
+
+    key: str
+    events: int
+    messages: int
 
 
 @dataclass(frozen=True)
@@ -130,8 +227,30 @@ class Progress:
             "rate": round(self.rate, 1),
             "startedAt": self.started_at,
             "updatedAt": self.updated_at,
-            "currentSession": self.current_session,
+            "currentSession": redact(self.current_session) if self.current_session else None,
         }
 
 
 IDLE = Progress("idle", None, None, None, 0, 0, 0, None, None, None)
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What a sync took in from one transcript file (SPEC 14), as the storage keeps it."""
+
+    path: str
+    kind: str  # openclaw | openclaw-store | claude-code | codex
+    root: str  # the source folder it was found in
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    done_bytes: int = 0  # just after the last complete line taken in
+    done_lines: int = 0  # complete lines before done_bytes
+    head_hash: str = ""  # of the first few KB, at most done_bytes of them
+    tail_hash: str = ""  # of the bytes just before done_bytes
+    context: str | None = None  # what the format needs to read on from done_bytes (JSON)
+    sessions: tuple[str, ...] = ()  # keys of the sessions it feeds
+    synced_at: int = 0
+    missing_since: int | None = None  # gone from disk; its sessions stay
+    problem: str | None = None  # why it was not (fully) taken in

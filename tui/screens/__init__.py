@@ -1,22 +1,29 @@
-"""The browser's screens. Only ``SearchScreen`` talks to the core (in its workers); the others
-do no I/O: they show what they are handed and answer with ``dismiss(value)`` or a message, so
-each can be tested on a throwaway host app.
+"""The browser's screens. Only ``SearchScreen`` and ``ConversationScreen`` (through a
+``ConversationSource`` it is handed) talk to the core, in their workers; the others do no
+I/O: they show what they are handed and answer with ``dismiss(value)`` or a message, so each
+can be tested on a throwaway host app.
 
-- ``search``: the home screen (search bar, results, preview, status bar)
-- ``conversation``: the whole conversation, scrolled to the hit
-- ``view_as``, ``export``, ``help``: the dialogs
+- ``search``: the home screen (search bar, rows, preview, status bar), with ``browse`` (what
+  it does with the highlighted row, and the dialogs it opens)
+- ``conversation``: a whole conversation in windows, its hits, a search within it
+- ``filters``, ``view_as``, ``export``, ``help``: the dialogs
 """
 
-from .conversation import ConversationScreen
+from .conversation import ConversationScreen, ConversationSource, CoreSource
 from .export import ExportChoice, ExportScreen, default_export_path
+from .filters import Filters, FiltersScreen
 from .help import HelpScreen
 from .search import Scope, SearchScreen
 from .view_as import ViewAsChoice, ViewAsScreen, session_tree
 
 __all__ = [
     "ConversationScreen",
+    "ConversationSource",
+    "CoreSource",
     "ExportChoice",
     "ExportScreen",
+    "Filters",
+    "FiltersScreen",
     "HelpScreen",
     "Scope",
     "SearchScreen",

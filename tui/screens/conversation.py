@@ -1,70 +1,362 @@
-"""The whole conversation of a result, scrolled to the hit. ``escape`` goes back; ``e`` asks
-the app to export it (an ``ExportRequested`` message)."""
+"""A whole conversation, opened at a hit (or at its end), read in windows.
+
+``n`` / ``N`` walk the hits of the query it was opened with; ``/`` searches within it (the
+hits are then those of the new words); a position line says "hit 3 of 17 · message 120 of
+317"; ``g`` / ``G`` go to the top and the bottom; ``h`` back to the current hit. ``escape``
+closes the search line, then goes back; ``e`` and ``r`` ask the app to export it or to copy
+the command that resumes it (messages).
+
+Its reads (the outline, windows, hits) go through a ``ConversationSource`` in thread workers
+that only post messages; a test hands it a fake source and runs it on a throwaway host app.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
 from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Input, Static
+from textual.worker import Worker
 
-from backscroll.core.history import HistoryResponse
+from backscroll.core.conversation import Outline, conversation_outline, conversation_window, session_hits
+from backscroll.core.errors import ValidationError
+from backscroll.core.search import SearchRequest
+from backscroll.core.state import StateDir
+from backscroll.core.visibility import Caller
 
 from .. import keys
-from ..messages import ExportRequested
-from ..text import Clock
-from ..widgets import HistoryPane
+from ..messages import ConversationOpened, ExportRequested, HitsFound, ResumeRequested, WindowRead
+from ..text import Clock, cut_middle, plural, shown
+from ..theme import palette_of
+from ..widgets.conversation_view import WINDOW, ConversationView
+
+FLASH_S = 6.0
+
+
+class ConversationSource(Protocol):
+    """What the conversation screen reads (blocking calls, run in its workers)."""
+
+    session_key: str
+
+    def outline(self) -> Outline: ...
+    def window(self, start: int, stop: int) -> list[dict[str, Any]]: ...
+    def hits(self, request: SearchRequest) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class CoreSource:
+    """A conversation as the core gives it to ``caller`` (visibility and redaction there)."""
+
+    state: StateDir
+    caller: Caller
+    session_key: str
+
+    def outline(self) -> Outline:
+        return conversation_outline(self.state, self.caller, self.session_key)
+
+    def window(self, start: int, stop: int) -> list[dict[str, Any]]:
+        return conversation_window(self.state, self.caller, self.session_key, start, stop)
+
+    def hits(self, request: SearchRequest) -> list[str]:
+        return session_hits(self.state, self.caller, replace(request, session_key=self.session_key))
 
 
 class ConversationScreen(Screen[None]):
     BINDINGS = keys.bindings(keys.CONVERSATION)
 
-    def __init__(self, response: HistoryResponse, hit_id: str | None, now: Clock) -> None:
+    def __init__(self, source: ConversationSource, anchor: str | None, now: Clock,
+                 request: SearchRequest | None = None, title: str = "") -> None:
+        """``anchor``: the message to open at (None: the end); ``request``: the query whose
+        hits ``n`` / ``N`` walk (None: no hits until ``/``)."""
         super().__init__()
-        self.response = response
-        self.hit_id = hit_id
+        self.source = source
+        self.anchor = anchor
         self.now = now
+        self.request = request
+        self.title_text = title
+        self.outline: Outline | None = None
+        self.hits: list[str] = []
+        self.hit_positions: list[int] = []  # outline positions of the hits, in order
+        self.current: int | None = None  # index into hits
+        self._flash = ""
+
+    # --- layout ---------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        count = len(self.response.messages)
-        title = Text(no_wrap=True, overflow="ellipsis")
-        title.append(" conversation ", style="bold reverse")
-        title.append(f"  {count} message{'s' if count != 1 else ''}", style="dim")
-        hints = keys.hint_line(self.app, ["conversation.back", "conversation.hit",
-                                          "conversation.export"])
-        title.append(f"  {hints}", style="dim")
-        yield Static(title, id="conversation-title")
-        yield HistoryPane(id="conversation")
+        yield Static(self._title(), id="conversation-title")
+        yield Static(Text("opening the conversation…", style="dim"), id="conversation-view")
+        yield Static("", id="conversation-position")
+        yield Input(placeholder="search within this conversation (enter: go, esc: close)",
+                    id="conversation-find")
         yield Footer()
 
+    def _title(self) -> Text:
+        width = max(self.app.size.width - 2, 40)
+        title = Text(no_wrap=True, overflow="ellipsis")
+        title.append(" conversation ", style="bold reverse")
+        key = cut_middle(shown(self.source.session_key), max(24, width // 2), keep=24)
+        title.append(f" {key}", style=palette_of(self.app).key)
+        if self.title_text:
+            title.append(f"  {shown(self.title_text)}", style="bold")
+        return title
+
+    @property
+    def view(self) -> ConversationView | None:
+        found = self.query(ConversationView)
+        return found.first() if found else None
+
     def on_mount(self) -> None:
-        pane = self.query_one(HistoryPane)
-        pane.show_history(self.response, self.hit_id, self.now)
-        pane.focus()
+        self.query_one("#conversation-find", Input).display = False
+        self.open_conversation()
 
-    def action_back(self) -> None:
-        self.dismiss(None)
+    # --- reading ----------------------------------------------------------------------------
 
-    def action_scroll_down(self) -> None:
-        self.query_one(HistoryPane).scroll_down(animate=False)
+    @work(thread=True, exclusive=True, group="conversation", exit_on_error=False)
+    def open_conversation(self) -> None:
+        """The outline and the window around the anchor; the hits follow (``find``), so the
+        conversation shows without waiting for them."""
+        outline = self.source.outline()
+        focus = outline.index_of(self.anchor)
+        if focus is None:
+            focus = max(len(outline) - 1, 0)
+        start = max(0, min(focus - WINDOW // 2, len(outline) - WINDOW))
+        messages = self.source.window(start, start + WINDOW)
+        self.post_message(ConversationOpened(outline, [], start, messages, focus))
 
-    def action_scroll_up(self) -> None:
-        self.query_one(HistoryPane).scroll_up(animate=False)
+    @work(thread=True, exclusive=True, group="window", exit_on_error=False)
+    def read_window(self, start: int, stop: int, where: str, focus: int | None) -> None:
+        self.post_message(WindowRead(start, self.source.window(start, stop), where, focus))
 
-    def action_top(self) -> None:
-        self.query_one(HistoryPane).scroll_home(animate=False)
+    @work(thread=True, exclusive=True, group="hits", exit_on_error=False)
+    def find(self, request: SearchRequest, opening: bool = False) -> None:
+        try:
+            self.post_message(HitsFound(request, self.source.hits(request), opening=opening))
+        except ValidationError as err:
+            self.post_message(HitsFound(request, None, str(err), opening=opening))
 
-    def action_bottom(self) -> None:
-        self.query_one(HistoryPane).scroll_end(animate=False)
+    async def on_conversation_opened(self, message: ConversationOpened) -> None:
+        self.outline = message.outline
+        view = ConversationView(message.outline, self.now, id="conversation")
+        view.palette = palette_of(self.app)
+        await self.query_one("#conversation-view").remove()
+        await self.mount(view, after=self.query_one("#conversation-title"))
+        self.watch(view, "scroll_y", lambda: self.show_position(), init=False)
+        self._set_hits(message.hits, self.anchor, message.focus)
+        # the anchor is marked at once (it is the best hit); the hits, read next, confirm it
+        view.hit = message.focus if self.anchor is not None else None
+        where = "center" if self.anchor is not None else "bottom"
+        await view.show_window(message.start, message.messages, message.focus, where)
+        view.focus()
+        self.show_position(message.focus)
+        if self.request is not None and self.request.query.strip():
+            self.find(self.request, opening=True)
 
-    def action_page_down(self) -> None:
-        self.query_one(HistoryPane).scroll_page_down(animate=False)
+    async def on_window_read(self, message: WindowRead) -> None:
+        view = self.view
+        if view is None:
+            return
+        if message.where in ("before", "after"):
+            await view.add_messages(message.start, message.messages, message.where)
+        else:
+            await view.show_window(message.start, message.messages, message.focus, message.where)
+            self.show_position(message.focus)
 
-    def action_page_up(self) -> None:
-        self.query_one(HistoryPane).scroll_page_up(animate=False)
+    def on_hits_found(self, message: HitsFound) -> None:
+        if message.hits is None:
+            if not message.opening:
+                self.notify(message.error or "", severity="warning", markup=False)
+            return
+        self.request = message.request
+        top = self.view.top_index() if self.view is not None else 0
+        self._set_hits(message.hits, self.anchor if message.opening else None, top)
+        if message.opening and self.current is not None and self.view is not None and (
+                self.hits[self.current] == self.anchor):
+            self.view.mark_hit(self.hit_positions[self.current])  # opened at it already
+            self.show_position(self.hit_positions[self.current])
+            return
+        if not self.hits:
+            self.notify(f"no hits for {shown(message.request.query)} in this conversation",
+                        markup=False, timeout=3)
+            self.show_position()
+            return
+        self.go_to_hit(self.current or 0)
+
+    def _set_hits(self, hits: list[str], prefer: str | None, near: int | None) -> None:
+        """The hits in outline order; the current one is ``prefer`` if it is a hit, else the
+        first at or after outline position ``near``."""
+        outline = self.outline
+        assert outline is not None
+        kept = sorted((p, h) for h in hits if (p := outline.index_of(h)) is not None)
+        self.hits = [h for _, h in kept]
+        self.hit_positions = [p for p, _ in kept]
+        if not kept:
+            self.current = None
+        elif prefer in self.hits:
+            self.current = self.hits.index(prefer)  # type: ignore[arg-type]
+        else:
+            after = [n for n, p in enumerate(self.hit_positions) if p >= (near or 0)]
+            self.current = after[0] if after else 0
+
+    def on_conversation_view_need_messages(self, message: ConversationView.NeedMessages) -> None:
+        self.read_window(message.start, message.stop, message.where, None)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.app.report_failure(event)  # type: ignore[attr-defined]
+
+    # --- the position line --------------------------------------------------------------
+
+    def show_position(self, index: int | None = None) -> None:
+        outline = self.outline
+        line = Text(no_wrap=True, overflow="ellipsis")
+        if outline is None:
+            return
+        if self.hits and self.current is not None:
+            line.append(f" hit {self.current + 1:,} of {len(self.hits):,}", style="bold")
+            line.append(" · ", style="dim")
+        elif self.request is not None and self.request.query.strip():
+            line.append(" no hits", style="dim")
+            line.append(" · ", style="dim")
+        index = index if index is not None else (self.view.top_index() if self.view else None)
+        said = _said_at(outline, index)
+        total = outline.said_total
+        line.append(f"message {said:,} of {total:,}" if total else plural(0, "message"),
+                    style="bold" if not self.hits else "")
+        if self.request is not None and self.request.query.strip():
+            line.append(f"  for {shown(self.request.query)}", style="dim")
+        if self._flash:
+            line.append(f"   {self._flash}", style="bold")
+        else:
+            hints = keys.hint_line(self.app, ["conversation.next", "conversation.find",
+                                              "conversation.top", "conversation.back"])
+            line.append(f"   {hints}", style="dim")
+        self.query_one("#conversation-position", Static).update(line, layout=False)  # one row
+
+    def flash(self, text: str) -> None:
+        """Say on the position line what just happened (what was copied), for a while."""
+        self._flash = text
+        self.show_position()
+        self.set_timer(FLASH_S, self._unflash)
+
+    def _unflash(self) -> None:
+        self._flash = ""
+        self.show_position()
+
+    # --- moving -------------------------------------------------------------------------------
+
+    def go_to(self, index: int, where: str = "center") -> None:
+        """Bring outline position ``index`` into view, reading its window when not shown."""
+        view = self.view
+        if view is None or self.outline is None:
+            return
+        if view.bring_into_view(index, where):
+            self.show_position(index)
+            return
+        total = len(self.outline)
+        if where == "top":
+            start = 0
+        elif where == "bottom":
+            start = max(0, total - WINDOW)
+        else:
+            start = max(0, min(index - WINDOW // 2, total - WINDOW))
+        self.read_window(start, start + WINDOW, where, index)
+
+    def go_to_hit(self, n: int) -> None:
+        if not self.hits:
+            self.app.bell()
+            self.notify("no hits here: press / to search within the conversation", markup=False,
+                        timeout=3)
+            return
+        self.current = n % len(self.hits)
+        position = self.hit_positions[self.current]
+        if self.view is not None:
+            self.view.mark_hit(position)
+        self.go_to(position)
+
+    def action_next_hit(self) -> None:
+        self.go_to_hit(0 if self.current is None else self.current + 1)
+
+    def action_previous_hit(self) -> None:
+        self.go_to_hit(-1 if self.current is None else self.current - 1)
 
     def action_to_hit(self) -> None:
-        self.query_one(HistoryPane).scroll_to_hit()
+        self.go_to_hit(self.current or 0)
+
+    def action_top(self) -> None:
+        self.go_to(0, "top")
+
+    def action_bottom(self) -> None:
+        if self.outline is not None:
+            self.go_to(len(self.outline) - 1, "bottom")
+
+    def _scroll(self, how: str) -> None:
+        view = self.view
+        if view is not None:
+            getattr(view, how)(animate=False)
+
+    def action_scroll_down(self) -> None:
+        self._scroll("scroll_down")
+
+    def action_scroll_up(self) -> None:
+        self._scroll("scroll_up")
+
+    def action_page_down(self) -> None:
+        self._scroll("scroll_page_down")
+
+    def action_page_up(self) -> None:
+        self._scroll("scroll_page_up")
+
+    # --- searching within -----------------------------------------------------------------
+
+    def action_find(self) -> None:
+        find = self.query_one("#conversation-find", Input)
+        find.display = True
+        if self.request is not None and not find.value:
+            find.value = self.request.query
+        find.focus()
+
+    @on(Input.Submitted, "#conversation-find")
+    def _find_submitted(self, event: Input.Submitted) -> None:
+        if not event.value.strip():
+            return
+        base = self.request or SearchRequest(event.value)
+        self.find(replace(base, query=event.value, session_key=self.source.session_key,
+                          match="prefix"))
+        if self.view is not None:
+            self.view.focus()
+
+    def action_back(self) -> None:
+        find = self.query_one("#conversation-find", Input)
+        if find.display:
+            find.display = False
+            if self.view is not None:
+                self.view.focus()
+            return
+        self.dismiss(None)
+
+    # --- the app's part -----------------------------------------------------------------------
 
     def action_export(self) -> None:
-        self.post_message(ExportRequested(self.response.session_key))
+        self.post_message(ExportRequested(self.source.session_key))
+
+    def action_resume(self) -> None:
+        self.post_message(ResumeRequested(self.source.session_key))
+
+    def restyle(self) -> None:
+        self.query_one("#conversation-title", Static).update(self._title(), layout=False)
+        if self.view is not None:
+            self.view.restyle(palette_of(self.app))
+
+
+def _said_at(outline: Outline, index: int | None) -> int:
+    """The number of the user or assistant message at ``index`` (or the nearest one before
+    it, for tool traffic)."""
+    if index is None or not len(outline):
+        return 0
+    index = min(max(index, 0), len(outline) - 1)
+    while index > 0 and not outline.said[index]:
+        index -= 1
+    return outline.said[index] or 1

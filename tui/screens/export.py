@@ -17,8 +17,10 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Static
 
+from backscroll.core.redact import redact
+
 from .. import keys
-from ..text import printable
+from ..text import shown
 
 
 @dataclass(frozen=True)
@@ -34,7 +36,7 @@ EXTENSIONS = {"markdown": ".md", "json": ".json"}
 
 def default_export_path(session_key: str, fmt: str = "markdown") -> str:
     """``./agent-main-telegram-group-42.md`` for ``agent:main:telegram:group:42``."""
-    name = _UNSAFE.sub("-", session_key).strip("-.") or "conversation"
+    name = _UNSAFE.sub("-", redact(session_key)).strip("-.") or "conversation"
     return f"./{name}{EXTENSIONS[fmt]}"
 
 
@@ -50,7 +52,7 @@ class ExportScreen(ModalScreen[ExportChoice | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="export-dialog", classes="dialog"):
             title = Text("Export ", style="bold")
-            title.append(printable(self.session_key, one_line=True), style="bold cyan")
+            title.append(shown(self.session_key), style="bold cyan")
             yield Static(title, classes="dialog-title")
             yield Static(
                 Text("The whole conversation, tools included, redacted.", style="dim"),

@@ -1,11 +1,12 @@
-"""The browser's home screen: search bar, results, the conversation around the highlighted
-result, status bar, footer, and the keys that act on them.
+"""The browser's home screen: search bar, the rows (recent conversations before anything is
+typed, then results grouped by conversation or one per message), the conversation around the
+highlighted row, status bar, footer; the search itself and the modes that shape it.
 
 Threading rule: the UI thread never does I/O. The screen's core calls run in thread workers
-(``search`` and ``history`` groups; an exclusive worker cancels only its own group) that only
-post messages; the handlers below mutate the widgets. When to search is decided by a
-``SearchScheduler`` (leading-edge debounce, single flight, generations); a handler drops an
-answer whose generation is not the current one, or a preview for a highlight that moved on.
+(``search``, ``home``, ``history`` and the other groups of ``browse.py``; an exclusive worker
+cancels only its own group) that only post messages; the handlers mutate the widgets. When to
+search is decided by a ``SearchScheduler`` (leading-edge debounce, single flight,
+generations); a handler drops an answer whose generation is not the current one.
 """
 
 from __future__ import annotations
@@ -19,37 +20,39 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.timer import Timer
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Footer, Input, Static
 from textual.worker import Worker
 
-from backscroll.core.catalog import list_sessions
-from backscroll.core.errors import Forbidden, ValidationError
-from backscroll.core.history import HistoryRequest, sessions_history
+from backscroll.core.catalog import visible_session_list
+from backscroll.core.errors import ValidationError
+from backscroll.core.grouped import GroupedResponse, conversations_search
 from backscroll.core.search import LIMIT_MAX, SearchRequest, SearchResponse, sessions_search
 from backscroll.core.visibility import Caller
 
 from .. import keys
-from ..messages import HistoryLoaded, SearchAnswered, SessionsLoaded
+from ..messages import HomeLoaded, SearchAnswered
 from ..scheduler import Cancel, SearchScheduler
-from ..text import printable
+from ..text import shown
+from ..theme import palette_of
 from ..widgets import (
+    EmptyState,
     HistoryPane,
     IndexingView,
     ResultsList,
     StatusBar,
     count_line,
-    empty_state_text,
+    row_agent,
+    row_identity,
+    row_key,
     welcome_text,
 )
-from .conversation import ConversationScreen
-from .view_as import ViewAsChoice, ViewAsScreen
+from .browse import Browsing
+from .filters import Filters
 
 if TYPE_CHECKING:
     from ..app import BackscrollApp
 
-PREVIEW_MESSAGES = 25
-CONVERSATION_MAX_BYTES = 8 * 1024 * 1024  # the conversation screen shows the whole branch
+HOME_LIMIT = 200  # recent conversations listed before anything is typed
 SCOPES = ("all", "agent", "session")
 
 
@@ -66,24 +69,25 @@ class Scope:
         return "all agents"
 
 
-class SearchScreen(Screen[None]):
+class SearchScreen(Browsing, Screen[None]):
     BINDINGS = keys.bindings(keys.SEARCH)
 
-    def __init__(self, debounce: float, preview_debounce: float) -> None:
+    def __init__(self, debounce: float, preview_debounce: float, grouped: bool = True) -> None:
         super().__init__()
         self.match = "prefix"
         self.order = "best"
         self.scope = Scope()
+        self.filters = Filters()
+        self.grouped = grouped  # one row per conversation (g: one per message)
         self.last_request: SearchRequest | None = None
         self.last_response: SearchResponse | None = None
         self.search_indexing = False  # the shown answer said indexing=True
         self.refresh_when_indexed = False
         self.scheduler = SearchScheduler(self._start_search, self._set_timer, time.monotonic,
                                          debounce)
-        self._preview_debounce = preview_debounce
-        self._preview_timer: Timer | None = None
-        self._reported_unreadable: set[str] = set()  # databases already notified about
-        self._welcome_counts: tuple[int, int] | None = None
+        self.init_browsing(preview_debounce)
+        self._home_counts: tuple[int, int] | None = None
+        self._error_shown: str | None = None
 
     @property
     def browser(self) -> BackscrollApp:
@@ -100,15 +104,16 @@ class SearchScreen(Screen[None]):
                 yield Static(count_line(None, None), id="count")
                 yield ResultsList(id="results")
             yield HistoryPane(
-                placeholder="The conversation around the highlighted result shows here.",
+                placeholder="The conversation of the highlighted row shows here.",
                 id="history",
             )
-        yield Static("", id="empty")
+        yield EmptyState(id="empty")
         yield StatusBar(id="status")
         yield Footer()
 
     def on_mount(self) -> None:
         self.search_input.focus()
+        self.restyle()
         self.show_status()
 
     def _placeholder(self) -> str:
@@ -118,8 +123,14 @@ class SearchScreen(Screen[None]):
     def keys_changed(self) -> None:
         """The keymap changed: the hints that name keys say the new ones."""
         self.search_input.placeholder = self._placeholder()
-        if self.last_request is None and not self.search_input.value.strip():
+        if not self.results.rows and not self.search_input.value.strip():
             self.history.show_note(self._welcome())
+
+    def restyle(self) -> None:
+        """The theme changed (or the screen starts): rows and preview in its colours."""
+        palette = palette_of(self.app)
+        self.results.restyle(palette)
+        self.history.restyle(palette)
 
     def _welcome(self) -> Text:
         return welcome_text(self.browser.status, keys.welcome_hints(self.app))
@@ -161,12 +172,12 @@ class SearchScreen(Screen[None]):
         return not self.search_input.value.strip() or (status is not None and not status.agents)
 
     def search_now(self) -> None:
-        """Search the bar's text now (or once the running search ends); an empty bar shows the
-        welcome at once, and an answer still in flight is dropped."""
+        """Search the bar's text now (or once the running search ends); an empty bar lists
+        the recent conversations instead, and an answer still in flight is dropped."""
         self._show_error(None)
         if self._nothing_to_search():
             self.scheduler.idle()
-            self._show_idle()
+            self._show_home()
         else:
             self.scheduler.search_now()
 
@@ -174,34 +185,35 @@ class SearchScreen(Screen[None]):
         """The scheduler's ``start``: run one search, or say there is nothing to search."""
         self._show_error(None)
         if self._nothing_to_search():
-            self._show_idle()
+            self._show_home()
             return False
-        self.run_search(generation, self._request(self.search_input.value), self.browser.caller)
+        self.run_search(generation, self.request_for(self.search_input.value), self.grouped,
+                        self.browser.caller)
         return True
 
-    def _show_idle(self) -> None:
-        self.last_request = self.last_response = None
-        self.search_indexing = False
-        self.results.show_results([], self.browser.now, self.search_input.value)
-        self.query_one("#count", Static).update(count_line(None, None))
-        self.history.show_note(self._welcome())
-        self.show_status()
-
-    def _request(self, text: str) -> SearchRequest:
+    def request_for(self, text: str) -> SearchRequest:
+        """The bar's text with the modes, the scope and the filters."""
+        agent = self.scope.value if self.scope.kind == "agent" else self.filters.agent
         return SearchRequest(
             query=text,
             limit=LIMIT_MAX,
             match=self.match,
             order=self.order,
-            agent=self.scope.value if self.scope.kind == "agent" else None,
+            agent=agent,
             session_key=self.scope.value if self.scope.kind == "session" else None,
+            role=self.filters.role,
+            since_ms=self.filters.since_ms(self.browser.now()),
+            source=self.filters.source,
+            project=self.filters.project,
         )
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def run_search(self, generation: int, request: SearchRequest, caller: Caller) -> None:
+    def run_search(self, generation: int, request: SearchRequest, grouped: bool,
+                   caller: Caller) -> None:
         state, on_pending = self.browser.state, self.browser.reconcile
+        search = conversations_search if grouped else sessions_search
         try:
-            response = sessions_search(state, request, caller, on_pending=on_pending)
+            response = search(state, request, caller, on_pending=on_pending)
         except ValidationError as err:
             self.post_message(SearchAnswered(generation, request, error=str(err)))
             return
@@ -213,28 +225,40 @@ class SearchScreen(Screen[None]):
         if message.error is not None:
             self._show_error(message.error)
             return
-        response = message.response
-        assert response is not None
+        answer = message.response
+        assert answer is not None
+        rows: list[Any]
+        if isinstance(answer, GroupedResponse):
+            response, rows = answer.response, list(answer.conversations)
+        else:
+            response, rows = answer, list(answer.results)
         current = self.results.current
-        keep = None
         last = self.last_request
-        if current is not None and last is not None and last.query == message.request.query:
-            keep = (current.session_key, current.message_id)
+        keep = row_identity(current) if current is not None and last is not None and (
+            last.query == message.request.query) else None
         self.last_request, self.last_response = message.request, response
         self.search_indexing = response.indexing
         self.refresh_when_indexed = response.indexing
         for problem in response.unreadable:
-            if problem not in self._reported_unreadable:  # one notification per database
-                self._reported_unreadable.add(problem)
-                self.notify(problem, title="Skipped a database", severity="error", markup=False)
-        self.query_one("#count", Static).update(count_line(message.request, response))
-        self.results.show_results(response.results, self.browser.now, message.request.query,
-                                  keep)
-        if not response.results:
+            self.browser.report_database(problem, "Skipped a database")
+        for problem in response.read_only:
+            self.browser.report_database(problem, "Read-only database")
+        self._show_count(count_line(message.request, rows, response))
+        self.results.show_rows(rows, self.browser.now, message.request.query, keep)
+        if not rows:
             self.history.show_note("No results: nothing to show.")
         self.show_status()
 
+    def _show_count(self, line: Text) -> None:
+        """The count line: one row whatever it says, so no layout is needed."""
+        self.query_one("#count", Static).update(line, layout=False)
+
     def _show_error(self, error: str | None) -> None:
+        """The query's validation error under the bar (every keystroke clears it: only a
+        change is drawn, as a change lays the screen out again)."""
+        if error == self._error_shown:
+            return
+        self._error_shown = error
         line = self.query_one("#search-error", Static)
         line.update(Text(error or ""))
         line.set_class(error is not None, "-shown")
@@ -244,57 +268,34 @@ class SearchScreen(Screen[None]):
             self.scheduler.finished()
         self.browser.report_failure(event)
 
-    # --- the preview pane -------------------------------------------------------------------
+    # --- the home list: recent conversations ---------------------------------------------
 
-    @on(OptionList.OptionHighlighted, "#results")
-    def _result_highlighted(self) -> None:
-        """Holding j must not read a history per result: wait until the highlight settles."""
-        if self._preview_timer is not None:
-            self._preview_timer.stop()
-        if self.results.current is None:
+    def _show_home(self) -> None:
+        self.last_request = self.last_response = None
+        self.search_indexing = False
+        self.load_home(self.scheduler.generation, self.browser.caller)
+        self.show_status()
+
+    @work(thread=True, exclusive=True, group="home", exit_on_error=False)
+    def load_home(self, generation: int, caller: Caller) -> None:
+        filters = self.filters
+        agent = self.scope.value if self.scope.kind == "agent" else filters.agent
+        sessions = visible_session_list(
+            self.browser.state, caller, agent=agent, since_ms=filters.since_ms(self.browser.now()),
+            source=filters.source, project=filters.project, limit=HOME_LIMIT)
+        if self.scope.kind == "session":
+            sessions = [s for s in sessions if s.key == self.scope.value]
+        self.post_message(HomeLoaded(generation, sessions))
+
+    def on_home_loaded(self, message: HomeLoaded) -> None:
+        if not self.scheduler.is_current(message.generation) or self.search_input.value.strip():
             return
-        self._preview_timer = self.set_timer(self._preview_debounce, self._load_preview)
-
-    def _load_preview(self) -> None:
-        self._preview_timer = None
-        if self.scheduler.busy:
-            return  # still typing: the next answer moves the highlight and asks again
-        result = self.results.current
-        if result is not None:
-            self.load_history(result, self.browser.caller, full=False)
-
-    @work(thread=True, exclusive=True, group="history", exit_on_error=False)
-    def load_history(self, result: Any, caller: Caller, full: bool) -> None:
-        request = HistoryRequest(
-            session_key=result.session_key,
-            message_id=result.message_id,
-            limit=None if full else PREVIEW_MESSAGES,
-            include_tools=True,
-            **({"max_bytes": CONVERSATION_MAX_BYTES} if full else {}),
-        )
-        try:
-            response = sessions_history(self.browser.state, request, caller)
-        except (ValidationError, Forbidden) as err:  # e.g. rewound meanwhile: say so, inline
-            self.post_message(HistoryLoaded(result, error=str(err), full=full))
-            return
-        self.post_message(HistoryLoaded(result, response, full=full))
-
-    def on_history_loaded(self, message: HistoryLoaded) -> None:
-        if message.full:
-            if message.error is not None:
-                self.notify(message.error, severity="warning", markup=False)
-            elif message.response is not None and self.is_current:
-                self.app.push_screen(ConversationScreen(message.response,
-                                                        message.result.message_id,
-                                                        self.browser.now))
-            return
-        if message.result != self.results.current:
-            return  # the highlight moved on
-        if message.error is not None:
-            self.history.show_note(message.error, style="yellow")
-        elif message.response is not None:
-            self.history.show_history(message.response, message.result.message_id,
-                                      self.browser.now)
+        current = self.results.current
+        keep = row_identity(current) if current is not None else None
+        self._show_count(count_line(None, message.sessions))
+        self.results.show_rows(message.sessions, self.browser.now, "", keep)
+        if not message.sessions:
+            self.history.show_note(self._welcome())
 
     # --- status (the app polls it; this shows it) -----------------------------------------
 
@@ -304,23 +305,22 @@ class SearchScreen(Screen[None]):
         assert status is not None
         empty = not status.agents
         self.query_one("#body").display = not empty
-        empty_note = self.query_one("#empty", Static)
+        empty_note = self.query_one("#empty", EmptyState)
         empty_note.display = empty
         if empty:
-            empty_note.update(empty_state_text(status.path))
-        elif not self.search_input.value.strip() and self.last_request is None:
-            counts = (status.total_sessions, sum(a.messages for a in status.agents))
-            if counts != self._welcome_counts:
-                self._welcome_counts = counts
-                self.history.show_note(self._welcome())
-        elif first:
+            empty_note.focus()  # its key takes the sources in
+        elif self.focused in (None, empty_note):
+            self.search_input.focus()  # the sources were taken in
+        counts = (status.total_sessions, sum(a.messages for a in status.agents))
+        if not empty and (first or counts != self._home_counts) and not (
+                self.search_input.value.strip()):
+            self.search_now()  # the home list, as it is now
+        elif not empty and first:
             self.search_now()
+        self._home_counts = counts
         if self.refresh_when_indexed and not status.reconciling and not status.pending_sessions:
             self.refresh_when_indexed = False  # once: the search below decides again
-            if self.search_input.value.strip():
-                self.search_now()
-            else:
-                self.search_indexing = False
+            self.search_now()
         self.show_status()
 
     def show_status(self) -> None:
@@ -329,13 +329,17 @@ class SearchScreen(Screen[None]):
         incomplete = indexing.running or self.search_indexing
         sessions = status.total_sessions if status else 0
         self.status_bar.show(indexing, incomplete, sessions, self.context_line())
+        clear = keys.first_key(self.app, "clear_filters")
+        self.status_bar.show_filters(self.filters.labels(), clear)
 
     def context_line(self) -> str:
         order = "best match" if self.order == "best" else "newest first"
-        caller = self.browser.caller.describe()
-        return f"as {caller} · {self.match} · {order} · {self.scope.describe()}"
+        caller = shown(self.browser.caller.describe())
+        rows = "per conversation" if self.grouped else "per message"
+        return (f"as {caller} · {rows} · {self.match} · {order} · "
+                f"{shown(self.scope.describe())}")
 
-    # --- actions ----------------------------------------------------------------------------
+    # --- modes ----------------------------------------------------------------------------
 
     def action_focus_search(self) -> None:
         self.search_input.focus()
@@ -345,14 +349,6 @@ class SearchScreen(Screen[None]):
 
     def action_cursor_up(self) -> None:
         self.results.action_cursor_up()
-
-    @on(OptionList.OptionSelected, "#results")
-    def action_open(self) -> None:
-        result = self.results.current
-        if result is None:
-            self.app.bell()
-            return
-        self.load_history(result, self.browser.caller, full=True)
 
     def action_back(self) -> None:
         """Escape ladder on the search screen, one step closer to an empty search bar:
@@ -373,65 +369,33 @@ class SearchScreen(Screen[None]):
         self.match = "exact" if self.match == "prefix" else "prefix"
         self._changed_mode(f"match: {self.match}")
 
+    def action_toggle_group(self) -> None:
+        self.grouped = not self.grouped
+        self._changed_mode("one row per conversation" if self.grouped else "one row per message")
+
     def action_toggle_scope(self) -> None:
         current = self.results.current
         kind = SCOPES[(SCOPES.index(self.scope.kind) + 1) % len(SCOPES)]
         if kind == "agent":
             if current is None:
-                self.notify("Highlight a result first: the scope follows it.", markup=False)
+                self.notify("Highlight a row first: the scope follows it.", markup=False)
                 return
-            self.scope = Scope("agent", current.agent or current.session_key.split(":")[1])
+            self.scope = Scope("agent", row_agent(current))
         elif kind == "session":
-            key = current.session_key if current is not None else None
-            self.scope = Scope("session", key) if key else Scope()
+            self.scope = Scope("session", row_key(current)) if current is not None else Scope()
         else:
             self.scope = Scope()
-        self._changed_mode(f"scope: {self.scope.describe()}")
+        self._changed_mode(f"scope: {shown(self.scope.describe())}")
 
     def _changed_mode(self, what: str) -> None:
         self.show_status()
         self.notify(what, timeout=2, markup=False)
-        if self.search_input.value.strip():
-            self.search_now()
-
-    def action_copy(self) -> None:
-        result = self.results.current
-        if result is None:
-            self.app.bell()
-            return
-        self.app.copy_to_clipboard(result.excerpt)
-        self.notify(f"copied the excerpt from {printable(result.session_key, True)}",
-                    markup=False, timeout=3)
-
-    def action_export(self) -> None:
-        result = self.results.current
-        if result is None:
-            self.notify("Highlight a result to export its conversation.", markup=False)
-            return
-        self.browser.ask_export(result.session_key)
-
-    # --- view as --------------------------------------------------------------------------
-
-    def action_view_as(self) -> None:
-        self.load_sessions()
-
-    @work(thread=True, exclusive=True, group="catalog", exit_on_error=False)
-    def load_sessions(self) -> None:
-        self.post_message(SessionsLoaded(list_sessions(self.browser.state)))
-
-    def on_sessions_loaded(self, message: SessionsLoaded) -> None:
-        if not self.is_current:
-            return
-
-        def chosen(choice: ViewAsChoice | None) -> None:
-            if choice is not None:
-                self.browser.switch_caller(choice)
-
-        self.app.push_screen(ViewAsScreen(message.sessions, self.browser.caller,
-                                          self.browser.now), chosen)
+        self.search_now()
 
     def caller_changed(self) -> None:
-        """Every search now runs as the app's new caller; the scope starts over."""
+        """Every search now runs as the app's new caller; the scope and filters start over
+        (the agents and projects it may see differ)."""
         self.scope = Scope()
+        self.filters = Filters()
         self.show_status()
         self.search_now()

@@ -23,7 +23,7 @@ from backscroll.core.catalog import SessionSummary
 from backscroll.core.visibility import Caller
 
 from .. import keys
-from ..text import Clock, ago, printable
+from ..text import Clock, ago, shown
 
 OPERATOR_OPTION = "operator"
 
@@ -77,8 +77,8 @@ class ViewAsScreen(ModalScreen[ViewAsChoice | None]):
             prompt.append("  every session of every agent", style="dim")
             options.append(Option(prompt, id=OPERATOR_OPTION))
         for depth, session in session_tree(self.sessions):
-            label = session.label or ""
-            if needle and needle not in session.key and needle not in label.lower():
+            label = session.label or ""  # already redacted
+            if needle and needle not in shown(session.key) and needle not in label.lower():
                 continue
             options.append(Option(session_prompt(session, depth, bool(needle), self.now),
                                   id=session.key))
@@ -140,9 +140,9 @@ def session_prompt(session: SessionSummary, depth: int, flat: bool, now: Clock) 
     prompt = Text(style="dim" if incognito else "")
     if depth and not flat:
         prompt.append("  " * (depth - 1) + " ↳ ", style="dim")
-    prompt.append(printable(session.key, one_line=True), style="cyan" if incognito else "bold cyan")
+    prompt.append(shown(session.key), style="cyan" if incognito else "bold cyan")
     if session.label:
-        prompt.append(f"  {printable(session.label, one_line=True)}")
+        prompt.append(f"  {shown(session.label)}")
     if incognito:
         prompt.append("  incognito", style="italic")
     prompt.append(f"  {ago(session.updated_at, now)}", style="dim")

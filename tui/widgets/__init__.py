@@ -1,26 +1,51 @@
 """The browser's widgets, and the pure functions that turn core answers into Rich text.
 
-- ``results``: the results list and its count line
+- ``results``: the rows (conversations, conversations found, messages) and the count line
+- ``conversation_view``: a long conversation in windows of messages
 - ``history_pane``: a conversation with the hit marked (preview pane, conversation screen)
 - ``status_bar``: reconciliation progress, caller and modes
-- ``notes``: the welcome note and the empty state
+- ``notes``: the welcome note
+- ``empty_state``: the first screen of an empty state dir (sources found, one key to take
+  them in)
 """
 
+from .conversation_view import ConversationView
+from .empty_state import EmptyState, empty_state_text
 from .history_pane import HistoryPane, block_renderables, message_renderable, messages_renderable
-from .notes import empty_state_text, welcome_text
-from .results import ResultsList, count_line, result_prompt
+from .notes import welcome_text
+from .results import (
+    ResultsList,
+    Row,
+    conversation_prompt,
+    count_line,
+    grouped_prompt,
+    result_prompt,
+    row_agent,
+    row_anchor,
+    row_identity,
+    row_key,
+)
 from .status_bar import IndexingView, StatusBar
 
 __all__ = [
+    "ConversationView",
+    "EmptyState",
     "HistoryPane",
     "IndexingView",
     "ResultsList",
+    "Row",
     "StatusBar",
     "block_renderables",
+    "conversation_prompt",
     "count_line",
     "empty_state_text",
+    "grouped_prompt",
     "message_renderable",
     "messages_renderable",
     "result_prompt",
+    "row_agent",
+    "row_anchor",
+    "row_identity",
+    "row_key",
     "welcome_text",
 ]

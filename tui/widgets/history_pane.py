@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from backscroll.core.history import HistoryResponse
 
-from ..text import ROLE_STYLES, Clock, ago, plain_of, printable, utc
+from ..text import DEFAULT_PALETTE, ROLE_STYLES, Clock, Palette, ago, plain_of, printable, shown, utc
 
 TOOL_LINE_CHARS = 160
 
@@ -53,27 +53,34 @@ def block_renderables(block: dict[str, Any]) -> list[Text]:
     return []
 
 
-def message_renderable(message: dict[str, Any], now: Clock, hit: bool = False) -> Group:
-    """One message: a header (role, time, id) then its blocks; tool traffic is one dim line."""
+def message_renderable(message: dict[str, Any], now: Clock, hit: bool = False,
+                       palette: Palette = DEFAULT_PALETTE, position: str = "") -> Group:
+    """One message: a header (role, time, id; ``position`` such as "message 3 of 9") then its
+    blocks; tool traffic is one dim line."""
     blocks = [r for b in message.get("content", []) for r in block_renderables(b)]
     role = str(message.get("role", "?"))
     if role not in ROLE_STYLES:  # tool results: compact, no header
         return Group(*blocks)
     head = Text(no_wrap=True, overflow="ellipsis")
-    head.append("▶ " if hit else "", style="bold yellow")
-    head.append(role, style=ROLE_STYLES[role])
+    head.append("▶ " if hit else "", style=palette.hit)
+    head.append(role, style=palette.role(role))
     ts = int(message.get("timestamp") or 0)
     head.append(f"  {ago(ts, now)} · {utc(ts)}  ", style="dim")
-    head.append(printable(str(message.get("id", "")), one_line=True), style="dim")
+    head.append(shown(message.get("id") or ""), style="dim")
+    if position:
+        head.append(f"  {position}", style="dim")
+    if not blocks:
+        blocks = [Text("(nothing to show)", style="dim italic")]
     return Group(head, *blocks)
 
 
-def messages_renderable(messages: Sequence[dict[str, Any]], now: Clock) -> RenderableType:
+def messages_renderable(messages: Sequence[dict[str, Any]], now: Clock,
+                        palette: Palette = DEFAULT_PALETTE) -> RenderableType:
     parts: list[RenderableType] = []
     for message in messages:
         if parts and message.get("role") in ROLE_STYLES:  # a tool result stays by its call
             parts.append(Text(""))
-        parts.append(message_renderable(message, now))
+        parts.append(message_renderable(message, now, palette=palette))
     return Group(*parts)
 
 
@@ -89,6 +96,8 @@ class HistoryPane(VerticalScroll):
         super().__init__(**kwargs)
         self.placeholder = placeholder
         self.shown: tuple[str, str] | None = None  # (session key, hit message id)
+        self.palette = DEFAULT_PALETTE
+        self._last: tuple[HistoryResponse, str | None, Clock] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self.placeholder, style="dim"), id="history-head", classes="history-part")
@@ -98,26 +107,35 @@ class HistoryPane(VerticalScroll):
 
     def show_note(self, text: str | Text, style: str = "dim") -> None:
         self.shown = None
+        self._last = None
         note = text if isinstance(text, Text) else Text(text, style=style)
         self.query_one("#history-head", Static).update(note)
         for part in ("#history-before", "#history-after"):
             self.query_one(part, Static).update("")
         self.query_one("#history-hit", Static).display = False
 
+    def restyle(self, palette: Palette) -> None:
+        """The theme changed: draw the conversation shown in its colours."""
+        self.palette = palette
+        if self._last is not None:
+            self.show_history(*self._last)
+
     def show_history(self, response: HistoryResponse, hit_id: str | None, now: Clock) -> None:
+        """The conversation around ``hit_id``, scrolled to it; without one, its end."""
+        self._last = (response, hit_id, now)
         messages = response.messages
         index = next((i for i, m in enumerate(messages) if m.get("id") == hit_id), None)
         head = Text(no_wrap=True, overflow="ellipsis")
-        head.append(printable(response.session_key, one_line=True), style="bold cyan")
-        head.append(f"  {printable(response.session_id, one_line=True)}", style="dim")
+        head.append(shown(response.session_key), style="bold cyan")
+        head.append(f"  {shown(response.session_id)}", style="dim")
         if response.has_more:
             head.append("\n… older messages not shown", style="dim")
         if index is None:
             before, after = messages, []
         else:
             before, after = messages[:index], messages[index + 1 :]
-        before_r = messages_renderable(before, now)
-        after_r = messages_renderable(after, now)
+        before_r = messages_renderable(before, now, self.palette)
+        after_r = messages_renderable(after, now, self.palette)
         if response.has_newer:
             after_r = Group(after_r, Text("\n… newer messages not shown", style="dim"))
         self.query_one("#history-head", Static).update(head)
@@ -127,12 +145,14 @@ class HistoryPane(VerticalScroll):
         if index is None:
             hit.display = False
         else:
-            hit.update(message_renderable(messages[index], now, hit=True))
+            hit.update(message_renderable(messages[index], now, hit=True, palette=self.palette))
             hit.display = True
         self.shown = (response.session_key, hit_id or "")
         self.scroll_home(animate=False)
         if index is not None:
             self.call_after_refresh(self.scroll_to_hit)
+        elif hit_id is None:
+            self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
 
     def scroll_to_hit(self) -> None:
         hit = self.query_one("#history-hit", Static)

@@ -1,6 +1,5 @@
-"""What the panes say when there is nothing to show yet: the welcome note before the first
-search (its key hints come from the key table, so a remapped key shows), and the empty state
-of a state dir without databases."""
+"""What the preview pane says when there is nothing to show yet: the welcome note before the
+first search (its key hints come from the key table, so a remapped key shows)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ from rich.text import Text
 
 from backscroll.core.status import StateStatus
 
-from ..text import plural, printable
+from ..text import plural
 
 
 def welcome_text(status: StateStatus | None, hints: Sequence[tuple[str, str]]) -> Text:
@@ -29,16 +28,4 @@ def welcome_text(status: StateStatus | None, hints: Sequence[tuple[str, str]]) -
     for keys, what in hints:
         text.append(f"  {keys:<{width}}", style="bold cyan")
         text.append(f"{what}\n", style="dim")
-    return text
-
-
-def empty_state_text(path: str) -> Text:
-    text = Text(justify="center")
-    text.append("No conversations here yet\n\n", style="bold")
-    text.append(f"{printable(path, True)} holds no agent databases.\n\n", style="dim")
-    text.append("Import some:        ", style="dim")
-    text.append("backscroll import openclaw PATH\n", style="bold cyan")
-    text.append("or try the demo:    ", style="dim")
-    text.append("backscroll demo\n\n", style="bold cyan")
-    text.append("(ctrl+q quits)", style="dim")  # Textual's own key, not in the key table
     return text

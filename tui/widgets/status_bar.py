@@ -1,14 +1,17 @@
-"""The status bar: reconciliation progress (a ProgressBar bound to reactives), whether the
-results may be incomplete, then the caller and the search modes."""
+"""The status bar: reconciliation progress (a ProgressBar bound to reactives), what the live
+follow of the sources did, whether the results may be incomplete, then the caller and the
+search modes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widgets import ProgressBar, Static
 
 from backscroll.core.status import StateStatus
@@ -52,18 +55,33 @@ class StatusBar(Horizontal):
     StatusBar > ProgressBar { width: 24; height: 1; display: none; }
     StatusBar > ProgressBar.-running { display: block; }
     StatusBar > #status-note { color: $warning; }
+    StatusBar > #status-live { color: $text-muted; display: none; }
+    StatusBar > #status-live.-shown { display: block; }
+    StatusBar > #status-filters { color: $text-accent; display: none; }
+    StatusBar > #status-filters.-shown { display: block; }
+    StatusBar > #status-flash { color: $text-success; display: none; }
+    StatusBar > #status-flash.-shown { display: block; }
     StatusBar > #status-spacer { width: 1fr; }
     """
+    FLASH_S = 6.0  # how long "copied …" shows
 
     done: reactive[int] = reactive(0)
     total: reactive[int] = reactive(1)
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._flash_timer: Timer | None = None
+        self._said: dict[str, Text] = {}  # what each part shows now
 
     def compose(self) -> ComposeResult:
         yield Static("", id="status-index")
         yield ProgressBar(total=1, show_eta=False, id="status-progress").data_bind(
             progress=StatusBar.done, total=StatusBar.total
         )
+        yield Static("", id="status-live")
         yield Static("", id="status-note")
+        yield Static("", id="status-filters")
+        yield Static("", id="status-flash")
         yield Static("", id="status-spacer")
         yield Static("", id="status-caller")
 
@@ -82,11 +100,43 @@ class StatusBar(Horizontal):
             text = f"{plural(sessions, 'session')} indexed"
         else:
             text = "no sessions yet"
-        self.query_one("#status-index", Static).update(Text(text))
-        note = "results may be incomplete" if incomplete else ""
-        self.query_one("#status-note", Static).update(Text(note))
-        self.query_one("#status-caller", Static).update(Text(context, no_wrap=True,
-                                                             overflow="ellipsis"))
+        self._put("#status-index", Text(text))
+        self._put("#status-note", Text("results may be incomplete" if incomplete else ""))
+        self._put("#status-caller", Text(context, no_wrap=True, overflow="ellipsis"))
+
+    def _put(self, part: str, text: Text) -> None:
+        """Update one part only when what it says changed: a changed part lays out the whole
+        screen again, which costs milliseconds on every keystroke."""
+        if self._said.get(part) != text:
+            self._said[part] = text
+            self.query_one(part, Static).update(text)
+
+    def show_filters(self, labels: list[str], clear_key: str) -> None:
+        """The active filters as labels (``agent ops · last 7 days``), and the key that clears
+        them; nothing when none is active."""
+        text = Text(no_wrap=True, overflow="ellipsis")
+        for label in labels:
+            text.append(f"[{label}]", style="bold")
+            text.append(" ")
+        if labels:
+            text.append(f"{clear_key} clears", style="dim")
+        self._put("#status-filters", text)
+        self.query_one("#status-filters", Static).set_class(bool(labels), "-shown")
+
+    def flash(self, text: str) -> None:
+        """A short note of what just happened ("copied the resume command: …")."""
+        note = self.query_one("#status-flash", Static)
+        note.update(Text(text, no_wrap=True, overflow="ellipsis"))
+        note.set_class(True, "-shown")
+        if self._flash_timer is not None:
+            self._flash_timer.stop()
+        self._flash_timer = self.set_timer(self.FLASH_S, lambda: note.set_class(False, "-shown"))
+
+    def show_live(self, text: str) -> None:
+        """What the live follow of the sources says ("watching 3 sources")."""
+        live = self.query_one("#status-live", Static)
+        live.update(Text(text))
+        live.set_class(bool(text), "-shown")
 
     def plain_text(self) -> str:
         parts = [plain_of(s.content) for s in self.query(Static).results(Static)]

@@ -34,19 +34,49 @@ class Group:
     title: str | None = None
 
 
-class Converter:
-    """Turn one transcript's records into groups of entries (``convert``)."""
+@dataclass
+class Carry:
+    """What the records after the converted ones need to convert as the whole file would:
+    the file's session id, where the latest records' children hang (``exits``: uuid -> [entry
+    id or None, its group], for progress lines too, whose children hang from their nearest
+    kept ancestor), which groups have started, the latest tool names, the last time."""
 
-    def __init__(self, transcript: Transcript, agent_id: str, report: ImportReport) -> None:
+    main: str | None = None
+    exits: dict[str, list[str | None]] = field(default_factory=dict)
+    started: list[str] = field(default_factory=list)
+    tool_names: dict[str, str] = field(default_factory=dict)
+    last_ts: str | None = None
+
+
+CARRY_UUIDS = 512  # records remembered for the next read; an older parent means a full read
+CARRY_TOOLS = 256
+
+
+class Converter:
+    """Turn one transcript's records into groups of entries (``convert``). With a ``carry``,
+    the records continue a file converted up to there; a record that needs more of the file
+    than the carry holds is counted in ``misses`` (the caller then converts the whole file)."""
+
+    def __init__(
+        self, transcript: Transcript, agent_id: str, report: ImportReport, carry: Carry | None = None
+    ) -> None:
         self.transcript = transcript
         self.file = transcript.file
         self.by_uuid = transcript.by_uuid
         self.agent_id = agent_id
         self.report = report
-        self.exit_ids: dict[str, str] = {}  # record uuid -> id its children hang from
+        self.exit_ids: dict[str, str | None] = {}  # record uuid -> id its children hang from
         self.entry_group: dict[str, str] = {}  # entry id -> session id of its group
         self.groups: dict[str, Group] = {}
         self.make = EntryMaker(transcript)
+        self.resuming = carry is not None
+        self.before = carry or Carry()
+        self.started: set[str] = set(self.before.started)
+        self.misses = 0
+        for uid, (exit_id, group) in self.before.exits.items():
+            self.exit_ids[uid] = exit_id
+            if exit_id is not None and group is not None:
+                self.entry_group[exit_id] = group
 
     def _group_for(self, record: dict[str, Any]) -> Group:
         main_sid = self.transcript.main_session_id or self.file.stem
@@ -79,8 +109,8 @@ class Converter:
     def convert(self) -> dict[str, Group]:
         """The groups by session id, entries linked into trees; notes what was ignored."""
         pending: list[tuple[Group, str | None, bool, list[dict[str, Any]]]] = []
-        emitted: set[str] = set()
-        last_ts: str | None = None
+        emitted: set[str] = set(self.before.exits)
+        last_ts: str | None = self.before.last_ts
         duplicates = untrusted = 0
         for _lineno, record in self.transcript.records:
             kind = record.get("type")
@@ -127,7 +157,7 @@ class Converter:
                 parent_uuid, root = record.get("logicalParentUuid"), False
             parent_uuid = parent_uuid if isinstance(parent_uuid, str) else None
             pending.append((group, parent_uuid, root, entries))
-        started: set[str] = set()
+        started = self.started
         for group, parent_uuid, root, entries in pending:
             parent = self._resolve(parent_uuid)
             if parent is not None and self.entry_group.get(parent) != group.session_id:
@@ -156,25 +186,60 @@ class Converter:
 
     def _resolve(self, parent_uuid: str | None) -> str | None:
         """The entry a record hangs from: its parent, or the parent's nearest kept ancestor."""
+        exit_id, certain = self._walk(parent_uuid)
+        if not certain:
+            self.misses += 1
+        return exit_id
+
+    def _walk(self, uid: str | None) -> tuple[str | None, bool]:
+        """(the entry ``uid``'s children hang from, whether that is certain): when resuming, a
+        uuid that is neither read nor carried may be in the part of the file not read."""
         seen: set[str] = set()
-        current = parent_uuid
+        current = uid
         while current:
             if current in self.exit_ids:
-                return self.exit_ids[current]
+                return self.exit_ids[current], True
             if current in seen:
-                return None
+                return None, True
             seen.add(current)
             record = self.by_uuid.get(current)
             if record is None:
-                return None
+                return None, not self.resuming
             nxt = record.get("parentUuid")
             current = nxt if isinstance(nxt, str) else None
-        return None
+        return None, True
+
+    def carry(self) -> Carry:
+        """What the next read of this file needs (see ``Carry``)."""
+        exits = dict(self.before.exits)
+        for _, record in self.transcript.records:
+            uid = record.get("uuid")
+            if not isinstance(uid, str) or not uid:
+                continue
+            exit_id, certain = self._walk(uid)
+            exits.pop(uid, None)
+            if certain:
+                exits[uid] = [exit_id, self.entry_group.get(exit_id) if exit_id else None]
+        tools = list(self.transcript.tool_names.items())[-CARRY_TOOLS:]
+        last_ts = next(
+            (r["timestamp"] for _, r in reversed(self.transcript.records)
+             if isinstance(r.get("timestamp"), str)),
+            self.before.last_ts,
+        )
+        return Carry(
+            main=self.before.main or self.transcript.records_session_id(),
+            exits=dict(list(exits.items())[-CARRY_UUIDS:]),
+            started=sorted(self.started),
+            tool_names=dict(tools),
+            last_ts=last_ts,
+        )
 
     def _title(self, record: dict[str, Any]) -> bool:
         """A title line; True when it was trusted and recorded."""
         if record.get("type") == "summary":
             text, leaf = record.get("summary"), record.get("leafUuid")
+            if self.resuming and isinstance(leaf, str) and leaf not in self.by_uuid:
+                self.misses += 1  # whether it is this file's is in the part not read
             if not isinstance(text, str) or not text.strip() or leaf not in self.by_uuid:
                 return False
             group = self._group_for(self.by_uuid[leaf])

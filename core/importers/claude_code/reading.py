@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..common import ImportReport, json_lines
+from ..common import ImportReport, NumberedLines, json_lines
 from .blocks import blocks
 
 Tasks = dict[tuple[str, str], str]  # (parent sessionId, agentId) -> Task description
@@ -46,11 +46,12 @@ class Transcript:
     task_calls: dict[str, str] = field(default_factory=dict)  # Task tool_use id -> "type: description"
     main_session_id: str | None = None
 
-    def read(self) -> list[str]:
-        """Read the records; return the bad lines, reported only if the file turns out to
-        be a transcript (a file of other JSON gets one note, not a complaint per line)."""
+    def read(self, lines: NumberedLines | None = None) -> list[str]:
+        """Read the records (of the file, or of ``lines`` read from it); return the bad lines,
+        reported only if the file turns out to be a transcript (a file of other JSON gets one
+        note, not a complaint per line)."""
         bad = ImportReport()
-        for lineno, _text, record in json_lines(self.file, bad):
+        for lineno, _text, record in json_lines(self.file, bad, lines):
             problem = _record_problem(record)
             if problem:
                 bad.skip(self.file, lineno, problem)
@@ -58,28 +59,11 @@ class Transcript:
             self.records.append((lineno, record))
         return bad.skipped
 
-    def index(self, tasks: Tasks) -> None:
-        """Find the main session id, index records by uuid and tool names by call id, and
-        remember in ``tasks`` what each sub-agent started here was asked to do."""
-        sids = Counter(
-            r.get("sessionId")
-            for _, r in self.records
-            if isinstance(r.get("sessionId"), str)
-            and r.get("sessionId")
-            and not r.get("isSidechain")
-        )
-        if sids:
-            self.main_session_id = sids.most_common(1)[0][0]
-        else:
-            sidechain_sids = [r.get("sessionId") for _, r in self.records if r.get("isSidechain")]
-            stem = self.file.stem
-            if is_subagent_file(self.file) and any(
-                isinstance(s, str) and s for s in sidechain_sids
-            ):
-                # A sub-agent file on its own: its parent is the session its records name.
-                self.main_session_id = next(s for s in sidechain_sids if isinstance(s, str) and s)
-            else:
-                self.main_session_id = stem
+    def index(self, tasks: Tasks, main_session_id: str | None = None) -> None:
+        """Find the main session id (unless given: the records continue a file read before),
+        index records by uuid and tool names by call id, and remember in ``tasks`` what each
+        sub-agent started here was asked to do."""
+        self.main_session_id = main_session_id or self.records_session_id() or self.file.stem
         for _, record in self.records:
             uid = record.get("uuid")
             if isinstance(uid, str) and uid and uid not in self.by_uuid:
@@ -95,6 +79,23 @@ class Transcript:
                             self._remember_task(block)
         for _, record in self.records:
             self._link_task(record, tasks)
+
+    def records_session_id(self) -> str | None:
+        """The session id the records give the file (None: they name none)."""
+        sids = Counter(
+            r.get("sessionId")
+            for _, r in self.records
+            if isinstance(r.get("sessionId"), str)
+            and r.get("sessionId")
+            and not r.get("isSidechain")
+        )
+        if sids:
+            return sids.most_common(1)[0][0]
+        sidechain_sids = [r.get("sessionId") for _, r in self.records if r.get("isSidechain")]
+        if is_subagent_file(self.file) and any(isinstance(s, str) and s for s in sidechain_sids):
+            # A sub-agent file on its own: its parent is the session its records name.
+            return next(s for s in sidechain_sids if isinstance(s, str) and s)
+        return None
 
     # Task calls: remember what a sub-agent was asked to do, to label its session.
     def _remember_task(self, block: dict[str, Any]) -> None:
@@ -127,6 +128,27 @@ class Transcript:
 
     def add_progress_subagents(self, report: ImportReport) -> None:
         """A sub-agent seen only through ``agent_progress`` lines becomes a linear session."""
+        for agent_sub_id, items in self.progress_subagents().items():
+            previous = None
+            for lineno, inner in items:
+                record = dict(inner)
+                record.update(
+                    parentUuid=previous,
+                    isSidechain=True,
+                    agentId=agent_sub_id,
+                    sessionId=self.main_session_id,
+                )
+                record.setdefault("cwd", self._any_cwd())
+                previous = inner["uuid"]
+                self.records.append((lineno, record))
+                self.by_uuid[previous] = record
+            report.notes.append(
+                f"{self.file}: sub-agent {agent_sub_id} rebuilt from {len(items)} progress lines "
+                "(no transcript file next to it)"
+            )
+
+    def progress_subagents(self) -> dict[str, list[tuple[int, dict[str, Any]]]]:
+        """The messages of sub-agents known only from ``agent_progress`` lines, by agent."""
         embedded: dict[str, list[tuple[int, dict[str, Any]]]] = {}
         seen: set[str] = set()
         for lineno, record in self.records:
@@ -145,26 +167,7 @@ class Transcript:
                 continue
             seen.add(uid)
             embedded.setdefault(data["agentId"], []).append((lineno, inner))
-        for agent_sub_id, items in embedded.items():
-            if self._subagent_file_exists(agent_sub_id):
-                continue
-            previous = None
-            for lineno, inner in items:
-                record = dict(inner)
-                record.update(
-                    parentUuid=previous,
-                    isSidechain=True,
-                    agentId=agent_sub_id,
-                    sessionId=self.main_session_id,
-                )
-                record.setdefault("cwd", self._any_cwd())
-                previous = inner["uuid"]
-                self.records.append((lineno, record))
-                self.by_uuid[previous] = record
-            report.notes.append(
-                f"{self.file}: sub-agent {agent_sub_id} rebuilt from {len(items)} progress lines "
-                "(no transcript file next to it)"
-            )
+        return {a: items for a, items in embedded.items() if not self._subagent_file_exists(a)}
 
     def _subagent_file_exists(self, agent_sub_id: str) -> bool:
         name = f"agent-{agent_sub_id}.jsonl"

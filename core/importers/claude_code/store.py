@@ -20,8 +20,10 @@ def store_groups(
     groups: dict[str, Group],
     tasks: Tasks,
     report: ImportReport,
+    live: bool = False,
 ) -> None:
-    """Store each group that has entries as one session."""
+    """Store each group that has entries as one session (``live``: through the live write
+    path, for records that continue a transcript being written)."""
     for group in groups.values():
         if not group.entries:
             continue
@@ -41,7 +43,7 @@ def store_groups(
             updated_at=max(group.times) if group.times else None,
             source=SOURCE,
         )
-        store_converted(db, meta, events, report, file)
+        store_converted(db, meta, events, report, file, live)
 
 
 def _label(group: Group, file: Path, tasks: Tasks) -> str:

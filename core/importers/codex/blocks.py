@@ -7,6 +7,9 @@ import json
 import re
 from typing import Any
 
+from ...bounds import decode_json
+from ...errors import ValidationError
+
 
 def blocks(value: Any) -> list[dict[str, Any]]:
     return [b for b in value if isinstance(b, dict)] if isinstance(value, list) else []
@@ -35,8 +38,8 @@ def json_object(arguments: Any) -> dict[str, Any]:
         return arguments
     if isinstance(arguments, str):
         try:
-            value = json.loads(arguments)
-        except (ValueError, RecursionError):
+            value = decode_json(arguments, max_bytes=None)  # deep or broken: kept as text
+        except ValidationError:
             return {"raw": arguments}
         return value if isinstance(value, dict) else {"value": value}
     return {}

@@ -27,6 +27,7 @@ _TOOL_CALLS = {
     "web_search_call": "web_search",
 }
 _TOOL_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+OPEN_CALLS = 256  # tool-call names carried to the next read (an output names its call)
 
 
 @dataclass
@@ -39,26 +40,45 @@ class Converted:
     first_ts: str | None = None
     first_prompt: str | None = None
     inherited: int = 0
+    carry: Carry | None = None  # where the conversion stopped, to go on from the next line
 
 
-def convert(rollout: Rollout) -> Converted:
-    """The entries of ``rollout``, each chained to the one before it."""
-    return _Converter(rollout).run()
+@dataclass
+class Carry:
+    """What the lines after the converted ones need to convert as the whole file would: the
+    last entry (their parent), the model and effort in force, whether a parent thread is being
+    replayed, and the names of the latest tool calls (their outputs name them)."""
+
+    provider: str | None = None
+    own_seen: bool = False
+    replaying: bool = False
+    model: str | None = None
+    effort: str | None = None
+    last_ts: str | None = None
+    last_id: str | None = None
+    tool_names: dict[str, str] = field(default_factory=dict)
+
+
+def convert(rollout: Rollout, carry: Carry | None = None) -> Converted:
+    """The entries of ``rollout``, each chained to the one before it; with ``carry``, the
+    records continue a rollout converted up to there (line numbers go on from it)."""
+    return _Converter(rollout, carry or Carry(str_or_none(rollout.meta.get("model_provider")))).run()
 
 
 class _Converter:
-    def __init__(self, rollout: Rollout) -> None:
+    def __init__(self, rollout: Rollout, carry: Carry) -> None:
         self.rollout = rollout
         self.session_id = rollout.session_id
-        self.meta = rollout.meta
+        self.provider = carry.provider or "openai"
         self.out = Converted()
-        self.tool_names: dict[str, str] = {}
-        self.model: str | None = None
-        self.effort: str | None = None
+        self.carry = carry
+        self.tool_names: dict[str, str] = dict(carry.tool_names)
+        self.model: str | None = carry.model
+        self.effort: str | None = carry.effort
 
     def run(self) -> Converted:
-        last_ts: str | None = None
-        own_seen = replaying = False
+        carry = self.carry
+        last_ts, own_seen, replaying = carry.last_ts, carry.own_seen, carry.replaying
         for lineno, record in self.rollout.records:
             kind, payload = record["type"], record["payload"]
             ts = (
@@ -108,6 +128,12 @@ class _Converter:
             elif kind == "response_item":
                 self._response_item(lineno, ts, payload)
             # event_msg and newer bookkeeping lines duplicate response items: dropped.
+        entries = self.out.entries
+        recent_calls = list(self.tool_names.items())[-OPEN_CALLS:]
+        self.out.carry = Carry(
+            carry.provider, own_seen, replaying, self.model, self.effort, last_ts,
+            entries[-1]["id"] if entries else carry.last_id, dict(recent_calls),
+        )
         return self.out
 
     def _note_time(self, ts: str | None) -> None:
@@ -123,7 +149,7 @@ class _Converter:
         event = {
             "type": entry.pop("type"),
             "id": digest,
-            "parentId": entries[-1]["id"] if entries else None,
+            "parentId": entries[-1]["id"] if entries else self.carry.last_id,
         }
         if ts:
             event["timestamp"] = ts
@@ -137,8 +163,9 @@ class _Converter:
         model = str_or_none(payload.get("model"))
         if model and model != self.model:
             self.model = model
-            provider = str_or_none(self.meta.get("model_provider")) or "openai"
-            self._add(lineno, ts, {"type": "model_change", "provider": provider, "modelId": model})
+            self._add(
+                lineno, ts, {"type": "model_change", "provider": self.provider, "modelId": model}
+            )
         effort = str_or_none(payload.get("effort"))
         if effort and effort != self.effort:
             self.effort = effort
@@ -147,7 +174,7 @@ class _Converter:
             )
 
     def _response_item(self, lineno: int, ts: str | None, item: dict[str, Any]) -> None:
-        kind = item.get("type")
+        kind = str_or_none(item.get("type"))
         if kind == "message":
             self._message(lineno, ts, item)
         elif kind == "reasoning":
@@ -236,7 +263,7 @@ class _Converter:
             "role": "assistant",
             "content": content,
             "api": "openai-responses",
-            "provider": str_or_none(self.meta.get("model_provider")) or "openai",
+            "provider": self.provider,
         }
         if self.model:
             message["model"] = self.model

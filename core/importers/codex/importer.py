@@ -8,9 +8,9 @@ from pathlib import Path
 from ...errors import ValidationError
 from ...state import StateDir
 from ...storage import AgentWriter
-from ..common import ImportReport, import_agent_id
-from .convert import convert
-from .reading import read_rollout
+from ..common import ImportReport, NumberedLines, each_file, found_inside, import_agent_id
+from .convert import Converted, convert
+from .reading import Rollout, read_rollout
 from .store import store_rollout
 
 DEFAULT_AGENT = "codex"
@@ -22,30 +22,43 @@ def import_codex(state: StateDir, path: Path, agent: str | None = None) -> Impor
     if not path.exists():
         raise ValidationError(f"{path} does not exist")
     agent_id = import_agent_id(agent, DEFAULT_AGENT)
+    report = ImportReport()
     files = (
-        [path]
+        [path]  # named by the user: followed even when it is a link
         if path.is_file()
-        else sorted(p for p in path.rglob("rollout-*.jsonl") if p.is_file())
+        else sorted(
+            p for p in path.rglob("rollout-*.jsonl") if p.is_file() and found_inside(path, p, report)
+        )
     )
+    if not files and report.notes:
+        return report  # only links out of PATH: noted, nothing to store
     if not files:
         raise ValidationError(
             f"{path} holds no Codex rollouts (expected ~/.codex/sessions with "
             "YYYY/MM/DD/rollout-*.jsonl files, or one rollout file)"
         )
-    report = ImportReport()
     with state.open(agent_id, write=True) as db:
         for file in files:
-            _import_rollout(db, agent_id, file, report)
+            with each_file(file, report):
+                import_rollout(db, agent_id, file, report)
     return report
 
 
-def _import_rollout(db: AgentWriter, agent_id: str, file: Path, report: ImportReport) -> None:
-    rollout = read_rollout(file, report)
+def import_rollout(
+    db: AgentWriter,
+    agent_id: str,
+    file: Path,
+    report: ImportReport,
+    lines: NumberedLines | None = None,
+) -> tuple[Rollout, Converted] | None:
+    """Read (or take ``lines`` read from it), convert and store one rollout file."""
+    rollout = read_rollout(file, report, lines)
     if rollout is None:
-        return
+        return None
     converted = convert(rollout)
     if converted.inherited:
         report.notes.append(
             f"{file}: {converted.inherited} lines replayed from a parent thread skipped"
         )
     store_rollout(db, agent_id, rollout, converted, report)
+    return rollout, converted

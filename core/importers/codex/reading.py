@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..common import ImportReport, json_lines
+from ..common import ImportReport, NumberedLines, json_lines
 
 _ROLLOUT_UUID_RE = re.compile(
     r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$", re.IGNORECASE
@@ -52,17 +52,13 @@ class Rollout:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def read_rollout(file: Path, report: ImportReport) -> Rollout | None:
-    """The rollout in ``file``, its bad lines reported; None (with a note if the file had lines)
-    when nothing in it is a rollout's."""
-    records: list[tuple[int, dict[str, Any]]] = []
+def read_rollout(
+    file: Path, report: ImportReport, lines: NumberedLines | None = None
+) -> Rollout | None:
+    """The rollout in ``file`` (or in its ``lines`` already read), its bad lines reported; None
+    (with a note if the file had lines) when nothing in it is a rollout's."""
     bad = ImportReport()  # reported only if the file turns out to be a rollout
-    for lineno, _text, raw in json_lines(file, bad):
-        record, problem = _normalize(raw, first=not records and not bad.skipped)
-        if problem:
-            bad.skip(file, lineno, problem)
-        elif record is not None:
-            records.append((lineno, record))
+    records = read_records(file, bad, lines, first=True)
     if not any(r["type"] in ("session_meta", "response_item") for _, r in records):
         if records or bad.skipped:
             report.notes.append(f"{file}: not a Codex rollout; skipped")
@@ -77,6 +73,21 @@ def read_rollout(file: Path, report: ImportReport) -> Rollout | None:
         or file.stem
     )
     return Rollout(file, session_id, records, meta)
+
+
+def read_records(
+    file: Path, report: ImportReport, lines: NumberedLines | None, first: bool = False
+) -> list[tuple[int, dict[str, Any]]]:
+    """Each line in the one shape, numbered; bad lines reported. ``first``: the lines start
+    the file (the oldest format's first line is its session meta)."""
+    records: list[tuple[int, dict[str, Any]]] = []
+    for lineno, _text, raw in json_lines(file, report, lines):
+        record, problem = _normalize(raw, first=first and not records and not report.skipped)
+        if problem:
+            report.skip(file, lineno, problem)
+        elif record is not None:
+            records.append((lineno, record))
+    return records
 
 
 def str_or_none(value: Any) -> str | None:

@@ -2,53 +2,51 @@
 
 ``SqliteStorage.open(agent)`` gives a reader (read-only connection: never creates, migrates
 or changes a file); ``open(agent, write=True)`` a writer (creates the folders 0700 and the
-file 0600, sets WAL, migrates). One ``AgentReader``/``AgentWriter`` wraps one connection: use
-one per thread.
+file 0600 whatever the umask, tightens looser ones of its own, sets WAL, migrates). One
+``AgentReader``/``AgentWriter`` wraps one connection: use one per thread. A reader's
+connection is kept by its thread for the next reader of the same file (``connection.Handle``).
+The writer classes load on first use (``writer.py``): a process that only searches never
+imports the write path.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from ... import private
 from ...errors import StoreError, ValidationError
 from ...keys import check_agent_id
-from .claims import Claims
-from .connection import connect
-from .reads import Reads
+from .browsing import BrowseReads
+from .connection import Handle, connect
+from .sources import SourceReads
+
+if TYPE_CHECKING:
+    from .writer import AgentWriter
 
 DB_NAME = "sessions.sqlite"
+STALE_TEMP_S = 60  # a temporary database older than this was left by a crash
 
 
-class _Handle:
-    def __init__(self, path: Path, agent_id: str, write: bool) -> None:
-        self.path = path
-        self.agent_id = agent_id
-        self.conn = connect(path, write)
-
-    @property
-    def location(self) -> str:
-        return str(self.path)
-
-    def close(self) -> None:
-        self.conn.close()
-
-    def __enter__(self):  # noqa: ANN204 - returns the concrete class
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class AgentReader(_Handle, Reads):
+class AgentReader(Handle, SourceReads, BrowseReads):
     """One agent's database, read-only."""
 
 
-class AgentWriter(_Handle, Claims):
-    """One agent's database, for the write path, imports and reconciliation."""
+if TYPE_CHECKING:
+    AgentDB = AgentReader | AgentWriter
 
 
-AgentDB = AgentReader | AgentWriter
+def __getattr__(name: str) -> Any:
+    """``AgentWriter`` (and ``AgentDB``) load the write path when first asked for: a process
+    that only searches never imports it."""
+    if name in ("AgentWriter", "AgentDB"):
+        from .writer import AgentWriter
+
+        return AgentWriter if name == "AgentWriter" else AgentReader | AgentWriter
+    raise AttributeError(name)
 
 
 class SqliteStorage:
@@ -88,24 +86,70 @@ class SqliteStorage:
         """The one door from an agent id to the filesystem: the id is checked here."""
         return self.root / "agents" / check_agent_id(agent_id) / DB_NAME
 
+    def unwritable(self, agent_id: str) -> str | None:
+        """Why writes to this agent's database would fail (a read-only file or folder), in
+        one sentence; None when nothing is known against them."""
+        path = self.db_path(agent_id)
+        if path.is_file() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+            return (
+                f"{path} is read-only: nothing new can be stored in it, and sessions waiting "
+                "to be indexed there stay out of results"
+            )
+        return None
+
     def open(self, agent_id: str, write: bool = False) -> AgentReader | AgentWriter:
         agent_id = check_agent_id(agent_id)
         path = self.db_path(agent_id)
         if not write:
             if not path.is_file():
                 raise StoreError(f"agent {agent_id!r} has no database at {path}")
+            self._warn_if_loose(path)
             return AgentReader(path, agent_id, write=False)
         try:
-            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private.make_dir(self.root, tighten=False)  # perhaps a folder the user chose
             for folder in (self.root / "agents", path.parent):
-                folder.mkdir(mode=0o700, exist_ok=True)
+                private.make_dir(folder, tighten=True)
             if not path.exists():
-                os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+                _create(path)
+            private.check_database(path, tighten=True)
         except OSError as err:
             raise StoreError(
                 f"cannot create {path.parent}: {err.strerror or err} (choose a writable --state-dir)"
             ) from None
+        from .writer import AgentWriter
+
         return AgentWriter(path, agent_id, write=True)
+
+    def _warn_if_loose(self, path: Path) -> None:
+        """A reader never changes a file: it only says once when a folder or the database is
+        looser than 0700 / 0600 (``private.py``)."""
+        for folder in (self.root, self.root / "agents", path.parent):
+            private.check(folder, private.FOLDER_MODE, tighten=False)
+        private.check_database(path, tighten=False)
+
+
+def _create(path: Path) -> None:
+    """A new database appears whole or not at all: it is made (0600, WAL, every migration)
+    under a temporary name and linked into place, so a crash while creating it never leaves
+    an empty file that would read as a broken database. A concurrent creator that won keeps
+    its file; names left by a creator that crashed are removed."""
+    for stale in path.parent.glob(f"{path.name}.new-*"):
+        if time.time() - stale.stat().st_mtime > STALE_TEMP_S:
+            stale.unlink(missing_ok=True)
+    temp = path.with_name(f"{path.name}.new-{os.getpid()}-{threading.get_ident()}")
+    try:
+        private.make_file(temp)
+        connect(temp, write=True).close()  # the last connection's close removes its WAL
+        try:
+            os.link(temp, path)  # never over an existing file, unlike a rename
+        except FileExistsError:
+            pass
+        except OSError:  # a filesystem without hard links
+            if not path.exists():
+                os.replace(temp, path)
+    finally:
+        for name in (temp, Path(f"{temp}-wal"), Path(f"{temp}-shm")):
+            name.unlink(missing_ok=True)
 
 
 def _canonical(name: str) -> bool:

@@ -104,13 +104,14 @@ class Claims(Writes):
         with self.transaction() as conn:
             if not self.still_mine(claim, owner):
                 return False
-            if first:
-                self.delete_rows(claim.session_pk)
-            self.insert_rows(claim.session_pk, claim.session_id, rows)
             conn.execute(
                 "UPDATE index_state SET claim_expires = ? WHERE session_pk = ?",
                 (now_ms() + lease_ms, claim.session_pk),
             )
+            if first:
+                self.replace_rows([(claim.session_pk, claim.session_id, rows)])
+            else:
+                self.add_rows(claim.session_pk, claim.session_id, rows)
         return True
 
     def publish(self, items: Iterable[PublishItem], owner: str) -> list[Claim]:
@@ -118,12 +119,12 @@ class Claims(Writes):
         published. A session written to since its claim is skipped: the writer already
         marked it dirty."""
         published = []
+        rebuilt = []
         for claim, rows, leaf, problems in items:
             if not self.still_mine(claim, owner):
                 continue
             if rows is not None:
-                self.delete_rows(claim.session_pk)
-                self.insert_rows(claim.session_pk, claim.session_id, rows)
+                rebuilt.append((claim.session_pk, claim.session_id, rows))
             self.conn.execute(
                 "UPDATE index_state SET state = 'clean', indexed_seq = ?, indexed_leaf = ?, "
                 "indexer_version = ?, claim_owner = NULL, claim_expires = NULL, problems = ? "
@@ -134,6 +135,9 @@ class Claims(Writes):
                 "UPDATE sessions SET leaf_id = ? WHERE pk = ?", (leaf, claim.session_pk)
             )
             published.append(claim)
+        self.replace_rows(rebuilt)  # last: see Writes.replace_rows
+        for claim in published:  # from the rows now in place
+            self.refresh_summary(claim.session_pk)
         return published
 
     def release_all(self, owner: str) -> None:

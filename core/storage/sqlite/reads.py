@@ -7,12 +7,14 @@ import json
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
+from ...bounds import decode_json
+from ...errors import ValidationError
 from ...indexer import INDEXER_VERSION, IndexRow
-from ...query import ParsedQuery
-from ..model import IDLE, MatchRow, Progress, SessionFilter, SessionRow
+from ..model import IDLE, Progress, SessionBrief, SessionRow
 from .connection import sqlite_errors
+from .matching import Matching, scope_text
 
 # The one formulation of "reconciliation has work here" (``SessionRow.pending`` in Python):
 # dirty, claimed, or clean under another indexer version. Needs ``:version`` bound.
@@ -24,7 +26,7 @@ SESSION_COLUMNS = """s.pk, s.key, s.session_id, s.spawned_by, s.parent_key, s.la
 SESSIONS_JOIN = "FROM sessions s JOIN index_state i ON i.session_pk = s.pk"
 
 
-class Reads:
+class Reads(Matching):
     """Reading methods; ``self.conn`` is a connection in autocommit mode."""
 
     conn: sqlite3.Connection
@@ -55,6 +57,46 @@ class Reads:
         rows = self._all(f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} ORDER BY s.pk")
         return [SessionRow(*row) for row in rows]
 
+    def session_briefs(self, odd_only: bool = False) -> list[SessionBrief]:
+        """Every session, with only what deciding visibility needs (cheap to read them all);
+        with ``odd_only``, only those whose key is shaped like an incognito one or filed
+        under another agent (the only sessions the operator may not see)."""
+        where = ""
+        if odd_only:
+            where = "WHERE s.key GLOB '*incognito-*' OR substr(s.key, 1, :n) != :own"
+        rows = self._all(
+            f"SELECT s.pk, s.key, s.spawned_by, s.parent_key, NOT {PENDING} {SESSIONS_JOIN} "
+            f"{where}",
+            {"version": INDEXER_VERSION, "n": len(self.agent_id) + 7,
+             "own": f"agent:{self.agent_id}:"},
+        )
+        return [SessionBrief._make(row) for row in rows]
+
+    def session_pks(self) -> list[int]:
+        return [row[0] for row in self._all("SELECT pk FROM sessions")]
+
+    def pending_pks(self) -> frozenset[int]:
+        """Sessions reconciliation has work in (the one ``PENDING`` predicate)."""
+        rows = self._all(f"SELECT i.session_pk FROM index_state i WHERE {PENDING}",
+                         {"version": INDEXER_VERSION})
+        return frozenset(row[0] for row in rows)
+
+    def sessions_naming(self, pk: int) -> list[int]:
+        """Sessions whose index rows name ``pk`` in their tree (core/scope.py)."""
+        rows = self._all(
+            "SELECT session_pk FROM index_state WHERE ' ' || tree || ' ' GLOB ?",
+            (f"* {int(pk)} *",),
+        )
+        return [row[0] for row in rows]
+
+    def sessions_by_pk(self, pks: Iterable[int]) -> dict[int, SessionRow]:
+        rows = self._all(
+            f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} "
+            "WHERE s.pk IN (SELECT value FROM json_each(?))",
+            (json.dumps(sorted(pks)),),
+        )
+        return {row[0]: SessionRow(*row) for row in rows}
+
     def session(self, key: str) -> SessionRow | None:
         row = self._one(f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} WHERE s.key = ?", (key.lower(),))
         return SessionRow(*row) if row else None
@@ -65,17 +107,26 @@ class Reads:
         row = self._one("SELECT value FROM meta WHERE key = 'visibility_rev'")
         return int(row[0]) if row else 0
 
-    def events(self, session_pk: int) -> list[tuple[int, dict[str, Any]]]:
-        """The stored log, parsed; rows that no longer parse are skipped (never raised)."""
+    def events(
+        self, session_pk: int, problems: list[str] | None = None
+    ) -> list[tuple[int, dict[str, Any]]]:
+        """The stored log, parsed within the entry bounds (depth, Unicode; not size, so an
+        event stored before the bounds is read whole). A row that does not parse, stored by an
+        older backscroll, is skipped and named in ``problems``, never raised."""
         rows = self._all(
             "SELECT seq, body FROM events WHERE session_pk = ? ORDER BY seq", (session_pk,)
         )
         parsed = []
         for seq, body in rows:
             try:
-                parsed.append((seq, json.loads(body)))
-            except (ValueError, RecursionError):
-                continue
+                event = decode_json(body, max_bytes=None)
+            except ValidationError as err:
+                event = err
+            if isinstance(event, dict):
+                parsed.append((seq, event))
+            elif problems is not None:
+                reason = event if isinstance(event, ValidationError) else "not a JSON object"
+                problems.append(f"event {seq}: {reason}; skipped")
         return parsed
 
     def index_rows(self, session_pk: int) -> list[tuple[int, IndexRow]]:
@@ -87,72 +138,26 @@ class Reads:
         )
         return [(rowid, IndexRow(eid, role, ts, body)) for rowid, eid, role, ts, body in rows]
 
-    # ----------------------------------------------------------------- matching
-
-    def match(
-        self,
-        query: ParsedQuery,
-        sessions: SessionFilter,
-        limit: int,
-        order: str = "best",
-        role: str | None = None,
-        since_ms: int | None = None,
-        until_ms: int | None = None,
-        rank_window: int | None = None,
-    ) -> tuple[list[MatchRow], bool]:
-        """Top matches among the given sessions, and whether ranking was windowed.
-
-        The session filter runs inside the query, before the limit, so sessions a caller
-        may not see never take a slot. With ``rank_window``, a term matching more rows than
-        that is ranked by bm25 over its newest ``rank_window`` matches only (rowids follow
-        time, so "newest" is a rowid bound the FTS index applies for free).
-        """
-        where = ["message_fts MATCH ?"]
-        params: list[Any] = [query.fts]
-        if sessions.pks or not sessions.exclude:
-            where.append(
-                f"m.session_pk {'NOT IN' if sessions.exclude else 'IN'} "
-                "(SELECT value FROM json_each(?))"
-            )
-            params.append(json.dumps(sessions.pks))
-        for clause, value in (
-            ("m.role = ?", role),
-            ("m.ts >= ?", since_ms),
-            ("m.ts <= ?", until_ms),
-        ):
-            if value is not None:
-                where.append(clause)
-                params.append(value)
-        # With nothing to filter (the operator on a clean index) the join is skipped: the
-        # FTS index alone orders and ranks, and only the kept rows are looked up.
-        join = "JOIN message_index m ON m.rowid = f.rowid " if len(where) > 1 else ""
-        base = f"FROM message_fts f {join}WHERE {' AND '.join(where)}"
-        windowed = False
-        with sqlite_errors(self.path):
-            if order == "best" and rank_window:
-                cutoff = self.conn.execute(
-                    f"SELECT f.rowid {base} ORDER BY f.rowid DESC LIMIT 1 OFFSET ?",
-                    (*params, rank_window - 1),
-                ).fetchone()
-                if cutoff is not None:
-                    base += " AND f.rowid >= ?"
-                    params.append(cutoff[0])
-                    windowed = True
-            order_by = "f.rowid DESC" if order == "recent" else "score, f.rowid DESC"
-            top = self.conn.execute(
-                f"SELECT f.rowid, bm25(message_fts) AS score {base} ORDER BY {order_by} LIMIT ?",
-                (*params, limit),
-            ).fetchall()
-            # Metadata and text only for the rows kept: reading every match would dominate.
-            kept = self.conn.execute(
-                "SELECT m.rowid, m.session_pk, m.entry_id, m.role, m.ts, f.body "
-                "FROM message_index m JOIN message_fts f ON f.rowid = m.rowid "
-                "WHERE m.rowid IN (SELECT value FROM json_each(?))",
-                (json.dumps([row[0] for row in top]),),
-            ).fetchall()
-        details = {row[0]: row[1:] for row in kept}
-        rows = [MatchRow(rowid, *details[rowid], score) for rowid, score in top if rowid in details]
-        return rows, windowed
+    def index_state_problems(self, session_pk: int) -> list[str]:
+        """How a session's rows disagree with what its index state says of them: the scope
+        every row must carry (its stored tree), their count and characters. Empty if none."""
+        found = self._one(
+            "SELECT i.tree, i.rows, i.chars, count(f.rowid), coalesce(sum(length(f.body)), 0), "
+            "count(DISTINCT f.scope), max(f.scope) FROM index_state i "
+            "LEFT JOIN message_index m ON m.session_pk = i.session_pk "
+            "LEFT JOIN message_fts f ON f.rowid = m.rowid WHERE i.session_pk = ?",
+            (session_pk,),
+        )
+        if found is None:
+            return []
+        tree, rows, chars, counted, length, scopes, scope = found
+        problems = []
+        if (rows, chars) != (counted, length):
+            problems.append(f"index state says {rows} rows of {chars} characters, "
+                            f"the index holds {counted} of {length}")
+        if counted and (scopes != 1 or scope != scope_text(session_pk, tree)):
+            problems.append("index rows do not carry the session's scope")
+        return problems
 
     # ----------------------------------------------------------------- counts and progress
 
@@ -184,6 +189,11 @@ class Reads:
             "dirty": pending,
             "neverIndexed": never,
         }
+
+    def integrity_problems(self, limit: int = 5) -> list[str]:
+        """What SQLite's ``quick_check`` finds wrong with the file (every page is read)."""
+        rows = self._all(f"PRAGMA quick_check({int(limit)})")
+        return [row[0] for row in rows if row[0] != "ok"]
 
     def orphan_index_rows(self) -> tuple[int, int]:
         """(index rows of no session, text rows with no index row): both must be 0."""

@@ -1,7 +1,8 @@
 """The per-agent database schema, versioned with ``PRAGMA user_version``.
 
-Each entry of ``MIGRATIONS`` takes a database from version ``n - 1`` to ``n``; a database
-newer than this code is refused with one sentence rather than misread. Only FTS5 features
+Each entry of ``MIGRATIONS`` takes a database from the version before it to ``n`` (numbers
+are handed out per branch, so one may be missing until they are merged); a database newer
+than this code is refused with one sentence rather than misread. Only FTS5 features
 available in SQLite 3.40 are used, so the stock ``sqlite3`` module can read every file.
 """
 
@@ -112,7 +113,95 @@ MIGRATIONS: dict[int, str] = {
         UPDATE meta SET value = value + 1 WHERE key = 'visibility_rev';
     END;
     """,
+    3: """
+    -- The full-text index gets a second column, the row's *scope* (core/scope.py): the tag
+    -- s<pk> of its session and a tag t<pk> for the session and each session it descends
+    -- from, so the sessions a caller may see are selected inside MATCH. A prefix index of
+    -- two characters makes search-as-you-type prefixes cheap. The old rows have no scope:
+    -- they go, and reconciliation rebuilds every session (a new indexer version).
+    DROP TABLE message_fts;
+    DELETE FROM message_index;
+    CREATE VIRTUAL TABLE message_fts USING fts5(
+        body, scope, tokenize = 'unicode61 remove_diacritics 2', prefix = '2'
+    );
+    -- Per session, written in the same transactions as its index rows: the sessions its
+    -- rows name as their tree (space-separated pks, itself first), and the count and
+    -- characters of its rows (ranking statistics over a caller's visible sessions).
+    ALTER TABLE index_state ADD COLUMN tree TEXT NOT NULL DEFAULT '';
+    ALTER TABLE index_state ADD COLUMN rows INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE index_state ADD COLUMN chars INTEGER NOT NULL DEFAULT 0;
+    -- A planner trusts the stored trees (storage/sqlite/matching.py): they move the cache key.
+    DROP TRIGGER index_state_changed;
+    CREATE TRIGGER index_state_changed AFTER UPDATE OF state, indexer_version, tree ON index_state
+    BEGIN
+        UPDATE meta SET value = value + 1 WHERE key = 'visibility_rev';
+    END;
+    """,
+    4: """
+    -- Live sources (SPEC 14): what was taken in from each transcript file, so a sync that
+    -- finds a file unchanged only stats it, and a grown file is read from its offset. A
+    -- file's new events and its new row here are written in one transaction.
+    CREATE TABLE source_files (
+        path        TEXT PRIMARY KEY,
+        kind        TEXT NOT NULL,              -- openclaw | openclaw-store | claude-code | codex
+        root        TEXT NOT NULL,              -- the source folder it was found in
+        device      INTEGER NOT NULL,
+        inode       INTEGER NOT NULL,
+        size        INTEGER NOT NULL,
+        mtime_ns    INTEGER NOT NULL,
+        done_bytes  INTEGER NOT NULL DEFAULT 0, -- just after the last complete line taken in
+        done_lines  INTEGER NOT NULL DEFAULT 0, -- complete lines before done_bytes
+        head_hash   TEXT NOT NULL DEFAULT '',   -- of the first few KB (at most done_bytes)
+        tail_hash   TEXT NOT NULL DEFAULT '',   -- of the bytes just before done_bytes
+        context     TEXT,                       -- what the format needs to read on (JSON)
+        sessions    TEXT NOT NULL DEFAULT '[]', -- keys of the sessions it feeds (JSON)
+        synced_at   INTEGER NOT NULL,
+        missing_since INTEGER,                  -- gone from disk; its sessions stay
+        problem     TEXT                        -- why it was not (fully) taken in
+    );
+
+    -- One row per source folder: when it was last synced.
+    CREATE TABLE source_syncs (
+        root        TEXT PRIMARY KEY,
+        kind        TEXT NOT NULL,
+        synced_at   INTEGER NOT NULL
+    );
+    """,
 }
+
+# What a list of conversations shows of a session, kept in ``sessions`` so a listing never
+# reads transcripts (migration 5). The cwd is the header's (Claude Code and Codex name one);
+# the rest follows the index, which holds the active branch's redacted user and assistant
+# messages (their number is index_state.rows): the newest one's time, and the title (the
+# first user message, its first TITLE_CHARS characters, with the CJK segmentation's U+200B
+# taken out). ``sessions.pk`` is the session; each statement is the one rule, used by the
+# write path, reconciliation and the backfill alike.
+TITLE_CHARS = 400
+SUMMARY_COLUMNS = f"""
+    last_message_at = (SELECT max(m.ts) FROM message_index m WHERE m.session_pk = sessions.pk),
+    title = (SELECT replace(substr(f.body, 1, {TITLE_CHARS}), char(8203), '')
+             FROM message_index m JOIN message_fts f ON f.rowid = m.rowid
+             WHERE m.session_pk = sessions.pk AND m.role = 'user' ORDER BY m.rowid LIMIT 1)"""
+CWD_COLUMN = """
+    cwd = (SELECT CASE WHEN json_valid(e.body) THEN
+                  CASE WHEN json_type(e.body, '$.cwd') = 'text' THEN json_extract(e.body, '$.cwd') END
+                  END
+           FROM events e WHERE e.session_pk = sessions.pk AND e.kind = 'session'
+           ORDER BY e.seq LIMIT 1)"""
+# A title from one new index row (the write path): the same cut as SUMMARY_COLUMNS's.
+TITLE_OF_BODY = f"replace(substr(?, 1, {TITLE_CHARS}), char(8203), '')"
+
+MIGRATIONS[5] = f"""
+    -- A list of conversations (the browser's home, sessions_list) reads these, never the
+    -- transcripts: see SUMMARY_COLUMNS and CWD_COLUMN above.
+    ALTER TABLE sessions ADD COLUMN cwd TEXT;
+    ALTER TABLE sessions ADD COLUMN title TEXT;
+    ALTER TABLE sessions ADD COLUMN last_message_at INTEGER;
+    UPDATE sessions SET {CWD_COLUMN};
+    UPDATE sessions SET {SUMMARY_COLUMNS};
+    -- "Newest activity first" without sorting every session.
+    CREATE INDEX sessions_by_activity ON sessions(coalesce(last_message_at, updated_at));
+"""
 
 SCHEMA_VERSION = max(MIGRATIONS)
 
@@ -135,7 +224,7 @@ def migrate(conn: sqlite3.Connection, path: str) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
-        for target in range(version + 1, SCHEMA_VERSION + 1):
+        for target in sorted(n for n in MIGRATIONS if n > version):
             for statement in _statements(MIGRATIONS[target]):
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {target}")

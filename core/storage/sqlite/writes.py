@@ -12,10 +12,16 @@ from typing import Any, Iterator
 
 from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
 from ...keys import normalize_key
+from ...scope import ancestors
 from ...transcript import advance, indexable, node_id, parse_event
-from ..model import AppendResult, SessionMeta, now_ms
-from .connection import sqlite_errors
+from ...visibility import SessionLink
+from ..model import AppendResult, Imported, SessionMeta, now_ms
+from .connection import BUSY_TIMEOUT_S, sqlite_errors
+from .matching import scope_text
 from .reads import Reads
+from .schema import CWD_COLUMN, SUMMARY_COLUMNS, TITLE_OF_BODY
+
+CHECKPOINT_WAIT_MS = 1000  # how long a purge waits for readers to leave the log
 
 
 class Writes(Reads):
@@ -23,7 +29,11 @@ class Writes(Reads):
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT, rolled back on any error (nothing half-written)."""
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any error (nothing half-written).
+        Inside ``atomic()`` it joins the transaction already open."""
+        if self.conn.in_transaction:
+            yield self.conn
+            return
         with sqlite_errors(self.path):
             self.conn.execute("BEGIN IMMEDIATE")
             try:
@@ -32,6 +42,13 @@ class Writes(Reads):
                 self.conn.execute("ROLLBACK")
                 raise
             self.conn.execute("COMMIT")
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One transaction around several writes (a file's new events and its new state):
+        after a crash, either all of them are stored or none."""
+        with self.transaction():
+            yield
 
     def _create_session(self, meta: SessionMeta, clean: bool) -> tuple[int, str, int]:
         created = meta.created_at if meta.created_at is not None else now_ms()
@@ -53,22 +70,30 @@ class Writes(Reads):
         pk = cursor.lastrowid
         assert pk is not None
         self.conn.execute(
-            "INSERT INTO index_state (session_pk, state, indexer_version) VALUES (?, ?, ?)",
-            (pk, "clean" if clean else "dirty", INDEXER_VERSION if clean else 0),
+            "INSERT INTO index_state (session_pk, state, indexer_version, tree) VALUES (?, ?, ?, ?)",
+            (pk, "clean" if clean else "dirty", INDEXER_VERSION if clean else 0,
+             self._tree(meta.key)),
         )
         return pk, session_id, created
 
-    def append(self, meta: SessionMeta, line: str | dict[str, Any]) -> AppendResult:
+    def append(
+        self, meta: SessionMeta, line: str | bytes | dict[str, Any], skip_known: bool = False
+    ) -> AppendResult:
         """Store one event; index it in the same transaction when it extends the active leaf.
 
         An event that moves the leaf elsewhere (a leaf control, a branch switch, an
         out-of-order parent) marks the session dirty instead; so does any write that lands
-        while a rebuild holds the session (the rebuild then abandons its claim).
+        while a rebuild holds the session (the rebuild then abandons its claim). With
+        ``skip_known``, an event the session already holds (same id; an id-less one with the
+        same text) is not stored again: the outcome is ``known``.
         """
         key = normalize_key(meta.key)
-        event = parse_event(line)
-        body = line if isinstance(line, str) else json.dumps(event, ensure_ascii=False)
-        body = body.strip()
+        event = parse_event(line)  # the entry bounds are checked here (bounds.py)
+        if isinstance(line, dict):
+            body = json.dumps(event, ensure_ascii=False)
+        else:
+            body = line.decode("utf-8") if isinstance(line, bytes) else line
+            body = body.strip().lstrip("\ufeff")
         with self.transaction() as conn:
             found = conn.execute(
                 "SELECT s.pk, s.session_id, s.created_at, s.last_seq, s.leaf_id, i.state, "
@@ -81,15 +106,18 @@ class Writes(Reads):
                 last_seq, leaf, state, version = 0, None, "clean", INDEXER_VERSION
             else:
                 pk, session_id, created_at, last_seq, leaf, state, version = found
+                if skip_known and self._holds(pk, event, body):
+                    return AppendResult(last_seq, "known")
             seq = last_seq + 1
             step = advance(leaf, seq, event, lambda eid: self._has_entry(pk, eid))
             moved_off = step.node is not None and step.leaf == step.node and not step.extends
             outcome = "dirty" if event["type"] == "leaf" or moved_off else "stored"
+            row = None
             if step.extends and state == "clean" and version == INDEXER_VERSION:
                 message = indexable(event, created_at)
                 if message and indexes_session(key):
                     row = row_for(message.entry_id, message.role, message.timestamp_ms, message.text)
-                    self._insert_row(pk, session_id, row)
+                    self._insert_row(pk, session_id, row, self._scope(pk))
                     outcome = "indexed"
             kind = event["type"]
             stored_id = None if kind in ("session", "leaf") else node_id(event, seq)
@@ -102,6 +130,15 @@ class Writes(Reads):
                 "UPDATE sessions SET last_seq = ?, leaf_id = ?, updated_at = ? WHERE pk = ?",
                 (seq, step.leaf, now_ms(), pk),
             )
+            if row is not None:  # the summary follows the index (schema.SUMMARY_COLUMNS)
+                conn.execute(
+                    "UPDATE sessions SET last_message_at = max(coalesce(last_message_at, ?), ?), "
+                    f"title = coalesce(title, CASE WHEN ? = 'user' THEN {TITLE_OF_BODY} END) "
+                    "WHERE pk = ?",
+                    (row.ts, row.ts, row.role, row.body, pk),
+                )
+            if kind == "session":
+                self._read_cwd(pk)
             if state == "claimed" or outcome == "dirty":
                 self._mark_dirty(pk)
                 outcome = "dirty" if outcome != "indexed" else outcome
@@ -112,6 +149,15 @@ class Writes(Reads):
                 )
         return AppendResult(seq, outcome)
 
+    def _read_cwd(self, pk: int) -> None:
+        """The session's cwd, as its header names it (schema.CWD_COLUMN)."""
+        self.conn.execute(f"UPDATE sessions SET {CWD_COLUMN} WHERE pk = ?", (pk,))
+
+    def refresh_summary(self, pk: int) -> None:
+        """Title and last message time from the session's index rows, inside the caller's
+        transaction (a rebuild publishing them)."""
+        self.conn.execute(f"UPDATE sessions SET {SUMMARY_COLUMNS} WHERE pk = ?", (pk,))
+
     def _mark_dirty(self, pk: int) -> None:
         """The session needs a rebuild; a rebuild holding it loses its claim."""
         self.conn.execute(
@@ -120,13 +166,49 @@ class Writes(Reads):
             (pk,),
         )
 
+    def _holds(self, pk: int, event: dict[str, Any], body: str) -> bool:
+        """The session already stores this event: by id, or an id-less one by its text."""
+        entry_id = event.get("id") if event["type"] not in ("session", "leaf") else None
+        if isinstance(entry_id, str) and entry_id:
+            return self._has_entry(pk, entry_id)
+        row = self.conn.execute(
+            "SELECT 1 FROM events WHERE session_pk = ? AND entry_id IS NULL AND body = ?",
+            (pk, body),
+        ).fetchone()
+        return row is not None
+
     def _has_entry(self, pk: int, entry_id: str) -> bool:
         row = self.conn.execute(
             "SELECT 1 FROM events WHERE session_pk = ? AND entry_id = ?", (pk, entry_id)
         ).fetchone()
         return row is not None
 
-    def _insert_row(self, pk: int, session_id: str, row: IndexRow) -> int:
+    def _tree(self, key: str) -> str:
+        """The session and the sessions it descends from (core/scope.py), as space-separated
+        pks, from the current links."""
+        found: dict[str, tuple[int, SessionLink] | None] = {}
+
+        def link_of(k: str) -> SessionLink | None:
+            if k not in found:
+                row = self.conn.execute(
+                    "SELECT pk, spawned_by, parent_key FROM sessions WHERE key = ?", (k,)
+                ).fetchone()
+                found[k] = (row[0], SessionLink(k, row[1], row[2])) if row else None
+            hit = found[k]
+            return hit[1] if hit else None
+
+        link_of(key)
+        pks = [hit[0] for k in ancestors(key, link_of, self.agent_id) if (hit := found.get(k))]
+        return " ".join(map(str, pks))
+
+    def _scope(self, pk: int) -> str:
+        """What the scope column of a session's rows holds: the tags of its stored tree."""
+        tree = self.conn.execute(
+            "SELECT tree FROM index_state WHERE session_pk = ?", (pk,)
+        ).fetchone()[0]
+        return scope_text(pk, tree)
+
+    def _insert_row(self, pk: int, session_id: str, row: IndexRow, scope: str) -> int:
         rowid = first_rowid(session_id, row)
         while True:
             try:
@@ -138,35 +220,77 @@ class Writes(Reads):
                 break
             except sqlite3.IntegrityError:
                 rowid = next_rowid(rowid)
-        self.conn.execute("INSERT INTO message_fts (rowid, body) VALUES (?, ?)", (rowid, row.body))
+        self.conn.execute(
+            "INSERT INTO message_fts (rowid, body, scope) VALUES (?, ?, ?)", (rowid, row.body, scope)
+        )
+        self.conn.execute(
+            "UPDATE index_state SET rows = rows + 1, chars = chars + ? WHERE session_pk = ?",
+            (len(row.body), pk),
+        )
         return rowid
 
-    def insert_rows(self, pk: int, session_id: str, rows: list[IndexRow]) -> None:
-        """Insert many index rows inside the caller's transaction (rebuilds, backfills).
+    # Rebuilds write many rows per transaction. FTS5 keeps new rows in memory until the
+    # commit, but writes them out as a segment of their own whenever a later statement of the
+    # transaction opens a statement journal (an UPDATE firing a trigger, a multi-row DELETE):
+    # per-session statements between inserts would leave one tiny segment per session, merged
+    # again and again as the index grows. So every other statement comes first, then one
+    # delete and one insert of all the rows of the batch.
 
-        Rowids are placed in Python against the rows already stored near them, then written
-        with two ``executemany`` calls: the bulk path that makes backfills fast.
-        """
-        if not rows:
+    def replace_rows(self, batch: list[tuple[int, str, list[IndexRow]]]) -> None:
+        """Replace the index rows of sessions ``(pk, session_id, rows)`` inside the caller's
+        transaction; the rows name each session's tree as the links give it now."""
+        if not batch:
             return
-        wanted = [first_rowid(session_id, row) for row in rows]
-        taken = self._taken_rowids(wanted)
-        placed: list[int] = []
-        for rowid in wanted:
+        for pk, _session_id, rows in batch:
+            key = self.conn.execute("SELECT key FROM sessions WHERE pk = ?", (pk,)).fetchone()
+            self.conn.execute(
+                "UPDATE index_state SET tree = ?, rows = ?, chars = ? WHERE session_pk = ?",
+                (self._tree(key[0]) if key else "", len(rows), sum(len(r.body) for r in rows), pk),
+            )
+        pks = json.dumps([pk for pk, _, _ in batch])
+        self.conn.execute(
+            "DELETE FROM message_fts WHERE rowid IN (SELECT rowid FROM message_index "
+            "WHERE session_pk IN (SELECT value FROM json_each(?)))",
+            (pks,),
+        )
+        self.conn.execute(
+            "DELETE FROM message_index WHERE session_pk IN (SELECT value FROM json_each(?))",
+            (pks,),
+        )
+        self._insert_rows(batch)
+
+    def add_rows(self, pk: int, session_id: str, rows: list[IndexRow]) -> None:
+        """Add rows to a session being rebuilt in several transactions (after the first)."""
+        self.conn.execute(
+            "UPDATE index_state SET rows = rows + ?, chars = chars + ? WHERE session_pk = ?",
+            (len(rows), sum(len(r.body) for r in rows), pk),
+        )
+        self._insert_rows([(pk, session_id, rows)])
+
+    def _insert_rows(self, batch: list[tuple[int, str, list[IndexRow]]]) -> None:
+        """Place rowids in Python against the rows already stored near them (and each
+        other), then write everything with two ``executemany`` calls."""
+        wanted = [(first_rowid(sid, row), pk, row) for pk, sid, rows in batch for row in rows]
+        if not wanted:
+            return
+        taken = self._taken_rowids([rowid for rowid, _, _ in wanted])
+        placed: list[tuple[int, int, IndexRow]] = []
+        for rowid, pk, row in wanted:
             while rowid in taken:
                 rowid = next_rowid(rowid)
                 if rowid not in taken and self._taken_rowids([rowid]):
                     taken.add(rowid)
             taken.add(rowid)
-            placed.append(rowid)
+            placed.append((rowid, pk, row))
+        scopes = {pk: self._scope(pk) for pk, _, _ in batch}
         self.conn.executemany(
             "INSERT INTO message_index (rowid, session_pk, entry_id, role, ts) "
             "VALUES (?, ?, ?, ?, ?)",
-            [(rowid, pk, r.entry_id, r.role, r.ts) for rowid, r in zip(placed, rows)],
+            [(rowid, pk, r.entry_id, r.role, r.ts) for rowid, pk, r in placed],
         )
         self.conn.executemany(
-            "INSERT INTO message_fts (rowid, body) VALUES (?, ?)",
-            [(rowid, r.body) for rowid, r in zip(placed, rows)],
+            "INSERT INTO message_fts (rowid, body, scope) VALUES (?, ?, ?)",
+            [(rowid, r.body, scopes[pk]) for rowid, pk, r in placed],
         )
 
     def _taken_rowids(self, rowids: list[int]) -> set[int]:
@@ -178,33 +302,54 @@ class Writes(Reads):
             )
         }
 
-    def delete_rows(self, pk: int) -> None:
-        """Remove a session's index rows inside the caller's transaction."""
-        self.conn.execute(
-            "DELETE FROM message_fts WHERE rowid IN "
-            "(SELECT rowid FROM message_index WHERE session_pk = ?)",
-            (pk,),
-        )
-        self.conn.execute("DELETE FROM message_index WHERE session_pk = ?", (pk,))
-
     def delete_session(self, key: str) -> bool:
-        """Remove a session's events, index rows and index state in one transaction."""
+        """Remove a session's events, index rows and index state in one transaction, then
+        purge its words from the full-text index and the log (``purge``)."""
         key = normalize_key(key)
         with self.transaction() as conn:
             found = conn.execute("SELECT pk FROM sessions WHERE key = ?", (key,)).fetchone()
             if found is None:
                 return False
             pk = found[0]
-            self.delete_rows(pk)
+            self.replace_rows([(pk, "", [])])
             conn.execute("DELETE FROM events WHERE session_pk = ?", (pk,))
             conn.execute("DELETE FROM index_state WHERE session_pk = ?", (pk,))
             conn.execute("DELETE FROM sessions WHERE pk = ?", (pk,))
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('purge_pending', '1')")
+        self.purge()
         return True
+
+    def purge(self, only_if_pending: bool = False) -> bool:
+        """Make deleted text unrecoverable from the files: FTS5 keeps a deleted row's words in
+        its older index segments until they are merged, so they are merged into one
+        (``optimize``); freed pages are zeroed (``secure_delete``); the WAL, which holds old
+        copies of pages, is checkpointed and truncated. A crash before the end leaves
+        ``purge_pending`` set, and the next purge (a delete, or a reconciliation pass)
+        finishes. Returns whether the log could be emptied (a reader may hold it)."""
+        with self.transaction() as conn:
+            pending = conn.execute("SELECT 1 FROM meta WHERE key = 'purge_pending'").fetchone()
+            if only_if_pending and pending is None:
+                return True
+            conn.execute("INSERT INTO message_fts (message_fts) VALUES ('optimize')")
+            conn.execute("DELETE FROM meta WHERE key = 'purge_pending'")
+        with sqlite_errors(self.path):
+            # TRUNCATE waits for readers to leave the log: briefly, a writer is never held up
+            self.conn.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
+            try:
+                busy, _log, _done = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                self.conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            if busy:  # a reader still uses the log: the next purge truncates it
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('purge_pending', '1')"
+                )
+        return not busy
 
     def import_session(
         self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
-    ) -> tuple[str, int]:
-        """Store already-validated event lines without indexing; return (key, events added).
+    ) -> Imported:
+        """Store already-validated event lines without indexing; return the key it is stored
+        under and what was added.
         ``parsed`` may carry the lines' parsed events, to spare parsing them twice.
 
         Importing the same transcript again adds nothing: entries already stored are
@@ -240,7 +385,7 @@ class Writes(Reads):
                 }
             added = []
             for n, line in enumerate(lines):
-                event = parsed[n] if parsed is not None else json.loads(line)
+                event = parsed[n] if parsed is not None else parse_event(line)
                 seq = last_seq + len(added) + 1
                 kind = event.get("type")
                 stored_id = None if kind in ("session", "leaf") else node_id(event, seq)
@@ -261,8 +406,10 @@ class Writes(Reads):
                     "WHERE pk = ?",
                     (last_seq + len(added), meta.updated_at or 0, pk),
                 )
+                if any(row[3] == "session" for row in added):
+                    self._read_cwd(pk)
                 self._mark_dirty(pk)
-        return key, len(added)
+        return Imported(key, len(added), sum(1 for row in added if row[3] == "message"))
 
 
 def _lower(value: str | None) -> str | None:

@@ -1,0 +1,132 @@
+"""The benchmark archive and state: the demo generator's corpus as OpenClaw JSONL files (what
+ripgrep reads), imported and reconciled into a state dir (what backscroll reads), cached.
+
+Two callers are added to the archive's ``sessions.json``: ``agent:main:bench:caller-10`` and
+``agent:main:bench:caller-1000``, each the spawner of that many existing sessions (sessions
+that spawn nothing themselves), so under the default ``tree`` visibility they see 11 and
+1,001 sessions, their own included.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from backscroll.core.demo.corpus import generate
+from backscroll.core.indexer import INDEXER_VERSION
+from backscroll.core.storage.sqlite.schema import SCHEMA_VERSION
+
+SEED = 7  # the demo's seed
+AGENT = "main"
+CALLERS = {10: "agent:main:bench:caller-10", 1000: "agent:main:bench:caller-1000"}
+
+
+def root(cache: Path, messages: int) -> Path:
+    return cache / f"m{messages}"
+
+
+def archive_path(cache: Path, messages: int) -> Path:
+    return root(cache, messages) / "archive"
+
+
+def state_path(cache: Path, messages: int) -> Path:
+    return root(cache, messages) / f"state-v{INDEXER_VERSION}-s{SCHEMA_VERSION}"
+
+
+def write_archive(folder: Path, messages: int) -> dict[str, int]:
+    """The corpus as agents/main/sessions/{sessions.json, <id>.jsonl}, plus the callers."""
+    sessions_dir = folder / "agents" / AGENT / "sessions"
+    sessions_dir.mkdir(parents=True, exist_ok=True)
+    store: dict[str, dict] = {}
+    spawners: set[str] = set()
+    count = 0
+    for session in generate(seed=SEED, messages=messages, sessions=messages // 100, agents=1):
+        with open(sessions_dir / f"{session.session_id}.jsonl", "w", encoding="utf-8") as out:
+            for event in session.events:
+                out.write(json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n")
+                message = event.get("message") if event.get("type") == "message" else None
+                count += bool(message) and message.get("role") in ("user", "assistant")
+        entry: dict = {"sessionId": session.session_id, "updatedAt": session.created_at}
+        if session.spawned_by:
+            entry["spawnedBy"] = session.spawned_by
+            spawners.add(session.spawned_by)
+        if session.label:
+            entry["label"] = session.label
+        store[session.key] = entry
+    leaves = [k for k in sorted(store) if k not in spawners and "incognito" not in k
+              and not k.endswith(":main")]
+    # Spread over the archive (and fewer than asked when the archive is too small for it).
+    step = max(1, len(leaves) // (sum(CALLERS) + 1))
+    picked = iter(leaves[::step])
+    for size, caller in CALLERS.items():
+        caller_id = f"bench-{size}"
+        (sessions_dir / f"{caller_id}.jsonl").write_text(
+            json.dumps({"type": "session", "version": 3, "id": caller_id,
+                        "timestamp": "2026-09-30T00:00:00Z"}) + "\n"
+        )
+        store[caller] = {"sessionId": caller_id, "updatedAt": 1_790_726_400_000}
+        for key in list(zip(range(size), picked)):
+            store[key[1]]["spawnedBy"] = caller
+    (sessions_dir / "sessions.json").write_text(json.dumps(store))
+    return {"sessions": len(store), "messages": count}
+
+
+def ensure(cache: Path, messages: int) -> dict:
+    """Archive and state, built once; returns what the build measured (cached with it)."""
+    archive, state = archive_path(cache, messages), state_path(cache, messages)
+    done = state / "bench-build.json"
+    if done.is_file():
+        return json.loads(done.read_text())
+    if not (archive / "bench-archive.json").is_file():
+        print(f"writing the archive ({messages:,} messages) to {archive} ...", flush=True)
+        counts = write_archive(archive, messages)
+        (archive / "bench-archive.json").write_text(json.dumps(counts))
+    print(f"importing and reconciling into {state} ...", flush=True)
+    # In a process of its own, so its peak memory is the import's and reconciliation's alone.
+    out = subprocess.run(
+        [sys.executable, __file__, str(archive), str(state)],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    build = json.loads(out.strip().splitlines()[-1])
+    build.update(json.loads((archive / "bench-archive.json").read_text()))
+    done.write_text(json.dumps(build))
+    return build
+
+
+def _build(archive: Path, state_dir: Path) -> None:
+    from backscroll.core.importers.openclaw import import_openclaw
+    from backscroll.core.reconcile import reconcile_all
+    from backscroll.core.state import StateDir
+
+    state = StateDir(state_dir)
+    t0 = time.perf_counter()
+    report = import_openclaw(state, archive)
+    t1 = time.perf_counter()
+    results = reconcile_all(state)
+    t2 = time.perf_counter()
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    helper = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(json.dumps({
+        "import_s": t1 - t0,
+        "reconcile_s": t2 - t1,
+        "indexed": sum(r.messages for r in results),
+        "events": report.events,
+        "peak_rss_mb": own / 1024,
+        "helper_peak_rss_mb": helper / 1024,
+    }))
+
+
+def size_mb(path: Path) -> float:
+    total = 0
+    for folder, _dirs, files in os.walk(path):
+        total += sum((Path(folder) / f).stat().st_size for f in files)
+    return total / 1e6
+
+
+if __name__ == "__main__":
+    _build(Path(sys.argv[1]), Path(sys.argv[2]))

@@ -1,0 +1,225 @@
+"""The speed suite (SPEC 12, docs/performance.md): one table per query class, for the operator
+and for callers who see 10 and 1,000 sessions, beside two baselines run on the same data:
+the straightforward plan (bm25 over every match, then the visibility filter) in the same
+process, and ripgrep over the same transcripts as JSONL files. Then appends, import +
+reconciliation, peak memory, sizes, and the command line's start.
+
+    .venv/bin/python benchmarks/bench_search.py [--messages 1000000] [--runs 30]
+
+The archive and the state are built once under --cache (default /tmp/backscroll-bench) and
+reused; a new indexer version or schema builds a new state. Takes ~10 minutes at 1M once
+built (the first build adds ~5). Not run by CI. Needs ``rg`` on PATH for the ripgrep column
+(``apt-get install ripgrep``); without it that column is left out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import bench_data
+
+from backscroll.core.excerpt import make_excerpt
+from backscroll.core.query import parse_query
+from backscroll.core.search import EXCERPT_CHARS, SearchRequest, sessions_search
+from backscroll.core.state import StateDir
+from backscroll.core.storage import SessionMeta
+from backscroll.core.textseg import desegment
+from backscroll.core.visibility import OPERATOR, Caller, Policy
+from backscroll.core.visible import visible_sessions
+
+# name -> (query, match mode, ripgrep pattern)
+CLASSES = {
+    "rare word": ("keychain", "exact", "keychain"),
+    "word in ~60% of messages": ("the", "exact", "the"),
+    "two common words": ("the and", "exact", "the.*and"),
+    "phrase of two common words": ('"in the"', "exact", "in the"),
+    "two-letter prefix": ("co", "prefix", "co"),
+    "accented word (folded)": ("réplica", "exact", "r[eé]plica"),
+    "CJK, 1 character": ("要", "exact", "要"),
+    "CJK, 3 characters": ("数据库", "exact", "数据库"),
+}
+NO_MATCH = "zzqxjvnomatch"
+
+
+def percentiles(samples: list[float]) -> tuple[float, float]:
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return statistics.median(ordered), p95
+
+
+def timed(fn, runs: int) -> list[float]:
+    fn()  # warm: caches, the visible-session set
+    out = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def straightforward(state: StateDir, request: SearchRequest, caller: Caller) -> list:
+    """The reference plan: FTS5's bm25 over every match, then the caller's sessions, then the
+    same excerpts backscroll makes (the filter comes before the limit, as it must)."""
+    parsed = parse_query(request.query, request.match)
+    results = []
+    for agent in state.agents():
+        with state.open(agent) as db, db.snapshot():
+            visible = visible_sessions(db, caller)
+            for row, score in db.match_all_then_filter(parsed, visible.searchable, request.limit):
+                results.append((score, make_excerpt(desegment(row.body), parsed, EXCERPT_CHARS)))
+    return sorted(results, key=lambda r: r[0])[: request.limit]
+
+
+def cli(state: Path, query: str, match: str, caller: str | None) -> list[str]:
+    argv = [str(Path(sys.executable).with_name("backscroll")), "search", query, "--json",
+            "--state-dir", str(state)]
+    if match == "prefix":
+        argv.append("--prefix")
+    if caller:
+        argv += ["--as", caller]
+    return argv
+
+
+def run_cli(argv: list[str]) -> None:
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+
+
+def caller_files(archive: Path, caller: str | None, state: StateDir) -> list[str] | None:
+    """The JSONL files of the sessions a caller sees (None: the whole archive)."""
+    if caller is None:
+        return None
+    with state.open(bench_data.AGENT) as db:
+        visible = visible_sessions(db, Caller(caller, Policy("tree")))
+        ids = [s.session_id for s in db.sessions_by_pk(visible.searchable).values()]
+    folder = archive / "agents" / bench_data.AGENT / "sessions"
+    return [str(folder / f"{sid}.jsonl") for sid in ids]
+
+
+def ripgrep(pattern: str, archive: Path, files: list[str] | None) -> list[str]:
+    return ["rg", "-i", "-c", "--no-messages", "-e", pattern] + (files or [str(archive)])
+
+
+def run_rg(argv: list[str]) -> None:
+    subprocess.run(argv, stdout=subprocess.DEVNULL)  # exit 1 = no match: fine
+
+
+def appends(state: StateDir, count: int) -> list[float]:
+    """The live write path: one committed transaction per message, index row included."""
+    key = "agent:main:bench:append"
+    out = []
+    with state.open(bench_data.AGENT, write=True) as db:
+        meta = SessionMeta(key)
+        parent = None
+        for n in range(count):
+            event = {"type": "message", "id": f"b{n}", "parentId": parent,
+                     "timestamp": "2026-11-30T11:00:00Z",
+                     "message": {"role": "user", "content": f"appended message {n} about a deploy"}}
+            start = time.perf_counter()
+            db.append(meta, json.dumps(event))
+            out.append((time.perf_counter() - start) * 1000)
+            parent = f"b{n}"
+        db.delete_session(key)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=30, help="runs per class and caller")
+    parser.add_argument("--baseline-runs", type=int, default=10)
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/backscroll-bench"))
+    parser.add_argument("--classes", help="comma-separated class names (default: all)")
+    parser.add_argument("--no-cli", action="store_true", help="skip whole-process timings")
+    parser.add_argument("--json", type=Path, help="also write the numbers to this file")
+    args = parser.parse_args()
+
+    build = bench_data.ensure(args.cache, args.messages)
+    archive = bench_data.archive_path(args.cache, args.messages)
+    state_dir = bench_data.state_path(args.cache, args.messages)
+    state = StateDir(state_dir)
+    has_rg = shutil.which("rg") is not None
+    load = os.getloadavg()
+    print(f"\n{build['messages']:,} messages ({build['indexed']:,} indexed) in "
+          f"{build['sessions']:,} sessions; {os.cpu_count()} cores; load {load[0]:.2f} "
+          f"{load[1]:.2f} {load[2]:.2f}; {args.runs} runs per cell (baseline "
+          f"{args.baseline_runs}); times in ms")
+    report: dict = {"build": build, "load_before": load, "classes": {}}
+
+    callers = {"operator": None}
+    with state.open(bench_data.AGENT) as db:
+        for key in bench_data.CALLERS.values():
+            seen = len(visible_sessions(db, Caller(key, Policy("tree"))).searchable)
+            callers[f"sees {seen:,}"] = key
+    start_p50 = None
+    if not args.no_cli:
+        samples = timed(lambda: run_cli(cli(state_dir, NO_MATCH, "exact", None)), args.runs)
+        start_p50, start_p95 = percentiles(samples)
+        report["cli_start"] = {"p50": start_p50, "p95": start_p95}
+        print(f"command line, a search that matches nothing (whole process): "
+              f"p50 {start_p50:.0f}, p95 {start_p95:.0f} (goal: 150)")
+
+    wanted = set(args.classes.split(",")) if args.classes else set(CLASSES)
+    for name, (query, match, pattern) in CLASSES.items():
+        if name not in wanted:
+            continue
+        print(f"\n{name}: {query!r}{' (prefix)' if match == 'prefix' else ''}")
+        head = (f"{'caller':<11} {'library p50/p95':>16} {'CLI p50/p95':>13} {'CLI-start':>9} "
+                f"{'straightforward':>16} {'x':>6} {'ripgrep':>14} {'x':>6}  windowed")
+        print(head)
+        for label, key in callers.items():
+            caller = OPERATOR if key is None else Caller(key, Policy("tree"))
+            request = SearchRequest(query, match=match)
+            answer = sessions_search(state, request, caller)
+            lib = percentiles(timed(lambda: sessions_search(state, request, caller), args.runs))
+            base = percentiles(timed(lambda: straightforward(state, request, caller),
+                                     args.baseline_runs))
+            row = {"library": lib, "straightforward": base,
+                   "windowed": answer.ranked_window, "results": len(answer.results)}
+            cli_cell = start_cell = "-"
+            if not args.no_cli:
+                argv = cli(state_dir, query, match, key)
+                row["cli"] = percentiles(timed(lambda: run_cli(argv), args.runs))
+                cli_cell = f"{row['cli'][0]:.0f}/{row['cli'][1]:.0f}"
+                start_cell = f"{row['cli'][0] - start_p50:.0f}"
+            rg_cell, rg_ratio = "-", "-"
+            if has_rg:
+                argv = ripgrep(pattern, archive, caller_files(archive, key, state))
+                row["ripgrep"] = percentiles(timed(lambda: run_rg(argv), args.baseline_runs))
+                rg_cell = f"{row['ripgrep'][0]:.0f}/{row['ripgrep'][1]:.0f}"
+                rg_ratio = f"{row['ripgrep'][0] / lib[0]:.0f}"
+            report["classes"].setdefault(name, {})[label] = row
+            print(f"{label:<11} {lib[0]:>8.1f}/{lib[1]:<7.1f} {cli_cell:>13} {start_cell:>9} "
+                  f"{base[0]:>8.0f}/{base[1]:<7.0f} {base[0] / lib[0]:>6.0f} {rg_cell:>14} "
+                  f"{rg_ratio:>6}  {'yes' if answer.ranked_window else 'no'}")
+
+    samples = appends(state, 2000)
+    ordered = sorted(samples)
+    report["append"] = {"p50": statistics.median(ordered), "p99": ordered[int(0.99 * len(ordered))]}
+    rate = build["messages"] / (build["import_s"] + build["reconcile_s"])
+    report["sizes_mb"] = {"state": bench_data.size_mb(state_dir),
+                          "jsonl": bench_data.size_mb(archive)}
+    print(f"\nappend (one transaction per message, index row included): "
+          f"p50 {report['append']['p50']:.3f} ms, p99 {report['append']['p99']:.3f} ms "
+          f"(goals: 0.3, 10)")
+    print(f"import + reconcile: {build['import_s']:.1f} s + {build['reconcile_s']:.1f} s = "
+          f"{rate:,.0f} messages/s (goal: 30,000); peak memory {build['peak_rss_mb']:.0f} MB "
+          f"(+ helper process {build['helper_peak_rss_mb']:.0f} MB)")
+    print(f"state dir {report['sizes_mb']['state']:,.0f} MB for "
+          f"{report['sizes_mb']['jsonl']:,.0f} MB of JSONL "
+          f"({report['sizes_mb']['state'] / report['sizes_mb']['jsonl']:.2f}x)")
+    report["load_after"] = os.getloadavg()
+    print(f"load after: {' '.join(f'{x:.2f}' for x in report['load_after'])}")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()

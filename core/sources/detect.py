@@ -1,0 +1,82 @@
+"""Which folders backscroll reads: the agents' own folders, found where they keep them, and
+the ``[[sources]]`` entries of ``config.toml`` (SPEC 14).
+
+Found by default (only when the folder exists):
+- Claude Code: ``$CLAUDE_CONFIG_DIR/projects``, else ``~/.claude/projects``;
+- Codex: ``$CODEX_HOME/sessions``, else ``~/.codex/sessions``;
+- OpenClaw: ``$OPENCLAW_STATE_DIR``, else ``~/.openclaw`` (its ``agents/*/sessions/``).
+An entry in the file for the same folder wins (its ``agent``, or ``enabled = false``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..importers.claude_code import DEFAULT_AGENT as CLAUDE_AGENT
+from ..importers.codex import DEFAULT_AGENT as CODEX_AGENT
+from .settings import SourceEntry, configured_sources, remove_entry, resolve_path
+
+DEFAULT_AGENTS = {"claude-code": CLAUDE_AGENT, "codex": CODEX_AGENT}
+
+
+@dataclass(frozen=True)
+class Source:
+    """A folder of one agent tool's transcripts."""
+
+    kind: str  # claude-code | codex | openclaw
+    path: Path
+    agent: str | None = None  # None: the kind's default (OpenClaw: each agent folder's id)
+    origin: str = "detected"  # detected | config
+
+    @property
+    def root(self) -> str:
+        return str(self.path)
+
+    def agent_for(self, folder_agent: str | None = None) -> str:
+        """The agent its sessions are stored under."""
+        return self.agent or folder_agent or DEFAULT_AGENTS.get(self.kind, "main")
+
+
+def default_folders() -> list[Source]:
+    """Where the agent tools keep their transcripts on this machine (existing or not)."""
+    env = os.environ
+    claude = Path(env["CLAUDE_CONFIG_DIR"]).expanduser() if env.get("CLAUDE_CONFIG_DIR") else (
+        Path.home() / ".claude")
+    codex = Path(env["CODEX_HOME"]).expanduser() if env.get("CODEX_HOME") else (
+        Path.home() / ".codex")
+    openclaw = Path(env["OPENCLAW_STATE_DIR"]).expanduser() if env.get("OPENCLAW_STATE_DIR") else (
+        Path.home() / ".openclaw")
+    return [
+        Source("claude-code", Path(os.path.abspath(claude / "projects"))),
+        Source("codex", Path(os.path.abspath(codex / "sessions"))),
+        Source("openclaw", Path(os.path.abspath(openclaw))),
+    ]
+
+
+def all_sources(state_dir: Path, include_missing: bool = False) -> list[Source]:
+    """The sources to read: default folders that exist (all of them with
+    ``include_missing``), then the file's entries; an entry overrides the default folder it
+    names, and a turned-off one hides it."""
+    entries = configured_sources(state_dir)
+    by_path: dict[Path, SourceEntry] = {e.path: e for e in entries}
+    sources: list[Source] = []
+    for found in default_folders():
+        entry = by_path.pop(found.path, None)
+        if entry is not None and not entry.enabled:
+            continue
+        if entry is not None:
+            sources.append(Source(entry.kind, entry.path, entry.agent, "config"))
+        elif include_missing or found.path.is_dir():
+            sources.append(found)
+    sources += [Source(e.kind, e.path, e.agent, "config") for e in by_path.values() if e.enabled]
+    return sources
+
+
+def remove_source(state_dir: Path, path: Path | str) -> str:
+    """Stop reading a folder: its ``[[sources]]`` entry goes, and a folder found by default is
+    turned off (``enabled = false``). Its sessions stay. One sentence says what was done."""
+    target = resolve_path(path, Path(state_dir))
+    detected = next((s.kind for s in default_folders() if s.path == target), None)
+    return remove_entry(state_dir, target, detected)

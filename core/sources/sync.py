@@ -1,0 +1,315 @@
+"""``backscroll sync``: take in what is new in every source (SPEC 14).
+
+For each source, one walk finds the transcript files; each is compared with what its agent's
+database remembers of it (``FileState``: device, inode, size, mtime). An unchanged file is
+only stat'ed. A new or changed one is read (``reading.read_new``: on from its offset when it
+grew, else from the start), its new lines go through the format's follower (``importers/*``),
+and its events and its new state are written in **one transaction**, so a crash can neither
+store lines twice nor skip them. A file that vanished keeps its sessions and is marked gone.
+Every problem (a file that cannot be read, a line that is not JSON, a folder that loops) is
+one sentence naming the place; the other files go on, and the next sync retries.
+
+The first read of a file stores its events like an import (without indexing; reconciliation
+indexes them in the background); what a grown file adds goes through the live write path,
+indexed in the same transaction, so it is searchable at once.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import ExitStack
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable
+
+from ..errors import BackscrollError, StoreError
+from ..importers.claude_code.follow import follow_transcript
+from ..importers.claude_code.reading import Tasks
+from ..importers.codex.follow import follow_rollout
+from ..importers.common import Followed, ImportReport
+from ..importers.openclaw import StoreView, read_store
+from ..importers.openclaw_follow import follow_openclaw, follow_store
+from ..state import StateDir
+from ..storage import AgentWriter, FileState, SchemaBehind, now_ms
+from .detect import Source, all_sources
+from .reading import Chunk, ReadProblem, read_new, unchanged
+from .scan import STORE, FoundFile, scan_source
+
+Progress = Callable[[int, int, str], None]  # (files read, files to read, the file now)
+RECORD_SYNC_S = 60.0  # a sync that finds nothing new records its time at most this often
+
+
+@dataclass
+class SyncReport:
+    sources: int = 0
+    files: int = 0  # transcript files found
+    read: int = 0  # of them, new or changed: read
+    events: int = 0  # new events stored
+    messages: int = 0  # of them, message events
+    sessions: set[str] = field(default_factory=set)  # keys of the sessions that got events
+    gone: int = 0  # files that vanished since the last sync (their sessions stay)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    pending: set[str] = field(default_factory=set)  # agents with sessions to reconcile
+
+    def summary(self) -> str:
+        if not self.sources:
+            return "no sources: nothing to sync (see `backscroll sources`)"
+        what = (f"synced {_plural(self.messages, 'new message')} "
+                f"({_plural(self.events, 'event')}) in {_plural(len(self.sessions), 'session')}"
+                if self.events else "nothing new")
+        where = f"{_plural(self.read, 'file')} read of {self.files:,} in " \
+                f"{_plural(self.sources, 'source')}"
+        gone = f"; {self.gone} gone (their sessions stay)" if self.gone else ""
+        return f"{what}: {where}{gone}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "sources": self.sources,
+            "files": self.files,
+            "read": self.read,
+            "events": self.events,
+            "messages": self.messages,
+            "sessions": sorted(self.sessions),
+            "gone": self.gone,
+            "problems": self.problems,
+            "notes": self.notes,
+            "indexing": sorted(self.pending),
+        }
+
+
+@dataclass
+class _Work:
+    """One source's files of one agent, and what of them is to be read."""
+
+    source: Source
+    agent: str
+    known: dict[str, FileState]
+    todo: list[tuple[FoundFile, FileState | None, str | None]]  # (file, before, moved from)
+    gone: list[str]
+    db: AgentWriter | None = None  # opened once there is something to write
+
+
+def sync_sources(
+    state: StateDir,
+    sources: list[Source] | None = None,
+    on_progress: Progress | None = None,
+) -> SyncReport:
+    """Take in what is new in ``sources`` (default: every source of the state dir).
+
+    What each database remembers is read through read-only connections; a writer is opened
+    only for an agent with something to write, so a sync that finds nothing new writes
+    nothing (but its time, at most once every ``RECORD_SYNC_S``)."""
+    sources = all_sources(state.path) if sources is None else sources
+    report = SyncReport(sources=len(sources))
+    scans = [scan_source(source) for source in sources]
+    taken: set[str] = set()
+    for scan in scans:  # a folder inside another source is read once, as the first one's
+        scan.files = [f for f in scan.files if f.path not in taken]
+        taken.update(f.path for f in scan.files)
+    existing = state.agents()
+    scanned = dict.fromkeys(f.agent for scan in scans for f in scan.files)
+    remembered: dict[str, tuple[dict[str, FileState], dict[str, int]]] = {}
+    for agent in dict.fromkeys([*scanned, *existing]):
+        try:
+            remembered[agent] = _remembered(state, agent, agent in existing)
+        except BackscrollError as err:  # a database that cannot be read: the others go on
+            report.problems.append(str(err))
+    plan: list[_Work] = []
+    when = now_ms()
+    for scan in scans:
+        report.problems += scan.problems
+        report.notes += scan.notes
+        report.files += sum(1 for f in scan.files if f.kind != STORE)
+        root = scan.source.root
+        for agent, (known, syncs) in remembered.items():
+            files = [f for f in scan.files if f.agent == agent]
+            if not files and not any(st.root == root for st in known.values()):
+                continue
+            work = _plan(scan.source, agent, known, files)
+            if work.todo or work.gone or when - syncs.get(root, 0) > RECORD_SYNC_S * 1000:
+                plan.append(work)
+    total = sum(len(work.todo) for work in plan)
+    done = 0
+    with ExitStack() as stack:
+        writers: dict[str, AgentWriter] = {}
+        failed: set[str] = set()
+        for work in plan:
+            if work.agent in failed:
+                continue
+            if work.agent not in writers:
+                try:
+                    writers[work.agent] = stack.enter_context(state.open(work.agent, write=True))
+                except BackscrollError as err:  # not writable, locked, not SQLite
+                    report.problems.append(str(err))
+                    failed.add(work.agent)
+                    continue
+            work.db = db = writers[work.agent]
+            follower = _Follower(work, report)
+            for found, before, moved_from in work.todo:
+                if on_progress is not None:
+                    on_progress(done, total, found.path)
+                follower.take_in(found, before, moved_from)
+                done += 1
+            if work.gone:
+                db.mark_missing(work.gone, when)
+                report.gone += len(work.gone)
+            db.record_sync([(work.source.root, work.source.kind)], when)
+        report.pending = {agent for agent, db in writers.items() if db.has_pending_sessions()}
+    if on_progress is not None and total:
+        on_progress(total, total, "")
+    return report
+
+
+def _remembered(state: StateDir, agent: str,
+                exists: bool) -> tuple[dict[str, FileState], dict[str, int]]:
+    """What an agent's database remembers of the files it took in (whichever source found
+    them: a folder may be reached through two), and when each source was last synced."""
+    if not exists:
+        return {}, {}
+    try:
+        with state.open(agent) as db:
+            return db.file_states(), db.source_syncs()
+    except SchemaBehind:  # written by an older backscroll: the writer upgrades it
+        with state.open(agent, write=True) as db:
+            return db.file_states(), db.source_syncs()
+
+
+def _plan(source: Source, agent: str, known: dict[str, FileState],
+          files: list[FoundFile]) -> _Work:
+    """What to read of ``files``; the files ``known`` under this source that vanished."""
+    found = {f.path for f in files}
+    vanished = {path: st for path, st in known.items()
+                if st.root == source.root and path not in found}
+    by_identity = {(st.device, st.inode): st for st in vanished.values()}
+    todo: list[tuple[FoundFile, FileState | None, str | None]] = []
+    for file in files:
+        before = known.get(file.path)
+        if unchanged(before, file.stat):
+            continue
+        moved = None if before else by_identity.pop((file.stat.st_dev, file.stat.st_ino), None)
+        if moved is not None:  # renamed (an OpenClaw reset archives a transcript this way)
+            vanished.pop(moved.path, None)
+            todo.append((file, replace(moved, path=file.path), moved.path))
+        else:
+            todo.append((file, before, None))
+    gone = [path for path, st in vanished.items()
+            if st.missing_since is None and not os.path.lexists(path)]
+    return _Work(source, agent, known, todo, gone)
+
+
+class _Follower:
+    """Takes in the changed files of one ``_Work``, each in one transaction."""
+
+    def __init__(self, work: _Work, report: SyncReport) -> None:
+        assert work.db is not None
+        self.work = work
+        self.db = work.db
+        self.report = report
+        self.tasks: Tasks = {}  # Claude Code: what sub-agents were asked, for their labels
+        self.views: dict[Path, StoreView] = {}  # OpenClaw: each folder's sessions.json
+
+    def take_in(self, found: FoundFile, before: FileState | None, moved_from: str | None) -> None:
+        path = found.file
+        from_start = before is None or before.context is None
+        for attempt in (1, 2):
+            file_report = ImportReport()
+            try:
+                chunk = None if found.kind == STORE else read_new(
+                    path, before, from_start or attempt == 2)
+            except ReadProblem as err:
+                self.report.problems.append(str(err))
+                return
+            except OSError as err:
+                self.report.problems.append(f"{path}: cannot be read ({err.strerror or err})")
+                return
+            try:
+                followed = self._store(found, chunk, before, moved_from, file_report)
+            except StoreError as err:  # the database stayed locked, or the disk is full
+                self.report.problems.append(f"{path}: not taken in this time: {err}")
+                return
+            if followed is None or not followed.restart:
+                break  # else nothing was stored: read the whole file
+        if followed is not None and not followed.restart:
+            self._count(found, file_report)
+
+    def _store(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
+               moved_from: str | None, file_report: ImportReport) -> Followed | None:
+        """The file's new events and its new state, in one transaction; None when another
+        sync took it in meanwhile."""
+        with self.db.atomic():
+            if self.db.file_state(found.path) != self.work.known.get(found.path):
+                return None
+            if chunk is not None and not chunk.lines:  # nothing complete yet
+                return self._save(found, chunk, before, moved_from, file_report, Followed(
+                    None if chunk.from_start or not before else before.context))
+            followed = self._follow(found, chunk, before, file_report)
+            if followed.restart:
+                return followed
+            return self._save(found, chunk, before, moved_from, file_report, followed)
+
+    def _save(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
+              moved_from: str | None, file_report: ImportReport, followed: Followed) -> Followed:
+        keys = tuple(dict.fromkeys([*(before.sessions if before else ()), *file_report.keys]))
+        state = _state(self.work.source.root, found, chunk, followed, keys, file_report)
+        self.db.save_file_state(state, moved_from)
+        return followed
+
+    def _follow(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
+                report: ImportReport) -> Followed:
+        db, agent, path = self.db, found.agent, found.file
+        if chunk is None:  # sessions.json: read whole, every time it changes
+            self.views.pop(found.folder, None)
+            follow_store(db, self._view(found), report)
+            return Followed()
+        carry = None if chunk.from_start or before is None else before.context
+        if found.kind == "claude-code":
+            return follow_transcript(db, agent, path, chunk.lines, carry, report, self.tasks)
+        if found.kind == "codex":
+            return follow_rollout(db, agent, path, chunk.lines, carry, report)
+        return follow_openclaw(db, lambda: self._view(found), path, chunk.lines, carry, report)
+
+    def _view(self, found: FoundFile) -> StoreView:
+        if found.folder not in self.views:
+            store = read_store(found.folder / "sessions.json", ImportReport())
+            self.views[found.folder] = StoreView.of(found.agent, store, ImportReport(),
+                                                    found.folder)
+        return self.views[found.folder]
+
+    def _count(self, found: FoundFile, file_report: ImportReport) -> None:
+        report = self.report
+        report.read += found.kind != STORE
+        report.events += file_report.events
+        report.messages += file_report.messages
+        report.problems += file_report.skipped
+        report.notes += file_report.notes
+        if file_report.events:
+            report.sessions.update(file_report.keys)
+
+
+def _state(root: str, found: FoundFile, chunk: Chunk | None, followed: Followed,
+           keys: tuple[str, ...], report: ImportReport) -> FileState:
+    st = chunk.stat if chunk is not None else found.stat
+    problem = None if keys or found.kind == STORE else next(
+        iter(report.notes + report.skipped), None)
+    return FileState(
+        path=found.path,
+        kind=found.kind,
+        root=root,
+        device=st.st_dev,
+        inode=st.st_ino,
+        size=st.st_size,
+        mtime_ns=st.st_mtime_ns,
+        done_bytes=chunk.done_bytes if chunk is not None else st.st_size,
+        done_lines=chunk.done_lines if chunk is not None else 0,
+        head_hash=chunk.head_hash if chunk is not None else "",
+        tail_hash=chunk.tail_hash if chunk is not None else "",
+        context=followed.carry,
+        sessions=keys,
+        synced_at=now_ms(),
+        problem=problem,
+    )
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"

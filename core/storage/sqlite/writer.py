@@ -1,0 +1,12 @@
+"""The writer class of one agent's database (loaded only by processes that write)."""
+
+from __future__ import annotations
+
+from .browsing import BrowseReads
+from .claims import Claims
+from .connection import Handle
+from .source_writes import SourceWrites
+
+
+class AgentWriter(Handle, Claims, SourceWrites, BrowseReads):
+    """One agent's database, for the write path, imports, syncs and reconciliation."""

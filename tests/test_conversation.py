@@ -1,0 +1,296 @@
+"""A conversation read in windows (core/conversation.py), its hits, and results grouped by
+conversation (core/grouped.py), against the message-level answer they must agree with."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from backscroll.core.conversation import conversation_outline, conversation_window, session_hits
+from backscroll.core.errors import Forbidden
+from backscroll.core.grouped import conversations_search
+from backscroll.core.history import HistoryRequest, sessions_history
+from backscroll.core.importers.claude_code import import_claude_code
+from backscroll.core.importers.openclaw import import_openclaw
+from backscroll.core.reconcile import reconcile_agent
+from backscroll.core.search import SearchRequest, search_rows, sessions_search
+from backscroll.core.state import StateDir
+from backscroll.core.storage import SessionMeta
+from backscroll.core.transcript import active_branch
+from backscroll.core.visibility import OPERATOR, Caller, Policy
+
+from .events import header, leaf, msg
+
+SECRET = "sk-proj-Qx7Lm2Vb9Tn4Rk8Wz3Yp6Hs1Jd5Fg0Ac2Ne7Ut9Ko4Bi6Mq"
+
+
+def append(state: StateDir, key: str, events: list[dict], spawned_by: str | None = None) -> None:
+    agent = key.split(":")[1]
+    meta = SessionMeta(key, session_id=f"sid-{key.rsplit(':', 1)[-1]}", spawned_by=spawned_by)
+    with state.open(agent, write=True) as db:
+        for event in events:
+            db.append(meta, json.dumps(event))
+
+
+def linear(prefix: str, texts: list[tuple[str, object]], start: int = 0) -> list[dict]:
+    events, parent = [header(f"sid-{prefix}")], None
+    for i, (role, content) in enumerate(texts):
+        events.append(msg(f"{prefix}{i}", parent, role, content, ms=start + (i + 1) * 1000))
+        parent = f"{prefix}{i}"
+    return events
+
+
+# --- the outline, windows and hits ---------------------------------------------------------
+
+
+def test_outline_counts_said_messages_and_windows_render_redacted(state: StateDir) -> None:
+    append(state, "agent:main:main", linear("m", [
+        ("user", "deploy please"),
+        ("assistant", [{"type": "toolCall", "name": "exec", "arguments": {"cmd": "kubectl"}}]),
+        ("toolResult", [{"type": "text", "text": "ok"}]),
+        ("assistant", f"deploy done; the key was OPENAI_API_KEY={SECRET}"),
+        ("user", "thanks, deploy again tomorrow"),
+    ]))
+    outline = conversation_outline(state, OPERATOR, "agent:main:main")
+    assert outline.ids == ("m0", "m1", "m2", "m3", "m4")
+    assert outline.roles == ("user", "assistant", "toolResult", "assistant", "user")
+    assert outline.said == (1, 2, 0, 3, 4) and outline.said_total == 4
+    window = conversation_window(state, OPERATOR, "agent:main:main", 1, 4)
+    assert [m["id"] for m in window] == ["m1", "m2", "m3"]
+    assert window[0]["content"][0]["type"] == "toolCall"
+    assert window[1]["content"][0]["type"] == "toolResult"
+    text = window[2]["content"][0]["text"]
+    assert SECRET not in text and "OPENAI_API_KEY=" in text
+    hits = session_hits(state, OPERATOR, SearchRequest("deploy", session_key="agent:main:main"))
+    assert hits == ["m0", "m3", "m4"]
+    only_user = SearchRequest("deploy", session_key="agent:main:main", role="user")
+    assert session_hits(state, OPERATOR, only_user) == ["m0", "m4"]
+
+
+def test_the_outline_is_the_active_branch(state: StateDir) -> None:
+    events = linear("r", [("user", "first"), ("assistant", "old answer")])
+    events.append(leaf("l1", "r0"))
+    events.append(msg("new", "r0", "assistant", "new answer", ms=9000))
+    append(state, "agent:main:main", events)
+    reconcile_agent(state, "main")
+    outline = conversation_outline(state, OPERATOR, "agent:main:main")
+    assert outline.ids == ("r0", "new")
+    assert session_hits(state, OPERATOR, SearchRequest("answer", session_key="agent:main:main")) == [
+        "new"]
+
+
+def test_outline_branch_equals_the_tree_rules_on_real_transcripts(state: StateDir, data_dir) -> None:
+    """``tree_events`` (fields taken out by SQLite) gives the same active branch as decoding
+    whole events does, for every imported real session."""
+    import_openclaw(state, data_dir / "openclaw" / "chairong")
+    import_openclaw(state, data_dir / "openclaw" / "reinforcementsleeping_main")
+    import_claude_code(state, data_dir / "claude-code")
+    checked = 0
+    for agent in state.agents():
+        with state.open(agent) as db:
+            for session in db.sessions():
+                whole = [seq for seq, _ in active_branch(db.events(session.pk)).path]
+                light = [seq for seq, _ in active_branch(db.tree_events(session.pk)).path]
+                assert light == whole, session.key
+                checked += 1
+    assert checked >= 6
+
+
+def test_a_conversation_the_caller_may_not_see_is_forbidden(state: StateDir) -> None:
+    append(state, "agent:main:main", linear("m", [("user", "hello")]))
+    append(state, "agent:main:other", linear("o", [("user", "secret plans")]))
+    caller = Caller("agent:main:other", Policy(visibility="self"))
+    for call in (lambda: conversation_outline(state, caller, "agent:main:main"),
+                 lambda: conversation_window(state, caller, "agent:main:main", 0, 5),
+                 lambda: session_hits(state, caller, SearchRequest("hello",
+                                                                   session_key="agent:main:main")),
+                 lambda: conversation_outline(state, OPERATOR, "agent:main:nope")):
+        with pytest.raises(Forbidden, match="not found or not visible"):
+            call()
+
+
+def test_a_50000_message_conversation_opens_in_windows(state: StateDir) -> None:
+    """The outline of a long conversation holds ids and roles only; a window reads its own
+    messages. (Speed is measured by benchmarks/bench_conversation.py, not here.)"""
+    lines = [json.dumps(header("long"))]
+    parent = None
+    for i in range(50_000):
+        role = "user" if i % 2 == 0 else "assistant"
+        lines.append(json.dumps(msg(f"x{i}", parent, role, f"line {i} of the long talk", ms=i)))
+        parent = f"x{i}"
+    with state.open("main", write=True) as db:
+        db.import_session(SessionMeta("agent:main:long", session_id="long"), lines)
+    reconcile_agent(state, "main")
+    outline = conversation_outline(state, OPERATOR, "agent:main:long")
+    assert len(outline) == 50_000 and outline.said_total == 50_000
+    window = conversation_window(state, OPERATOR, "agent:main:long", 30_000, 30_200)
+    assert [m["id"] for m in window] == [f"x{i}" for i in range(30_000, 30_200)]
+    hits = session_hits(state, OPERATOR, SearchRequest('"line 4242"', session_key="agent:main:long"))
+    assert hits == ["x4242"]
+
+
+# --- grouped results ---------------------------------------------------------------------
+
+
+def test_one_chatty_session_takes_one_slot(state: StateDir) -> None:
+    append(state, "agent:main:chatty", linear("c", [("user", f"pelican number {i}") for i in range(40)],
+                                               start=100_000))
+    for n in range(3):
+        append(state, f"agent:main:quiet{n}", linear(f"q{n}", [(
+            "user", "a long message that mentions the pelican once among many other words")]))
+    messages = sessions_search(state, SearchRequest("pelican", limit=10), OPERATOR)
+    assert {r.session_key for r in messages.results} == {"agent:main:chatty"}  # all ten
+    grouped = conversations_search(state, SearchRequest("pelican", limit=10), OPERATOR)
+    keys = [c.session.key for c in grouped.conversations]
+    assert sorted(keys) == ["agent:main:chatty", "agent:main:quiet0", "agent:main:quiet1",
+                            "agent:main:quiet2"]
+    hits = {c.session.key: c.hits for c in grouped.conversations}
+    assert hits["agent:main:chatty"] == 40 and hits["agent:main:quiet1"] == 1
+    chatty = next(c for c in grouped.conversations if c.session.key == "agent:main:chatty")
+    assert chatty.session.messages == 40 and chatty.session.title == "pelican number 0"
+    payload = grouped.as_json()
+    assert payload["conversations"][0]["best"]["excerpt"]
+    assert set(payload["conversations"][0]) == {"sessionKey", "sessionId", "agent", "title",
+                                                "source", "messages", "lastActivity", "hits",
+                                                "best"}
+
+
+def test_grouped_hits_count_as_the_conversation_counts_them(state: StateDir) -> None:
+    append(state, "agent:main:main", linear("m", [("user", "walrus"), ("assistant", "a walrus"),
+                                                  ("user", "no"), ("assistant", "walrus again")]))
+    [found] = conversations_search(state, SearchRequest("walrus"), OPERATOR).conversations
+    hits = session_hits(state, OPERATOR, SearchRequest("walrus", session_key="agent:main:main"))
+    assert found.hits == len(hits) == 3
+    assert found.result.message_id in hits
+
+
+def test_filters_by_source_and_project_apply_to_messages_and_groups(state: StateDir) -> None:
+    for key, source, cwd in (("agent:main:claude-code:a", "claude-code", "/w/shop"),
+                             ("agent:main:codex:b", "codex", "/w/shop/api"),
+                             ("agent:main:main", "live", None)):
+        first = header(f"sid-{key[-1]}")
+        if cwd:
+            first["cwd"] = cwd
+        with state.open("main", write=True) as db:
+            meta = SessionMeta(key, session_id=f"sid-{key[-1]}", source=source)
+            db.append(meta, json.dumps(first))
+            db.append(meta, json.dumps(msg(f"{key[-1]}1", None, "user", "the otter report")))
+    def keys(**filters: object) -> tuple[set[str], set[str]]:
+        request = SearchRequest("otter", **filters)  # type: ignore[arg-type]
+        flat = {r.session_key for r in sessions_search(state, request, OPERATOR).results}
+        grouped = {c.session.key for c in conversations_search(state, request, OPERATOR).conversations}
+        return flat, grouped
+
+    assert keys(source="codex") == ({"agent:main:codex:b"},) * 2
+    assert keys(source="openclaw") == ({"agent:main:main"},) * 2
+    assert keys(project="/w/shop") == ({"agent:main:claude-code:a", "agent:main:codex:b"},) * 2
+    assert keys(project="/w/shop", source="claude-code") == ({"agent:main:claude-code:a"},) * 2
+
+
+# The property: for any visible set, the grouped answer is the message-level answer collapsed
+# per session (its best message first, in that order), with each session's matching messages.
+
+WORDS = ("heron", "otter", "lynx")
+KEYS = ("agent:main:main", "agent:main:subagent:a", "agent:main:subagent:b",
+        "agent:main:subagent:c", "agent:main:telegram:group:1", "agent:ops:main")
+
+
+@st.composite
+def corpora(draw: st.DrawFn) -> tuple[dict[str, list[str]], dict[str, str | None]]:
+    """Up to 24 messages (so a message-level answer of 25 holds every match) over the keys,
+    with random spawn links."""
+    talks: dict[str, list[str]] = {}
+    for key in KEYS:
+        count = draw(st.integers(0, 4))
+        talks[key] = [" ".join(draw(st.lists(st.sampled_from(WORDS + ("the", "a")), min_size=1,
+                                             max_size=4))) for _ in range(count)]
+    links = {key: draw(st.sampled_from([None, "agent:main:main", "agent:main:subagent:a"]))
+             for key in KEYS if ":subagent:" in key}
+    return talks, links
+
+
+CALLERS = (
+    OPERATOR,
+    Caller("agent:main:main", Policy(visibility="tree")),
+    Caller("agent:main:subagent:a", Policy(visibility="tree")),
+    Caller("agent:main:subagent:a", Policy(visibility="self")),
+    Caller("agent:main:subagent:b", Policy(visibility="agent")),
+    Caller("agent:main:subagent:a", Policy(sandboxed=True)),
+)
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(corpus=corpora(), word=st.sampled_from(WORDS), order=st.sampled_from(["best", "recent"]))
+def test_grouped_results_equal_message_results_collapsed(
+    tmp_path_factory: pytest.TempPathFactory,
+    corpus: tuple[dict[str, list[str]], dict[str, str | None]],
+    word: str,
+    order: str,
+) -> None:
+    talks, links = corpus
+    state = StateDir(tmp_path_factory.mktemp("grouped") / "state")
+    clock = 0
+    for key, texts in talks.items():
+        events, parent = [header(f"sid-{key}")], None
+        for n, text in enumerate(texts):
+            clock += 1000
+            entry = f"{key.rsplit(':', 1)[-1]}-{n}"
+            events.append(msg(entry, parent, "user" if n % 2 == 0 else "assistant", text,
+                              ms=clock))
+            parent = entry
+        append(state, key, events, spawned_by=links.get(key))
+    for caller in CALLERS:
+        request = SearchRequest(word, limit=25, order=order)
+        flat = sessions_search(state, request, caller).results
+        grouped = conversations_search(state, request, caller)
+        firsts: dict[str, str] = {}
+        for result in flat:
+            firsts.setdefault(result.session_key, result.message_id)
+        assert [(c.session.key, c.result.message_id) for c in grouped.conversations] == list(
+            firsts.items()), caller
+        counted = Counter(r.session_key for r in flat)
+        assert {c.session.key: c.hits for c in grouped.conversations} == dict(counted)
+        assert all(c.result.excerpt and word in c.result.excerpt.lower()
+                   for c in grouped.conversations)
+
+
+def test_search_rows_keeps_the_grouped_candidates_in_order(state: StateDir) -> None:
+    append(state, "agent:main:main", linear("m", [("user", "ibis"), ("user", "ibis ibis")]))
+    response, candidates = search_rows(state, SearchRequest("ibis"), OPERATOR, grouped=True)
+    assert len(candidates) == len(response.results) == 1
+    assert candidates[0][4] == 2  # the session's hits
+
+
+def test_history_and_conversation_agree_on_the_newest_messages(state: StateDir) -> None:
+    append(state, "agent:main:main", linear("m", [("user", f"text {i}") for i in range(30)]))
+    history = sessions_history(state, HistoryRequest("agent:main:main", limit=5), OPERATOR)
+    outline = conversation_outline(state, OPERATOR, "agent:main:main")
+    window = conversation_window(state, OPERATOR, "agent:main:main", len(outline) - 5, len(outline))
+    assert [m["id"] for m in window] == [m["id"] for m in history.messages]
+
+
+def test_the_cli_keeps_its_message_answer_and_groups_on_request(state: StateDir, capsys) -> None:
+    from backscroll.tui.cli import main
+
+    append(state, "agent:main:chatty", linear("c", [("user", f"kestrel {i}") for i in range(6)]))
+    append(state, "agent:main:quiet", linear("q", [("user", "one kestrel")]))
+    base = ["search", "kestrel", "--json", "--state-dir", str(state.path)]
+    assert main(base) == 0
+    flat = json.loads(capsys.readouterr().out)
+    assert len(flat["results"]) == 7 and "conversations" not in flat
+    assert main(base + ["--group"]) == 0
+    grouped = json.loads(capsys.readouterr().out)
+    assert "results" not in grouped
+    assert {c["sessionKey"]: c["hits"] for c in grouped["conversations"]} == {
+        "agent:main:chatty": 6, "agent:main:quiet": 1}
+    assert main(base + ["--group", "--source", "codex"]) == 0
+    assert json.loads(capsys.readouterr().out)["conversations"] == []
+    assert main(base + ["--source", "cursor"]) == 2
+    assert main(["search", "kestrel", "--group", "--state-dir", str(state.path)]) == 0
+    out = capsys.readouterr().out
+    assert "agent:main:chatty  6 hits" in out and "2 conversations as operator" in out

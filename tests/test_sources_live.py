@@ -1,0 +1,200 @@
+"""Following the sources live: ``backscroll watch`` in a real subprocess, and the browser
+(sync on open, new lines in the results, the empty state's one key). Waits are on conditions
+with generous deadlines (the machine may be loaded), never fixed sleeps as assertions."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from backscroll.core.reconcile import reconcile_agent
+from backscroll.core.search import SearchRequest, sessions_search
+from backscroll.core.state import StateDir
+from backscroll.core.visibility import OPERATOR
+
+from .fakehome import (
+    CC_SHORT,
+    CODEX_KEY,
+    append,
+    build_home,
+    claude_user,
+    codex_user,
+)
+from .test_tui import add_session, app_for, rendered, type_query, until
+
+DEADLINE_S = 60.0
+
+
+@pytest.fixture
+def home(data_dir: Path) -> dict[str, Path]:
+    return build_home(Path.home(), data_dir)
+
+
+def wait_for(condition: Callable[[], Any], what: str, timeout: float = DEADLINE_S) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"not reached in {timeout} s: {what}"
+        time.sleep(0.05)
+
+
+def searchable(state: StateDir, word: str) -> list[str]:
+    try:
+        response = sessions_search(state, SearchRequest(query=word), OPERATOR)
+    except Exception:  # noqa: BLE001 - the database may not exist yet
+        return []
+    return [] if response.indexing else [r.session_key for r in response.results]
+
+
+# ---------------------------------------------------------------- backscroll watch
+
+
+def test_watch_takes_in_a_new_line_and_a_new_file_and_stops_on_ctrl_c(
+        state: StateDir, home: dict[str, Path]) -> None:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    watcher = subprocess.Popen([sys.executable, "-m", "backscroll.tui.cli", "watch", "--json"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    lines: queue.Queue[dict[str, Any]] = queue.Queue()
+
+    def read() -> None:
+        assert watcher.stdout is not None
+        for line in watcher.stdout:
+            lines.put(json.loads(line))
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        watching = lines.get(timeout=DEADLINE_S)
+        assert len(watching["watching"]) == 3
+        first = lines.get(timeout=DEADLINE_S)  # the catch-up sync: everything, once
+        assert first["read"] == 9 and first["problems"] == []
+
+        append(home["short"], claude_user(home["short"], "w-1", "the watched kiwibanner"))
+        wait_for(lambda: searchable(state, "kiwibanner"), "an appended line searchable")
+
+        fresh = home["rollout"].with_name(
+            "rollout-2026-06-01T10-00-00-0f0f0f0f-0000-4000-8000-00000000abcd.jsonl")
+        append(fresh, {"timestamp": "2026-06-01T10:00:00.000Z", "type": "session_meta",
+                       "payload": {"id": "0f0f0f0f-0000-4000-8000-00000000abcd", "cwd": "/x"}},
+               codex_user("a brand new hedgehogsonnet"))
+        wait_for(lambda: searchable(state, "hedgehogsonnet"), "a new file searchable")
+        assert searchable(state, "hedgehogsonnet") == [
+            "agent:codex:codex:0f0f0f0f-0000-4000-8000-00000000abcd"]
+        assert searchable(state, "kiwibanner") == [f"agent:claude-code:claude-code:{CC_SHORT}"]
+    finally:
+        watcher.send_signal(signal.SIGINT)
+        code = watcher.wait(timeout=DEADLINE_S)
+    assert code == 0
+    assert "Traceback" not in (watcher.stderr.read() if watcher.stderr else "")
+
+
+def test_watch_survives_a_source_folder_that_goes_and_comes_back(
+        state: StateDir, home: dict[str, Path], tmp_path: Path) -> None:
+    from backscroll.core.sources.watch import follow_sources
+
+    stop = threading.Event()
+    watched: list[int] = []
+    thread = threading.Thread(
+        target=follow_sources, args=(state, lambda report: None, stop),
+        kwargs={"on_watching": lambda sources: watched.append(len(sources)),
+                "reconcile": lambda agent: reconcile_agent(state, agent)}, daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: watched == [3], "watching three sources")
+        codex = Path.home() / ".codex"
+        codex.rename(tmp_path / "codex-away")
+        wait_for(lambda: watched[-1] == 2, "the vanished folder no longer watched")
+        (tmp_path / "codex-away").rename(codex)
+        wait_for(lambda: watched[-1] == 3, "the folder watched again")
+        append(home["rollout"], codex_user("back again with the marmotsignal"))
+        wait_for(lambda: searchable(state, "marmotsignal") == [CODEX_KEY],
+                 "a line written after the folder came back")
+    finally:
+        stop.set()
+        thread.join(DEADLINE_S)
+    assert not thread.is_alive()
+
+
+# ---------------------------------------------------------------- the browser
+
+
+def live_app(state: StateDir, **options: Any) -> Any:
+    options.setdefault("reconcile", lambda agent: reconcile_agent(state, agent))
+    options.setdefault("poll_interval", 0.05)
+    return app_for(state, **options)
+
+
+async def test_the_browser_syncs_on_open_and_shows_new_lines(state: StateDir,
+                                                             home: dict[str, Path]) -> None:
+    add_session(state, "agent:main:main", [("user", "an old conversation")])
+    app = live_app(state)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await until(pilot, lambda: "synced" in app.status_bar.plain_text(), timeout=DEADLINE_S)
+        await until(pilot, lambda: "watching 3 sources" in app.status_bar.plain_text()
+                    or "synced" in app.status_bar.plain_text())
+        await until(pilot, lambda: not sessions_search(state, SearchRequest(query="x"),
+                                                       OPERATOR).indexing, timeout=DEADLINE_S)
+        await type_query(pilot, app, "kiwibanner")
+        assert app.results.results == []
+        append(home["short"], claude_user(home["short"], "live-1", "the live kiwibanner"))
+        await until(pilot, lambda: [r.message_id for r in app.results.results] == ["live-1"],
+                    timeout=DEADLINE_S)
+        assert "synced 1 new message" in app.status_bar.plain_text()
+        await until(pilot, lambda: "the live kiwibanner" in app.history.plain_text())
+
+
+async def test_the_empty_state_lists_the_sources_and_takes_them_in(state: StateDir,
+                                                                   home: dict[str, Path]) -> None:
+    app = live_app(state)
+    async with app.run_test(size=(120, 35)) as pilot:
+        text = app.search_screen.query_one("#empty-text")
+        await until(pilot, lambda: "Press t to take them in" in rendered(text), timeout=DEADLINE_S)
+        painted = rendered(text)
+        for kind, where in (("claude-code", "~/.claude/projects  3 files"),
+                            ("codex", "~/.codex/sessions  1 file"), ("openclaw", "~/.openclaw  5")):
+            assert any(kind in line and where in line for line in painted.splitlines())
+        assert state.agents() == []  # nothing is read before the person asks
+        await pilot.press("t")
+        await until(pilot, lambda: app.search_screen.query_one("#body").display,
+                    timeout=DEADLINE_S)
+        assert len(state.agents()) == 4
+        assert "synced" in app.status_bar.plain_text()
+        assert app.focused is app.search_input
+
+
+async def test_live_follow_is_toggled_from_the_palette(state: StateDir,
+                                                       home: dict[str, Path]) -> None:
+    add_session(state, "agent:main:main", [("user", "an old conversation")])
+    app = live_app(state)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await until(pilot, lambda: app.following and "watching 3" in app.status_bar.plain_text(),
+                    timeout=DEADLINE_S)
+        command = next(c for c in app.get_system_commands(app.screen)
+                       if c.title == "Toggle live follow")
+        assert command.help.endswith("(L)")
+        command.callback()
+        await until(pilot, lambda: "live follow off" in app.status_bar.plain_text())
+        assert not app.following
+        command.callback()
+        await until(pilot, lambda: "watching 3 sources" in app.status_bar.plain_text(),
+                    timeout=DEADLINE_S)
+
+
+async def test_the_demo_never_reads_the_sources(state: StateDir, home: dict[str, Path]) -> None:
+    add_session(state, "agent:main:main", [("user", "made-up conversation")])
+    app = live_app(state, sources=False)
+    async with app.run_test() as pilot:
+        await until(pilot, lambda: app.status is not None)
+        await pilot.pause(0.3)
+        assert not app.following and state.agents() == ["main"]

@@ -1,0 +1,179 @@
+"""The browser keeps up with the transcripts (SPEC 14): on open it syncs the sources in a
+worker, then follows them (``follow_sources``, on by default, toggled with the key table's
+``follow``); new messages show in the results and the preview without a restart, and the
+status bar says what happened ("synced 12 new messages", "watching 3 sources").
+
+On a state dir with nothing in it, nothing is read before the person asks: the first screen
+lists the sources found and takes them in with one key, with progress. The demo never syncs.
+A mixin of ``BackscrollApp``: workers post messages, the handlers here act on the UI thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.timer import Timer
+
+from backscroll.core.sources.listing import SourceStatus, sources_status
+from backscroll.core.sources.watch import follow_sources
+
+from .messages import SourcesListed, SourcesSynced, SourcesWatching, SyncProgress, TakeInRequested
+from .text import plural
+from .widgets import EmptyState, row_key
+
+if TYPE_CHECKING:
+    from .app import BackscrollApp
+
+    _Base = BackscrollApp
+else:
+    _Base = object
+
+SYNCED_NOTE_S = 8.0  # "synced 12 new messages" shows this long, then "watching 3 sources"
+REFRESH_S = 0.3  # new messages refresh the results at most this often
+
+
+class LiveSources(_Base):
+    def init_live(self, enabled: bool) -> None:
+        self.sources_enabled = enabled
+        self._follow_stop: threading.Event | None = None  # set: the follow thread stops
+        self._watching = 0  # folders followed
+        self._listed: list[SourceStatus] | None = None  # the sources found, for the empty state
+        self._taking_in = False
+        self._refresh_timer: Timer | None = None
+        self._note_timer: Timer | None = None
+
+    @property
+    def following(self) -> bool:
+        return self._follow_stop is not None
+
+    @property
+    def listed_sources(self) -> list[SourceStatus] | None:
+        """The sources found for the empty state (None until they are listed)."""
+        return self._listed
+
+    def live_first_status(self, empty: bool) -> None:
+        """The first status is in: follow the sources, or (nothing here yet) list them."""
+        if not self.sources_enabled:
+            return
+        if empty:
+            self.list_sources()
+        else:
+            self.start_following()
+
+    def start_following(self) -> None:
+        if self._follow_stop is None:
+            self._follow_stop = threading.Event()
+            self.follow_worker(self._follow_stop)
+
+    def stop_following(self) -> None:
+        if self._follow_stop is not None:
+            self._follow_stop.set()
+            self._follow_stop = None
+        self._watching = 0
+
+    def action_toggle_follow(self) -> None:
+        if self.following:
+            self.stop_following()
+            self.notify("live follow off: new lines are taken in at the next start", timeout=3,
+                        markup=False)
+        else:
+            self.start_following()
+            self.notify("live follow on", timeout=2, markup=False)
+        self.show_live()
+
+    @work(thread=True, exclusive=True, group="sources", exit_on_error=False)
+    def follow_worker(self, stop: threading.Event) -> None:
+        follow_sources(
+            self.state,
+            on_sync=lambda report: self.post_message(SourcesSynced(report)),
+            stop=stop,
+            on_watching=lambda sources: self.post_message(SourcesWatching(sources)),
+            reconcile=self.reconcile,
+            on_progress=lambda done, total, _file: self.post_message(SyncProgress(done, total)),
+        )
+
+    @work(thread=True, exclusive=True, group="sources-list", exit_on_error=False)
+    def list_sources(self) -> None:
+        self.post_message(SourcesListed(sources_status(self.state)))
+
+    # --- handlers (UI thread) ------------------------------------------------------------
+
+    def on_sources_listed(self, message: SourcesListed) -> None:
+        self._listed = message.statuses
+        self.show_empty()
+
+    def on_take_in_requested(self, _message: TakeInRequested) -> None:
+        if not any(s.present and s.files for s in self._listed or []):
+            self.notify("no transcripts found to take in", severity="warning", markup=False)
+            return
+        self._taking_in = True
+        self.show_empty()
+        self.start_following()
+
+    def on_sync_progress(self, message: SyncProgress) -> None:
+        if not self.ready:
+            return
+        if self._taking_in:
+            self.search_screen.query_one("#empty", EmptyState).progress(message.done,
+                                                                        message.total)
+        running = 0 < message.total and message.done < message.total
+        self.show_live(f"syncing {message.done:,}/{message.total:,} files" if running else None)
+
+    def on_sources_watching(self, message: SourcesWatching) -> None:
+        self._watching = len(message.sources)
+        self.show_live()
+
+    def on_sources_synced(self, message: SourcesSynced) -> None:
+        if not self.ready:
+            return
+        report = message.report
+        for problem in report.problems:  # each once per run, with the status poll's ones
+            self.report_database(problem, "sync", severity="warning")
+        if self._taking_in:
+            self._taking_in = False
+            self.poll_status()
+        if not report.events:
+            return
+        self.poll_status()  # the counts, the welcome note, indexing progress
+        if report.messages:
+            self.show_live(f"synced {plural(report.messages, 'new message')}")
+            if self._note_timer is not None:
+                self._note_timer.stop()
+            self._note_timer = self.set_timer(SYNCED_NOTE_S, lambda: self.show_live())
+        if self._refresh_timer is None:
+            sessions = set(report.sessions)
+            self._refresh_timer = self.set_timer(REFRESH_S, lambda: self._refresh(sessions))
+
+    def _refresh(self, sessions: set[str]) -> None:
+        """New messages: search again, or list the recent conversations again (the highlight
+        stays), and reload the preview if its conversation grew."""
+        self._refresh_timer = None
+        if not self.ready:
+            return
+        screen = self.search_screen
+        screen.search_now()  # the results, or the list of recent conversations
+        current = screen.results.current
+        if current is not None and row_key(current) in sessions:
+            screen.load_preview(current, self.caller)
+
+    # --- what it shows -----------------------------------------------------------------------
+
+    def show_live(self, text: str | None = None) -> None:
+        """The status bar's live note: ``text``, else what the follow is doing."""
+        if not self.ready:
+            return
+        if text is None:
+            if not self.sources_enabled:
+                text = ""
+            elif not self.following:
+                text = "live follow off" if self.status and self.status.agents else ""
+            else:
+                text = f"watching {plural(self._watching, 'source')}" if self._watching else ""
+        self.status_bar.show_live(text)
+
+    def show_empty(self) -> None:
+        if self.ready and self.status is not None:
+            self.search_screen.query_one("#empty", EmptyState).show(
+                self.status.path, self._listed, self._taking_in)
