@@ -154,7 +154,7 @@ def session_hits(state: StateDir, caller: Caller, request: SearchRequest) -> lis
 def _branch(db: AgentReader, session: SessionRow) -> _Branch:
     """The active branch's messages, read once per transcript length and leaf: a preview and
     the conversation opened right after it (two threads) wait for one reading, not two."""
-    slot = (str(db.path), session.pk, session.last_seq, session.leaf_id)
+    slot = (db.location, session.pk, session.last_seq, session.leaf_id)
     with _reading(slot):
         cached = _cache.get(slot)
         if cached is not None:

@@ -65,7 +65,7 @@ def push_state(
                     updated_at=session.updated_at,
                     source=session.source,
                 )
-                _key, added = dst.import_session(meta, lines, events)
+                added = dst.import_session(meta, lines, events).events
                 report.sessions += 1
                 report.changed += added > 0
                 report.events += added

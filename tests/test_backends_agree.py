@@ -49,7 +49,9 @@ def store(states: tuple[StateDir, ...], key: str, entry: str, text: str, ms: int
           parent: str | None = None, role: str = "user") -> None:
     for state in states:
         with state.open(key.split(":")[1], write=True) as db:
-            db.append(SessionMeta(key), json.dumps(msg(entry, parent, role, text, ms=ms)))
+            # one session id on both: the same rowids (rank.py's estimates read them)
+            meta = SessionMeta(key, session_id=key.replace(":", "-"))
+            db.append(meta, json.dumps(msg(entry, parent, role, text, ms=ms)))
 
 
 def answers(state: StateDir, request: SearchRequest, caller=OPERATOR) -> list[tuple[str, float]]:

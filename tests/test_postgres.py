@@ -81,14 +81,15 @@ def test_an_older_schema_waits_for_the_next_writer(pg_url: str, tmp_path: Path, 
     state = StateDir(tmp_path, database_url=pg_url)
     with state.open("main", write=True) as db:
         db.append(SessionMeta("agent:main:main"), json.dumps(msg("m", None, "user", "heron")))
-    migrations = {**schema.MIGRATIONS, 2: "CREATE TABLE later_feature (x int);"}
+    now = schema.SCHEMA_VERSION
+    migrations = {**schema.MIGRATIONS, now + 1: "CREATE TABLE later_feature (x int);"}
     monkeypatch.setattr(schema, "MIGRATIONS", migrations)
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", now + 1)
     import backscroll.core.storage.postgres as backend
 
-    monkeypatch.setattr(backend, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(backend, "SCHEMA_VERSION", now + 1)
     driver.close_pools(pg_url)
-    with pytest.raises(SchemaBehind, match="older backscroll schema \\(version 1\\)"):
+    with pytest.raises(SchemaBehind, match=f"older backscroll schema \\(version {now}\\)"):
         state.open("main")
     response = sessions_search(state, SearchRequest("heron"), OPERATOR)  # named, not raised
     assert response.indexing and "older backscroll schema" in response.as_json()["warning"]

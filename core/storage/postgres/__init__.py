@@ -15,17 +15,18 @@ from ...keys import check_agent_id
 from ..dburl import mask_url
 from ..interface import SchemaBehind
 from ..model import now_ms
+from .browsing import BrowseReads
 from .claims import Claims
 from .driver import connect, pg_errors, pools_for
-from .match import Match
 from .schema import SCHEMA_VERSION, migrate, refuse_newer, schema_version
+from .sources import SourceReads, SourceWrites
 
 
-class PgReader(Match):
+class PgReader(SourceReads, BrowseReads):
     """One agent's rows, read-only."""
 
 
-class PgWriter(Match, Claims):
+class PgWriter(Claims, SourceWrites, BrowseReads):
     """One agent's rows, for the write path, imports and reconciliation."""
 
 
@@ -83,6 +84,11 @@ class PostgresStorage:
         with pools.connection(read_only=False) as conn:
             migrate(conn, self.url)
         pools.schema_checked = True
+
+    def unwritable(self, agent_id: str) -> str | None:
+        """Nothing is known against writing before trying: the server answers a write it
+        refuses (a read-only role) with one sentence then."""
+        return None
 
     def agents(self) -> list[str]:
         self.require()

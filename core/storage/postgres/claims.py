@@ -150,6 +150,7 @@ class Claims(Writes):
                 published.append(claim)
             self.insert_many(fresh, df)  # every session's rows in one bulk write
             self.apply_df(df)
+            self.refresh_summaries([claim.session_pk for claim in published])
         return published
 
     @retried

@@ -3,11 +3,12 @@ progress. Every method works on a read-only connection."""
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import Any, Iterable
 
+from ...bounds import decode_json
+from ...errors import ValidationError
 from ...indexer import INDEXER_VERSION, IndexRow
-from ..model import IDLE, Progress, SessionRow
+from ..model import IDLE, Progress, SessionBrief, SessionRow
 from .handle import Handle
 from .text import load_text
 
@@ -31,6 +32,45 @@ class Reads(Handle):
         )
         return [SessionRow(*row) for row in rows]
 
+    def session_briefs(self, odd_only: bool = False) -> list[SessionBrief]:
+        """Every session with only what deciding visibility needs; with ``odd_only``, only
+        those shaped like an incognito key or filed under another agent."""
+        where = ""
+        if odd_only:
+            where = "AND (key LIKE '%%incognito-%%' OR left(key, %(n)s) <> %(own)s)"
+        rows = self._all(
+            f"SELECT pk, key, spawned_by, parent_key, NOT {PENDING} FROM sessions "
+            f"WHERE agent_id = %(agent)s {where}",
+            {"agent": self.agent_id, "version": INDEXER_VERSION,
+             "n": len(self.agent_id) + 7, "own": f"agent:{self.agent_id}:"},
+        )
+        return [SessionBrief._make(row) for row in rows]
+
+    def session_pks(self) -> list[int]:
+        return [row[0] for row in self._all(
+            "SELECT pk FROM sessions WHERE agent_id = %s", (self.agent_id,)
+        )]
+
+    def pending_pks(self) -> frozenset[int]:
+        rows = self._all(
+            f"SELECT pk FROM sessions WHERE agent_id = %(agent)s AND {PENDING}",
+            {"agent": self.agent_id, "version": INDEXER_VERSION},
+        )
+        return frozenset(row[0] for row in rows)
+
+    def sessions_naming(self, pk: int) -> list[int]:
+        """Rows here carry no tree tags (SQLite's planner uses them; ``match`` filters by
+        session): no session is known to name ``pk``, so a scope's ``covered`` stays empty."""
+        return []
+
+    def sessions_by_pk(self, pks: Iterable[int]) -> dict[int, SessionRow]:
+        rows = self._all(
+            f"SELECT {SESSION_COLUMNS} FROM sessions WHERE agent_id = %s "
+            "AND pk = ANY(%s::bigint[])",
+            (self.agent_id, sorted(pks)),
+        )
+        return {row[0]: SessionRow(*row) for row in rows}
+
     def session(self, key: str) -> SessionRow | None:
         row = self._one(
             f"SELECT {SESSION_COLUMNS} FROM sessions WHERE agent_id = %s AND key = %s",
@@ -42,17 +82,13 @@ class Reads(Handle):
         row = self._one("SELECT visibility_rev FROM agents WHERE agent_id = %s", (self.agent_id,))
         return int(row[0]) if row else 0
 
-    def events(self, session_pk: int) -> list[tuple[int, dict[str, Any]]]:
+    def events(
+        self, session_pk: int, problems: list[str] | None = None
+    ) -> list[tuple[int, dict[str, Any]]]:
         rows = self._all(
             "SELECT seq, body FROM events WHERE session_pk = %s ORDER BY seq", (session_pk,)
         )
-        parsed = []
-        for seq, body in rows:
-            try:
-                parsed.append((seq, json.loads(body)))
-            except (ValueError, RecursionError):
-                continue
-        return parsed
+        return parse_events(rows, problems)
 
     def index_rows(self, session_pk: int) -> list[tuple[int, IndexRow]]:
         rows = self._all(
@@ -65,6 +101,25 @@ class Reads(Handle):
             (rowid, IndexRow(eid, role, ts, load_text(body) if body is not None else None))
             for rowid, eid, role, ts, body in rows
         ]
+
+    def index_state_problems(self, session_pk: int) -> list[str]:
+        """How a session's rows disagree with the counters kept beside them (rows, tokens
+        are bm25's; characters ranking's average length). Empty if none."""
+        found = self._one(
+            "SELECT s.index_rows, s.index_chars, count(m.rowid), "
+            "coalesce(sum(length(t.body)), 0) FROM sessions s "
+            "LEFT JOIN message_index m ON m.session_pk = s.pk "
+            "LEFT JOIN message_text t ON t.agent_id = m.agent_id AND t.rowid = m.rowid "
+            "WHERE s.pk = %s GROUP BY s.pk",
+            (session_pk,),
+        )
+        if found is None:
+            return []
+        rows, chars, counted, length = (int(v) for v in found)
+        if (rows, chars) != (counted, length):
+            return [f"index state says {rows} rows of {chars} characters, "
+                    f"the index holds {counted} of {length}"]
+        return []
 
     # ----------------------------------------------------------------- counts and progress
 
@@ -103,6 +158,17 @@ class Reads(Handle):
             "neverIndexed": never,
         }
 
+    def integrity_problems(self, limit: int = 5) -> list[str]:
+        """The server keeps its own pages' integrity (checksums, WAL): what can be checked
+        from here is that the agent's rows are readable and agree with their sessions."""
+        found = self._one(
+            "SELECT count(*) FROM message_index m LEFT JOIN message_text t USING (agent_id, rowid) "
+            "WHERE m.agent_id = %s AND t.rowid IS NULL",
+            (self.agent_id,),
+        )
+        missing = int(found[0])
+        return [f"{missing} index rows have no text"][:limit] if missing else []
+
     def orphan_index_rows(self) -> tuple[int, int]:
         """(index rows of no session of this agent, text rows with no index row). A text
         without its row cannot exist (a foreign key); a row without its text shows in
@@ -131,3 +197,21 @@ class Reads(Handle):
             (self.agent_id,),
         )
         return int(row[0]), int(row[1])
+
+
+def parse_events(rows: Iterable[tuple[int, str]], problems: list[str] | None = None
+                 ) -> list[tuple[int, dict[str, Any]]]:
+    """Stored events parsed within the entry bounds but their size (as SQLite's reader); a
+    row that does not parse is skipped and named in ``problems``."""
+    parsed = []
+    for seq, body in rows:
+        try:
+            event: Any = decode_json(body, max_bytes=None)
+        except ValidationError as err:
+            event = err
+        if isinstance(event, dict):
+            parsed.append((seq, event))
+        elif problems is not None:
+            reason = event if isinstance(event, ValidationError) else "not a JSON object"
+            problems.append(f"event {seq}: {reason}; skipped")
+    return parsed

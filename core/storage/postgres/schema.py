@@ -149,6 +149,68 @@ MIGRATIONS: dict[int, str] = {
     """,
 }
 
+# What a list of conversations shows of a session, kept in ``sessions`` so a listing never
+# reads transcripts (as SQLite's migration 5): the header's cwd, the first user message's
+# first 400 characters (written by the write path, ``writes.refresh_summary``), the
+# newest message's time; and the characters of the session's index rows (ranking's average
+# length over a caller's visible messages, as SQLite's ``index_state.chars``).
+MIGRATIONS[2] = """
+    ALTER TABLE sessions ADD COLUMN cwd text;
+    ALTER TABLE sessions ADD COLUMN title text;
+    ALTER TABLE sessions ADD COLUMN last_message_at bigint;
+    ALTER TABLE sessions ADD COLUMN index_chars bigint NOT NULL DEFAULT 0;
+
+    CREATE FUNCTION header_cwd(body text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+    BEGIN
+        RETURN CASE WHEN jsonb_typeof(body::jsonb -> 'cwd') = 'string'
+                    THEN body::jsonb ->> 'cwd' END;
+    EXCEPTION WHEN others THEN
+        RETURN NULL;  -- not JSON: no cwd
+    END $$;
+
+    UPDATE sessions s SET
+        cwd = (SELECT header_cwd(e.body) FROM events e
+               WHERE e.session_pk = s.pk AND e.kind = 'session' ORDER BY e.seq LIMIT 1),
+        last_message_at = (SELECT max(m.ts) FROM message_index m WHERE m.session_pk = s.pk),
+        title = (SELECT replace(left(t.body, 400), chr(8203), '') FROM message_index m
+                 JOIN message_text t USING (agent_id, rowid)
+                 WHERE m.session_pk = s.pk AND m.role = 'user' ORDER BY m.rowid LIMIT 1),
+        index_chars = (SELECT coalesce(sum(length(t.body)), 0) FROM message_index m
+                       JOIN message_text t USING (agent_id, rowid) WHERE m.session_pk = s.pk);
+    CREATE INDEX sessions_by_activity
+        ON sessions (agent_id, (coalesce(last_message_at, updated_at)));
+
+    -- Live sources (SPEC 14), per agent as in SQLite: what was taken in from each transcript
+    -- file (written in the same transaction as its events) and when each folder was synced.
+    CREATE TABLE source_files (
+        agent_id      text NOT NULL REFERENCES agents ON DELETE CASCADE,
+        path          text NOT NULL,
+        kind          text NOT NULL,
+        root          text NOT NULL,
+        device        bigint NOT NULL,
+        inode         bigint NOT NULL,
+        size          bigint NOT NULL,
+        mtime_ns      bigint NOT NULL,
+        done_bytes    bigint NOT NULL DEFAULT 0,
+        done_lines    bigint NOT NULL DEFAULT 0,
+        head_hash     text NOT NULL DEFAULT '',
+        tail_hash     text NOT NULL DEFAULT '',
+        context       text,
+        sessions      text NOT NULL DEFAULT '[]',
+        synced_at     bigint NOT NULL,
+        missing_since bigint,
+        problem       text,
+        PRIMARY KEY (agent_id, path)
+    );
+    CREATE TABLE source_syncs (
+        agent_id  text NOT NULL REFERENCES agents ON DELETE CASCADE,
+        root      text NOT NULL,
+        kind      text NOT NULL,
+        synced_at bigint NOT NULL,
+        PRIMARY KEY (agent_id, root)
+    );
+"""
+
 SCHEMA_VERSION = max(MIGRATIONS)
 
 

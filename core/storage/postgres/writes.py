@@ -20,11 +20,13 @@ from typing import Any, Iterator
 from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
 from ...keys import normalize_key
 from ...transcript import advance, indexable, node_id, parse_event
-from ..model import AppendResult, SessionMeta, now_ms
+from ..model import AppendResult, Imported, SessionMeta, now_ms
 from .driver import Conflict, retried
 from .fts import index_text, is_mark
 from .reads import Reads
-from .text import store_text
+from .text import load_text, store_text
+
+TITLE_CHARS = 400  # as the SQLite backend's schema.TITLE_CHARS
 
 # Connections that have their temporary staging table (it lives as long as the connection).
 _staging: weakref.WeakSet = weakref.WeakSet()
@@ -49,6 +51,12 @@ class Writes(Reads):
         """BEGIN ... COMMIT, rolled back on any error (nothing half-written)."""
         with self._tx() as conn:
             yield conn
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One transaction around several writes (a file's new events and its new state)."""
+        with self._tx():
+            yield
 
     def ensure_agent(self, now: int) -> None:
         """Create the agent's rows (and its progress row) if this is its first writer."""
@@ -95,11 +103,18 @@ class Writes(Reads):
         ).fetchone()
 
     @retried
-    def append(self, meta: SessionMeta, line: str | dict[str, Any]) -> AppendResult:
+    def append(
+        self, meta: SessionMeta, line: str | bytes | dict[str, Any], skip_known: bool = False
+    ) -> AppendResult:
+        """As the SQLite backend's: with ``skip_known`` an event the session already holds
+        (same id; an id-less one with the same text) is not stored again (``known``)."""
         key = normalize_key(meta.key)
         event = parse_event(line)
-        body = line if isinstance(line, str) else json.dumps(event, ensure_ascii=False)
-        body = body.strip()
+        if isinstance(line, dict):
+            body = json.dumps(event, ensure_ascii=False)
+        else:
+            body = line.decode("utf-8") if isinstance(line, bytes) else line
+            body = body.strip().lstrip("\ufeff")
         with self._tx() as conn:
             found = self._locked("key", key)
             if found is None:
@@ -107,10 +122,13 @@ class Writes(Reads):
             if found is None:
                 raise Conflict(f"session {key} was created and removed meanwhile")
             pk, _key, session_id, created_at, last_seq, leaf, state, version = found
+            if skip_known and self._holds(pk, event, body):
+                return AppendResult(last_seq, "known")
             seq = last_seq + 1
             step = advance(leaf, seq, event, lambda eid: self._has_entry(pk, eid))
             moved_off = step.node is not None and step.leaf == step.node and not step.extends
             outcome = "dirty" if event["type"] == "leaf" or moved_off else "stored"
+            row = None
             if step.extends and state == "clean" and version == INDEXER_VERSION:
                 message = indexable(event, created_at)
                 if message and indexes_session(key):
@@ -129,6 +147,14 @@ class Writes(Reads):
                 "messages = messages + %s WHERE pk = %s",
                 (seq, step.leaf, now_ms(), int(kind == "message"), pk),
             )
+            if row is not None:  # the summary follows the index (refresh_summary's rule)
+                conn.execute(
+                    "UPDATE sessions SET last_message_at = greatest(last_message_at, %s), "
+                    "title = coalesce(title, %s) WHERE pk = %s",
+                    (row.ts, _title(row.body) if row.role == "user" else None, pk),
+                )
+            if kind == "session":
+                self._read_cwd(pk, seq, event)
             if state == "claimed" or outcome == "dirty":
                 self._mark_dirty(pk)
                 outcome = "dirty" if outcome != "indexed" else outcome
@@ -138,6 +164,47 @@ class Writes(Reads):
                     (seq, step.leaf, pk),
                 )
         return AppendResult(seq, outcome)
+
+    def _read_cwd(self, pk: int, seq: int, event: dict[str, Any]) -> None:
+        """The session's cwd, as its first header (stored at ``seq``) names it."""
+        cwd = event.get("cwd")
+        self.conn.execute(
+            "UPDATE sessions SET cwd = %s WHERE pk = %s AND NOT EXISTS (SELECT 1 FROM events "
+            "WHERE session_pk = %s AND kind = 'session' AND seq < %s)",
+            (_clean(cwd) if isinstance(cwd, str) else None, pk, pk, seq),
+        )
+
+    def refresh_summary(self, pk: int) -> None:
+        """Title and last message time from the session's index rows, inside the caller's
+        transaction (a rebuild publishing them)."""
+        self.refresh_summaries([pk])
+
+    def refresh_summaries(self, pks: list[int]) -> None:
+        if not pks:
+            return
+        titles = dict(self.conn.execute(
+            "SELECT DISTINCT ON (m.session_pk) m.session_pk, t.body FROM message_index m "
+            "JOIN message_text t USING (agent_id, rowid) WHERE m.session_pk = ANY(%s::bigint[]) "
+            "AND m.role = 'user' ORDER BY m.session_pk, m.rowid",
+            (pks,),
+        ).fetchall())
+        self.conn.execute(
+            "UPDATE sessions s SET title = n.title, last_message_at = (SELECT max(m.ts) FROM "
+            "message_index m WHERE m.session_pk = s.pk) "
+            "FROM unnest(%s::bigint[], %s::text[]) AS n(pk, title) WHERE s.pk = n.pk",
+            (pks, [_title(load_text(titles[pk])) if pk in titles else None for pk in pks]),
+        )
+
+    def _holds(self, pk: int, event: dict[str, Any], body: str) -> bool:
+        """The session already stores this event: by id, or an id-less one by its text."""
+        entry_id = event.get("id") if event["type"] not in ("session", "leaf") else None
+        if isinstance(entry_id, str) and entry_id:
+            return self._has_entry(pk, entry_id)
+        row = self.conn.execute(
+            "SELECT 1 FROM events WHERE session_pk = %s AND entry_id IS NULL AND body = %s",
+            (pk, body),
+        ).fetchone()
+        return row is not None
 
     def _mark_dirty(self, pk: int) -> None:
         self.conn.execute(
@@ -174,9 +241,10 @@ class Writes(Reads):
                                row.role, row.ts, store_text(row.body), text.ntokens, text.exact,
                                text.tsv))
                 delta.update(text.lexemes)
-            counts = stats.setdefault(pk, [0, 0])
+            counts = stats.setdefault(pk, [0, 0, 0])
             counts[0] += len(rows)
             counts[1] += sum(text.ntokens for text in texts)
+            counts[2] += sum(len(row.body) for row in rows)
         if not values:
             return
         values = self._placed(values)
@@ -186,10 +254,12 @@ class Writes(Reads):
             while not self.conn.execute(_INSERT_ROW, row).fetchone():
                 row["rowid"] = next_rowid(row["rowid"])
         self.conn.execute(
-            "UPDATE sessions SET index_rows = index_rows + s.n, index_tokens = index_tokens + s.t "
-            "FROM unnest(%s::bigint[], %s::int[], %s::bigint[]) AS s(pk, n, t) "
+            "UPDATE sessions SET index_rows = index_rows + s.n, index_tokens = index_tokens + s.t, "
+            "index_chars = index_chars + s.c "
+            "FROM unnest(%s::bigint[], %s::int[], %s::bigint[], %s::bigint[]) AS s(pk, n, t, c) "
             "WHERE sessions.pk = s.pk",
-            ([pk for pk in stats], [c[0] for c in stats.values()], [c[1] for c in stats.values()]),
+            ([pk for pk in stats], [c[0] for c in stats.values()], [c[1] for c in stats.values()],
+             [c[2] for c in stats.values()]),
         )
         if df is None:
             self.apply_df(delta)
@@ -274,7 +344,8 @@ class Writes(Reads):
             self.apply_df(delta)
         self.conn.execute("DELETE FROM message_index WHERE session_pk = %s", (pk,))
         self.conn.execute(
-            "UPDATE sessions SET index_rows = 0, index_tokens = 0 WHERE pk = %s", (pk,)
+            "UPDATE sessions SET index_rows = 0, index_tokens = 0, index_chars = 0 WHERE pk = %s",
+            (pk,)
         )
 
     @retried
@@ -289,10 +360,16 @@ class Writes(Reads):
             conn.execute("DELETE FROM sessions WHERE pk = %s", (found[0],))
         return True
 
+    def purge(self, only_if_pending: bool = False) -> bool:
+        """Deleted rows are gone from every query at commit; the server reclaims their pages
+        (VACUUM, run by autovacuum or the administrator, docs/postgres.md): nothing to do
+        from here."""
+        return True
+
     @retried
     def import_session(
         self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
-    ) -> tuple[str, int]:
+    ) -> Imported:
         key = normalize_key(meta.key)
         with self._tx() as conn:
             by = ("session_id", meta.session_id) if meta.session_id else ("key", key)
@@ -324,6 +401,7 @@ class Writes(Reads):
                 }
             added = []
             messages = 0
+            header: tuple[int, dict[str, Any]] | None = None
             for n, line in enumerate(lines):
                 event = parsed[n] if parsed is not None else json.loads(line)
                 seq = last_seq + len(added) + 1
@@ -334,6 +412,8 @@ class Writes(Reads):
                     continue
                 added.append((pk, seq, real_id, kind, line))
                 messages += kind == "message"
+                if kind == "session" and header is None:
+                    header = (seq, event)
             if added:
                 with conn.cursor() as cursor, cursor.copy(
                     "COPY events (session_pk, seq, entry_id, kind, body) FROM STDIN"
@@ -345,8 +425,10 @@ class Writes(Reads):
                     "messages = messages + %s WHERE pk = %s",
                     (last_seq + len(added), meta.updated_at or 0, messages, pk),
                 )
+                if header is not None:
+                    self._read_cwd(pk, *header)
                 self._mark_dirty(pk)
-        return key, len(added)
+        return Imported(key, len(added), messages)
 
 
 def _lower(value: str | None) -> str | None:
@@ -356,3 +438,8 @@ def _lower(value: str | None) -> str | None:
 def _clean(value: str | None) -> str | None:
     """A label PostgreSQL can store (a NUL would be refused; it shows as U+FFFD)."""
     return value.replace("\x00", "\ufffd") if isinstance(value, str) else None
+
+
+def _title(body: str) -> str:
+    """A session's title from its first user message's index text (the SQLite rule)."""
+    return _clean(body[:TITLE_CHARS].replace("\u200b", "")) or ""
