@@ -25,7 +25,7 @@ from backscroll.core.storage.postgres import driver, schema
 from backscroll.core.visibility import OPERATOR
 from backscroll.tui.cli import main
 
-from .events import lines, msg
+from .events import BASE_MS, lines, msg
 
 
 def run(capsys, monkeypatch, *argv: str, stdin: str = "") -> tuple[int, str, str]:
@@ -96,6 +96,29 @@ def test_an_older_schema_waits_for_the_next_writer(pg_url: str, tmp_path: Path, 
     state.open("main", write=True).close()  # the writer migrates
     assert [r.message_id for r in sessions_search(state, SearchRequest("heron"), OPERATOR).results] == ["m"]
     assert sql(pg_url, "SELECT to_regclass('backscroll.later_feature') IS NOT NULL") == [(True,)]
+
+
+def test_schema_2_fills_the_summaries_of_an_older_database(pg_url: str, tmp_path: Path) -> None:
+    """What a list shows (cwd, title, last activity) and the rows' characters, filled from the
+    stored events and index rows when a schema-1 database is upgraded."""
+    state = StateDir(tmp_path, database_url=pg_url)
+    with state.open("main", write=True) as db:
+        meta = SessionMeta("agent:main:main")
+        db.append(meta, json.dumps({"type": "session", "id": "h", "cwd": "/srv/app"}))
+        db.append(meta, json.dumps(msg("a", None, "assistant", "first the assistant", ms=10)))
+        db.append(meta, json.dumps(msg("u", None, "user", "then the user asks", ms=20)))
+    columns = "cwd, title, last_message_at, index_chars, index_rows"
+    before = sql(pg_url, f"SELECT {columns} FROM backscroll.sessions")
+    assert before[0][:3] == ("/srv/app", "then the user asks", BASE_MS + 20)
+    assert before[0][3] == len("first the assistant") + len("then the user asks")
+    sql(pg_url, "ALTER TABLE backscroll.sessions DROP COLUMN cwd, DROP COLUMN title, "
+        "DROP COLUMN last_message_at, DROP COLUMN index_chars")
+    sql(pg_url, "DROP TABLE backscroll.source_files, backscroll.source_syncs")
+    sql(pg_url, "DROP FUNCTION backscroll.header_cwd")
+    sql(pg_url, "UPDATE backscroll.meta SET value = '1' WHERE key = 'schema_version'")
+    driver.close_pools(pg_url)
+    state.open("main", write=True).close()  # the writer migrates
+    assert sql(pg_url, f"SELECT {columns} FROM backscroll.sessions") == before
 
 
 def test_an_indexer_version_change_rebuilds_everything(pg_url: str, tmp_path: Path) -> None:
