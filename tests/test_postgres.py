@@ -115,6 +115,9 @@ def test_schema_2_fills_the_summaries_of_an_older_database(pg_url: str, tmp_path
         "DROP COLUMN last_message_at, DROP COLUMN index_chars")
     sql(pg_url, "DROP TABLE backscroll.source_files, backscroll.source_syncs")
     sql(pg_url, "DROP FUNCTION backscroll.header_cwd")
+    sql(pg_url, "ALTER TABLE backscroll.sessions ADD COLUMN index_tokens bigint NOT NULL DEFAULT 0")
+    sql(pg_url, "ALTER TABLE backscroll.message_index ADD COLUMN ntokens int NOT NULL DEFAULT 0")
+    sql(pg_url, "CREATE TABLE backscroll.lexeme_df (agent_id text, lexeme text, rows int)")
     sql(pg_url, "UPDATE backscroll.meta SET value = '1' WHERE key = 'schema_version'")
     driver.close_pools(pg_url)
     state.open("main", write=True).close()  # the writer migrates

@@ -34,21 +34,14 @@ def sql(url: str, statement: str, params: tuple = ()) -> list[tuple]:
 
 
 def assert_statistics_exact(url: str) -> None:
-    """bm25's stored statistics equal what the rows say: per-session rows and tokens, and
-    the document frequency of every lexeme of every exact row."""
+    """Ranking's stored statistics equal what the rows say: per session, its rows and their
+    characters."""
     assert sql(url, """
         SELECT s.pk FROM backscroll.sessions s LEFT JOIN (
-            SELECT session_pk, count(*) n, sum(ntokens) t FROM backscroll.message_index
-            GROUP BY session_pk) m ON m.session_pk = s.pk
-        WHERE s.index_rows <> coalesce(m.n, 0) OR s.index_tokens <> coalesce(m.t, 0)""") == []
-    assert sql(url, """
-        SELECT coalesce(d.lexeme, r.lexeme) FROM (
-            SELECT agent_id, lexeme, count(*) n FROM backscroll.message_index,
-                unnest(tsvector_to_array(tsv)) lexeme WHERE exact AND lexeme >= ' '
-            GROUP BY 1, 2) r
-        FULL JOIN (SELECT * FROM backscroll.lexeme_df WHERE rows <> 0) d
-            ON d.agent_id = r.agent_id AND d.lexeme = r.lexeme
-        WHERE d.rows IS DISTINCT FROM r.n""") == []
+            SELECT m.session_pk, count(*) n, sum(length(t.body)) c FROM backscroll.message_index m
+            JOIN backscroll.message_text t USING (agent_id, rowid) GROUP BY m.session_pk
+        ) m ON m.session_pk = s.pk
+        WHERE s.index_rows <> coalesce(m.n, 0) OR s.index_chars <> coalesce(m.c, 0)""") == []
 
 
 def local_state(tmp_path: Path, data_dir: Path) -> StateDir:

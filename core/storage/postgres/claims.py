@@ -9,7 +9,6 @@ by a trigger) is only ever taken after them.
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Iterable
 
 from ...indexer import INDEXER_VERSION, IndexRow
@@ -113,11 +112,9 @@ class Claims(Writes):
         with self._tx() as conn:
             if not self.still_mine(claim, owner):
                 return False
-            df: Counter[str] = Counter()
             if first:
-                self.delete_rows(claim.session_pk, df)
-            self.insert_rows(claim.session_pk, claim.session_id, rows, df)
-            self.apply_df(df)
+                self.delete_rows(claim.session_pk)
+            self.insert_rows(claim.session_pk, claim.session_id, rows)
             conn.execute(
                 "UPDATE sessions SET claim_expires = %s WHERE pk = %s",
                 (now_ms() + lease_ms, claim.session_pk),
@@ -132,13 +129,12 @@ class Claims(Writes):
                 (sorted(claim.session_pk for claim, *_rest in items),),
             )
             published = []
-            df: Counter[str] = Counter()  # applied once, last: the lock order
             fresh: list[tuple[int, str, list[IndexRow]]] = []
             for claim, rows, leaf, problems in items:
                 if not self.still_mine(claim, owner):
                     continue
                 if rows is not None:
-                    self.delete_rows(claim.session_pk, df)
+                    self.delete_rows(claim.session_pk)
                     fresh.append((claim.session_pk, claim.session_id, rows))
                 conn.execute(
                     "UPDATE sessions SET state = 'clean', indexed_seq = %s, indexed_leaf = %s, "
@@ -148,8 +144,7 @@ class Claims(Writes):
                      claim.session_pk),
                 )
                 published.append(claim)
-            self.insert_many(fresh, df)  # every session's rows in one bulk write
-            self.apply_df(df)
+            self.insert_many(fresh)  # every session's rows in one bulk write
             self.refresh_summaries([claim.session_pk for claim in published])
         return published
 

@@ -189,14 +189,6 @@ class Reads(Handle):
         )
         return Progress(*row) if row else IDLE
 
-    def bm25_totals(self) -> tuple[int, int]:
-        """(index rows, their tokens) of the whole agent: bm25's N and its average length."""
-        row = self._one(
-            "SELECT coalesce(sum(index_rows), 0), coalesce(sum(index_tokens), 0) FROM sessions "
-            "WHERE agent_id = %s",
-            (self.agent_id,),
-        )
-        return int(row[0]), int(row[1])
 
 
 def parse_events(rows: Iterable[tuple[int, str]], problems: list[str] | None = None

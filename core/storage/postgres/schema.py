@@ -159,6 +159,10 @@ MIGRATIONS[2] = """
     ALTER TABLE sessions ADD COLUMN title text;
     ALTER TABLE sessions ADD COLUMN last_message_at bigint;
     ALTER TABLE sessions ADD COLUMN index_chars bigint NOT NULL DEFAULT 0;
+    -- Ranking moved to core/rank.py (both backends): bm25's tokens and frequencies go.
+    ALTER TABLE sessions DROP COLUMN index_tokens;
+    ALTER TABLE message_index DROP COLUMN ntokens;
+    DROP TABLE lexeme_df;
 
     CREATE FUNCTION header_cwd(body text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
     BEGIN

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import uuid
 import weakref
-from collections import Counter
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Iterator
@@ -22,7 +21,7 @@ from ...keys import normalize_key
 from ...transcript import advance, indexable, node_id, parse_event
 from ..model import AppendResult, Imported, SessionMeta, now_ms
 from .driver import Conflict, retried
-from .fts import index_text, is_mark
+from .fts import index_text
 from .reads import Reads
 from .text import load_text, store_text
 
@@ -34,13 +33,13 @@ _staging: weakref.WeakSet = weakref.WeakSet()
 # One row, and its text when the rowid was free (a CTE: both or neither).
 _INSERT_ROW = (
     "WITH stored AS (INSERT INTO message_index (agent_id, rowid, session_pk, entry_id, role, "
-    "ts, ntokens, exact, tsv) VALUES (%(agent)s, %(rowid)s, %(pk)s, %(entry)s, %(role)s, "
-    "%(ts)s, %(ntokens)s, %(exact)s, %(tsv)s::tsvector) "
+    "ts, exact, tsv) VALUES (%(agent)s, %(rowid)s, %(pk)s, %(entry)s, %(role)s, "
+    "%(ts)s, %(exact)s, %(tsv)s::tsvector) "
     "ON CONFLICT (agent_id, rowid) DO NOTHING RETURNING agent_id, rowid) "
     "INSERT INTO message_text (agent_id, rowid, body) SELECT agent_id, rowid, %(body)s "
     "FROM stored RETURNING rowid"
 )
-_COLUMNS = ("agent", "rowid", "pk", "entry", "role", "ts", "body", "ntokens", "exact", "tsv")
+_COLUMNS = ("agent", "rowid", "pk", "entry", "role", "ts", "body", "exact", "tsv")
 
 
 class Writes(Reads):
@@ -219,32 +218,25 @@ class Writes(Reads):
         ).fetchone()
         return row is not None
 
-    def insert_rows(self, pk: int, session_id: str, rows: list[IndexRow],
-                    df: Counter[str] | None = None) -> None:
+    def insert_rows(self, pk: int, session_id: str, rows: list[IndexRow]) -> None:
         """Insert one session's index rows inside the caller's transaction (``insert_many``)."""
-        self.insert_many([(pk, session_id, rows)], df)
+        self.insert_many([(pk, session_id, rows)])
 
-    def insert_many(self, batches: list[tuple[int, str, list[IndexRow]]],
-                    df: Counter[str] | None = None) -> None:
+    def insert_many(self, batches: list[tuple[int, str, list[IndexRow]]]) -> None:
         """Insert index rows of sessions ``(pk, session_id, rows)`` inside the caller's
-        transaction, and count them in bm25's statistics: each session's rows and tokens,
-        and the document frequencies (added to ``df`` when the caller applies them itself,
-        see ``apply_df``). Rowids are placed against the rows stored near them; a rowid
-        another transaction took meanwhile moves its row to the next free slot."""
+        transaction, and count each session's rows and characters (ranking's statistics).
+        Rowids are placed against the rows stored near them; a rowid another transaction
+        took meanwhile moves its row to the next free slot."""
         values: list[tuple] = []
         stats: dict[int, list[int]] = {}
-        delta: Counter[str] = Counter() if df is None else df
         for pk, session_id, rows in batches:
-            texts = [index_text(row.body, row.ts) for row in rows]
-            for row, text in zip(rows, texts):
+            for row in rows:
+                text = index_text(row.body)
                 values.append((self.agent_id, first_rowid(session_id, row), pk, row.entry_id,
-                               row.role, row.ts, store_text(row.body), text.ntokens, text.exact,
-                               text.tsv))
-                delta.update(text.lexemes)
-            counts = stats.setdefault(pk, [0, 0, 0])
+                               row.role, row.ts, store_text(row.body), text.exact, text.tsv))
+            counts = stats.setdefault(pk, [0, 0])
             counts[0] += len(rows)
-            counts[1] += sum(text.ntokens for text in texts)
-            counts[2] += sum(len(row.body) for row in rows)
+            counts[1] += sum(len(row.body) for row in rows)
         if not values:
             return
         values = self._placed(values)
@@ -254,15 +246,11 @@ class Writes(Reads):
             while not self.conn.execute(_INSERT_ROW, row).fetchone():
                 row["rowid"] = next_rowid(row["rowid"])
         self.conn.execute(
-            "UPDATE sessions SET index_rows = index_rows + s.n, index_tokens = index_tokens + s.t, "
-            "index_chars = index_chars + s.c "
-            "FROM unnest(%s::bigint[], %s::int[], %s::bigint[], %s::bigint[]) AS s(pk, n, t, c) "
+            "UPDATE sessions SET index_rows = index_rows + s.n, index_chars = index_chars + s.c "
+            "FROM unnest(%s::bigint[], %s::int[], %s::bigint[]) AS s(pk, n, c) "
             "WHERE sessions.pk = s.pk",
-            ([pk for pk in stats], [c[0] for c in stats.values()], [c[1] for c in stats.values()],
-             [c[2] for c in stats.values()]),
+            ([pk for pk in stats], [c[0] for c in stats.values()], [c[1] for c in stats.values()]),
         )
-        if df is None:
-            self.apply_df(delta)
 
     def _placed(self, values: list[tuple]) -> list[tuple]:
         """The rows with rowids moved off the ones already stored (or placed earlier here)."""
@@ -283,22 +271,24 @@ class Writes(Reads):
         taken meanwhile); returns the rowids stored."""
         if self.conn not in _staging:  # once per pooled connection
             self.conn.execute(
-                "CREATE TEMP TABLE IF NOT EXISTS staged_rows "
-                "(LIKE message_index INCLUDING DEFAULTS, body text NOT NULL)"
+                "CREATE TEMP TABLE IF NOT EXISTS staged_rows (agent_id text, rowid bigint, "
+                "session_pk bigint, entry_id text, role text, ts bigint, body text, "
+                "exact boolean, tsv tsvector)"
             )
             _staging.add(self.conn)
         with self.conn.cursor() as cursor:
             with cursor.copy(
                 "COPY staged_rows (agent_id, rowid, session_pk, entry_id, role, ts, body, "
-                "ntokens, exact, tsv) FROM STDIN"
+                "exact, tsv) FROM STDIN"
             ) as copy:
                 for value in values:
                     copy.write_row(value)
             stored = {
                 row[0]
                 for row in cursor.execute(
-                    "WITH stored AS (INSERT INTO message_index SELECT agent_id, rowid, "
-                    "session_pk, entry_id, role, ts, ntokens, exact, tsv FROM staged_rows "
+                    "WITH stored AS (INSERT INTO message_index (agent_id, rowid, session_pk, "
+                    "entry_id, role, ts, exact, tsv) SELECT agent_id, rowid, session_pk, "
+                    "entry_id, role, ts, exact, tsv FROM staged_rows "
                     "ON CONFLICT (agent_id, rowid) DO NOTHING RETURNING agent_id, rowid) "
                     "INSERT INTO message_text (agent_id, rowid, body) SELECT s.agent_id, "
                     "s.rowid, t.body FROM stored s JOIN staged_rows t USING (agent_id, rowid) "
@@ -308,20 +298,6 @@ class Writes(Reads):
             cursor.execute("DELETE FROM staged_rows")
         return stored
 
-    def apply_df(self, delta: Counter[str]) -> None:
-        """Add document-frequency changes, in lexeme order: every transaction locks these
-        rows in the same order, and after the session rows it changes."""
-        changes = sorted((lexeme, n) for lexeme, n in delta.items() if n)
-        if not changes:
-            return
-        self.conn.execute(
-            "INSERT INTO lexeme_df (agent_id, lexeme, rows) "
-            "SELECT %s, lexeme, n FROM unnest(%s::text[], %s::int[]) AS d(lexeme, n) "
-            "ORDER BY lexeme COLLATE \"C\" "
-            "ON CONFLICT (agent_id, lexeme) DO UPDATE SET rows = lexeme_df.rows + excluded.rows",
-            (self.agent_id, [c[0] for c in changes], [c[1] for c in changes]),
-        )
-
     def _taken_rowids(self, rowids: list[int]) -> set[int]:
         rows = self.conn.execute(
             "SELECT rowid FROM message_index WHERE agent_id = %s AND rowid = ANY(%s::bigint[])",
@@ -329,23 +305,12 @@ class Writes(Reads):
         ).fetchall()
         return {r[0] for r in rows}
 
-    def delete_rows(self, pk: int, df: Counter[str] | None = None) -> None:
+    def delete_rows(self, pk: int) -> None:
         """Remove a session's index rows and their statistics inside the caller's
-        transaction (document frequencies into ``df`` when given, as ``insert_rows``)."""
-        delta: Counter[str] = Counter() if df is None else df
-        for lexeme, n in self.conn.execute(
-            "SELECT lexeme, count(*) FROM message_index, unnest(tsvector_to_array(tsv)) lexeme "
-            "WHERE session_pk = %s AND exact GROUP BY lexeme",
-            (pk,),
-        ):
-            if not is_mark(lexeme):
-                delta[lexeme] -= n
-        if df is None:
-            self.apply_df(delta)
+        transaction."""
         self.conn.execute("DELETE FROM message_index WHERE session_pk = %s", (pk,))
         self.conn.execute(
-            "UPDATE sessions SET index_rows = 0, index_tokens = 0, index_chars = 0 WHERE pk = %s",
-            (pk,)
+            "UPDATE sessions SET index_rows = 0, index_chars = 0 WHERE pk = %s", (pk,)
         )
 
     @retried
