@@ -29,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.pgcluster
 
 from backscroll.core.demo.state import build_demo  # noqa: E402
+from backscroll.core.reconcile import reconcile_agent  # noqa: E402
 from backscroll.core.search import SearchRequest, sessions_search  # noqa: E402
 from backscroll.core.state import StateDir  # noqa: E402
 from backscroll.core.storage import SessionMeta  # noqa: E402
@@ -75,12 +76,19 @@ def link_callers(lite: StateDir, pg: StateDir) -> dict[str, Caller]:
 
 
 def relink_sqlite(state: StateDir, key: str, session_ids: list[str]) -> None:
+    """Relink, then rebuild those sessions: their rows carry their tree (the scope tags
+    SQLite's planner selects a tree caller's sessions by), as if spawned that way."""
     conn = sqlite3.connect(state.db_path("main"))
     with conn:
         conn.executemany(
             "UPDATE sessions SET spawned_by = ? WHERE session_id = ?", [(key, s) for s in session_ids]
         )
+        conn.executemany(
+            "UPDATE index_state SET state = 'dirty' WHERE session_pk = "
+            "(SELECT pk FROM sessions WHERE session_id = ?)", [(s,) for s in session_ids]
+        )
     conn.close()
+    reconcile_agent(state, "main")
 
 
 def relink_postgres(state: StateDir, key: str, session_ids: list[str]) -> None:
