@@ -10,9 +10,10 @@ from typing import Any
 
 from ...query import ParsedQuery
 from ..model import CardFilter, MatchFilters, SessionFilter, SessionRow
+from ..stored import parse_events
 from .fts import compile_query
 from .match import Match
-from .reads import SESSION_COLUMNS, parse_events
+from .reads import SESSION_COLUMNS
 
 CARD_COLUMNS = f"{SESSION_COLUMNS}, cwd, title, index_rows, last_message_at"
 ACTIVITY = "coalesce(last_message_at, updated_at)"  # as sessions_by_activity indexes it

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ...bounds import decode_json
-from ...errors import ValidationError
 from ...indexer import INDEXER_VERSION, IndexRow
 from ..model import IDLE, Progress, SessionBrief, SessionRow
+from ..stored import parse_events
 from .handle import Handle
 from .text import load_text
 
@@ -190,20 +189,3 @@ class Reads(Handle):
         return Progress(*row) if row else IDLE
 
 
-
-def parse_events(rows: Iterable[tuple[int, str]], problems: list[str] | None = None
-                 ) -> list[tuple[int, dict[str, Any]]]:
-    """Stored events parsed within the entry bounds but their size (as SQLite's reader); a
-    row that does not parse is skipped and named in ``problems``."""
-    parsed = []
-    for seq, body in rows:
-        try:
-            event: Any = decode_json(body, max_bytes=None)
-        except ValidationError as err:
-            event = err
-        if isinstance(event, dict):
-            parsed.append((seq, event))
-        elif problems is not None:
-            reason = event if isinstance(event, ValidationError) else "not a JSON object"
-            problems.append(f"event {seq}: {reason}; skipped")
-    return parsed

@@ -18,8 +18,9 @@ from typing import Any, Iterator
 
 from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
 from ...keys import normalize_key
-from ...transcript import advance, indexable, node_id, parse_event
+from ...transcript import advance, indexable, parse_event
 from ..model import AppendResult, Imported, SessionMeta, now_ms
+from ..stored import new_events, stored_entry_id
 from .driver import Conflict, retried
 from .fts import index_text
 from .reads import Reads
@@ -135,11 +136,9 @@ class Writes(Reads):
                     self.insert_rows(pk, session_id, [row])
                     outcome = "indexed"
             kind = event["type"]
-            stored_id = None if kind in ("session", "leaf") else node_id(event, seq)
-            real_id = stored_id if stored_id and not stored_id.startswith("#") else None
             conn.execute(
                 "INSERT INTO events (session_pk, seq, entry_id, kind, body) VALUES (%s, %s, %s, %s, %s)",
-                (pk, seq, real_id, kind, body),
+                (pk, seq, stored_entry_id(event, seq), kind, body),
             )
             conn.execute(
                 "UPDATE sessions SET last_seq = %s, leaf_id = %s, updated_at = %s, "
@@ -364,34 +363,22 @@ class Writes(Reads):
                         "SELECT body FROM events WHERE session_pk = %s AND entry_id IS NULL", (pk,)
                     )
                 }
-            added = []
-            messages = 0
-            header: tuple[int, dict[str, Any]] | None = None
-            for n, line in enumerate(lines):
-                event = parsed[n] if parsed is not None else json.loads(line)
-                seq = last_seq + len(added) + 1
-                kind = event.get("type")
-                stored_id = None if kind in ("session", "leaf") else node_id(event, seq)
-                real_id = stored_id if stored_id and not stored_id.startswith("#") else None
-                if (real_id and real_id in seen_ids) or (not real_id and line in seen_bodies):
-                    continue
-                added.append((pk, seq, real_id, kind, line))
-                messages += kind == "message"
-                if kind == "session" and header is None:
-                    header = (seq, event)
+            added = new_events(lines, parsed, last_seq, seen_ids, seen_bodies)
+            messages = sum(1 for e in added if e.kind == "message")
             if added:
                 with conn.cursor() as cursor, cursor.copy(
                     "COPY events (session_pk, seq, entry_id, kind, body) FROM STDIN"
                 ) as copy:
-                    for row in added:
-                        copy.write_row(row)
+                    for e in added:
+                        copy.write_row((pk, e.seq, e.entry_id, e.kind, e.line))
                 conn.execute(
                     "UPDATE sessions SET last_seq = %s, updated_at = greatest(updated_at, %s), "
                     "messages = messages + %s WHERE pk = %s",
                     (last_seq + len(added), meta.updated_at or 0, messages, pk),
                 )
+                header = next((e for e in added if e.kind == "session"), None)
                 if header is not None:
-                    self._read_cwd(pk, *header)
+                    self._read_cwd(pk, header.seq, header.event)
                 self._mark_dirty(pk)
         return Imported(key, len(added), messages)
 
