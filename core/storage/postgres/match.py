@@ -70,13 +70,20 @@ class Match(Reads):
             if not rows:
                 return Matches([], False, CorpusStats(0, 0, ()))
             visible_rows, chars = self._totals(scope)
+            # the only part, unfiltered, was counted by the query for the rows
+            reuse = (len(compiled.phrases) == 1 and not filters and within is None
+                     and order == "best")
+            edges: list[tuple[int | None, int | None]] = []
             counts = []
             for i, phrase in enumerate(compiled.phrases):
-                found = self._newest(phrase, compiled.verify_all, scope, MatchFilters(),
-                                     window + 1, [c for c in checked if c.freqs[i]])
+                found = newest if reuse else self._newest(
+                    phrase, compiled.verify_all, scope, MatchFilters(), window + 1,
+                    [c for c in checked if c.freqs[i]],
+                )
                 if len(found) > window:
-                    newer = self._newer(scope, found[window - 1], visible_rows)
-                    counts.append(PartCount(window, newer))
+                    edges = edges or [self._edges(scope)]
+                    counts.append(PartCount(window, _newer(edges[0], found[window - 1],
+                                                           visible_rows)))
                 else:
                     counts.append(PartCount(len(found)))
         return Matches(rows, windowed, CorpusStats(visible_rows, chars, tuple(counts)))
@@ -131,10 +138,8 @@ class Match(Reads):
         )
         return int(row[0]), int(row[1])
 
-    def _newer(self, scope: SessionScope, rowid: int, rows: int) -> int:
-        """About how many of the scope's ``rows`` rows have a rowid at least ``rowid``: as if
-        spread evenly between the newest and the oldest (the SQLite backend's estimate, so
-        both rank alike)."""
+    def _edges(self, scope: SessionScope) -> tuple[int | None, int | None]:
+        """The newest and the oldest rowid of the scope's rows."""
         params: dict[str, Any] = {"agent": self.agent_id}
         where = self._visible(scope, params)
         newest, oldest = self._one(
@@ -142,37 +147,47 @@ class Match(Reads):
             f"AND {where}",
             params,
         )
-        if newest is None or oldest is None:
-            return 0
-        if rowid <= oldest:
-            return rows
-        return max(1, round(rows * (newest - rowid + 1) / (newest - oldest + 1)))
+        return newest, oldest
 
     def _checked_rows(self, compiled: CompiledQuery) -> list[_Checked]:
         """Rows whose tsvector has no positions (or all rows, when a query token was too long
         for a lexeme) that could match some part, with each part's frequency."""
         exact_too = "" if compiled.verify_all else "NOT m.exact AND "
         found = self._all(
-            "SELECT m.rowid, m.session_pk, m.role, m.ts, t.body FROM message_index m "
-            "JOIN message_text t USING (agent_id, rowid) "
+            "SELECT m.rowid, m.session_pk, m.role, m.ts, (SELECT t.body FROM message_text t "
+            "WHERE t.agent_id = m.agent_id AND t.rowid = m.rowid) FROM message_index m "
             f"WHERE m.agent_id = %s AND {exact_too}m.tsv @@ %s::tsquery",
             (self.agent_id, compiled.candidates),
         )
         checked = []
         for rowid, session_pk, role, ts, body in found:
-            freqs = phrase_counts(token_list(load_text(body)), compiled)
+            freqs = phrase_counts(token_list(load_text(body or "")), compiled)
             if any(freqs):
                 checked.append(_Checked(rowid, session_pk, role, ts, freqs))
         return checked
 
     def _rows(self, rowids: list[int]) -> list[MatchRow]:
-        """The kept rows with their text, newest first."""
+        """The kept rows with their text, newest first. Each text is looked up by its key (a
+        join would tempt the planner to hash the whole text table for a thousand rows)."""
         if not rowids:
             return []
         rows = self._all(
-            "SELECT m.rowid, m.session_pk, m.entry_id, m.role, m.ts, t.body FROM message_index m "
-            "JOIN message_text t USING (agent_id, rowid) "
-            "WHERE m.agent_id = %s AND m.rowid = ANY(%s::bigint[]) ORDER BY m.rowid DESC",
+            "SELECT m.rowid, m.session_pk, m.entry_id, m.role, m.ts, (SELECT t.body FROM "
+            "message_text t WHERE t.agent_id = m.agent_id AND t.rowid = m.rowid) "
+            "FROM message_index m WHERE m.agent_id = %s AND m.rowid = ANY(%s::bigint[]) "
+            "ORDER BY m.rowid DESC",
             (self.agent_id, rowids),
         )
-        return [MatchRow(*row[:5], load_text(row[5])) for row in rows]
+        return [MatchRow(*row[:5], load_text(row[5] or "")) for row in rows]
+
+
+def _newer(edges: tuple[int | None, int | None], rowid: int, rows: int) -> int:
+    """About how many of the scope's ``rows`` rows have a rowid at least ``rowid``, as if
+    spread evenly between the newest and the oldest (the SQLite backend's estimate, so both
+    rank alike)."""
+    newest, oldest = edges
+    if newest is None or oldest is None:
+        return 0
+    if rowid <= oldest:
+        return rows
+    return max(1, round(rows * (newest - rowid + 1) / (newest - oldest + 1)))

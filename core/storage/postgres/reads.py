@@ -91,8 +91,8 @@ class Reads(Handle):
 
     def index_rows(self, session_pk: int) -> list[tuple[int, IndexRow]]:
         rows = self._all(
-            "SELECT m.rowid, m.entry_id, m.role, m.ts, t.body FROM message_index m "
-            "LEFT JOIN message_text t USING (agent_id, rowid) "
+            "SELECT m.rowid, m.entry_id, m.role, m.ts, (SELECT t.body FROM message_text t "
+            "WHERE t.agent_id = m.agent_id AND t.rowid = m.rowid) FROM message_index m "
             "WHERE m.session_pk = %s ORDER BY m.rowid",
             (session_pk,),
         )
@@ -102,19 +102,15 @@ class Reads(Handle):
         ]
 
     def index_state_problems(self, session_pk: int) -> list[str]:
-        """How a session's rows disagree with the counters kept beside them (rows, tokens
-        are bm25's; characters ranking's average length). Empty if none."""
-        found = self._one(
-            "SELECT s.index_rows, s.index_chars, count(m.rowid), "
-            "coalesce(sum(length(t.body)), 0) FROM sessions s "
-            "LEFT JOIN message_index m ON m.session_pk = s.pk "
-            "LEFT JOIN message_text t ON t.agent_id = m.agent_id AND t.rowid = m.rowid "
-            "WHERE s.pk = %s GROUP BY s.pk",
-            (session_pk,),
-        )
+        """How a session's rows disagree with the counters kept beside them (their count
+        and characters, ranking's statistics). Empty if none."""
+        found = self._one("SELECT index_rows, index_chars FROM sessions WHERE pk = %s",
+                          (session_pk,))
         if found is None:
             return []
-        rows, chars, counted, length = (int(v) for v in found)
+        rows, chars = (int(v) for v in found)
+        stored = self.index_rows(session_pk)  # texts as stored for NUL are longer: decoded
+        counted, length = len(stored), sum(len(row.body or "") for _rowid, row in stored)
         if (rows, chars) != (counted, length):
             return [f"index state says {rows} rows of {chars} characters, "
                     f"the index holds {counted} of {length}"]

@@ -180,17 +180,17 @@ class Writes(Reads):
     def refresh_summaries(self, pks: list[int]) -> None:
         if not pks:
             return
-        titles = dict(self.conn.execute(
-            "SELECT DISTINCT ON (m.session_pk) m.session_pk, t.body FROM message_index m "
-            "JOIN message_text t USING (agent_id, rowid) WHERE m.session_pk = ANY(%s::bigint[]) "
-            "AND m.role = 'user' ORDER BY m.session_pk, m.rowid",
+        titles = dict(self.conn.execute(  # each text by its key (see match._rows)
+            "SELECT p.pk, (SELECT (SELECT t.body FROM message_text t WHERE t.agent_id = m.agent_id "
+            "AND t.rowid = m.rowid) FROM message_index m WHERE m.session_pk = p.pk "
+            "AND m.role = 'user' ORDER BY m.rowid LIMIT 1) FROM unnest(%s::bigint[]) AS p(pk)",
             (pks,),
         ).fetchall())
         self.conn.execute(
             "UPDATE sessions s SET title = n.title, last_message_at = (SELECT max(m.ts) FROM "
             "message_index m WHERE m.session_pk = s.pk) "
             "FROM unnest(%s::bigint[], %s::text[]) AS n(pk, title) WHERE s.pk = n.pk",
-            (pks, [_title(load_text(titles[pk])) if pk in titles else None for pk in pks]),
+            (pks, [_title(load_text(titles[pk])) if titles.get(pk) else None for pk in pks]),
         )
 
     def _holds(self, pk: int, event: dict[str, Any], body: str) -> bool:
