@@ -1,6 +1,7 @@
 """Rules about stored events that every backend applies alike (no SQL here): which id an
 event is stored under, which lines of an import a session already holds, and how a stored
-row is read back."""
+row is read back. The tree rules load only with the write path (a search reads rows back,
+nothing more: tests/test_cli_start.py)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ from typing import Any, Iterable, NamedTuple
 
 from ..bounds import decode_json
 from ..errors import ValidationError
-from ..transcript import node_id, parse_event
 
 
 def stored_entry_id(event: dict[str, Any], seq: int) -> str | None:
     """The entry id an event is stored and found by: none for a header or a leaf control,
     nor for an id-less entry (whose tree id, ``#<seq>``, is only positional)."""
+    from ..transcript import node_id
+
     kind = event.get("type")
     found = None if kind in ("session", "leaf") else node_id(event, seq)
     return found if found and not found.startswith("#") else None
@@ -32,6 +34,8 @@ def new_events(lines: list[str], parsed: list[dict[str, Any]] | None, last_seq: 
     """The lines of an import a session does not hold yet, numbered after ``last_seq``:
     entries already stored are recognised by id (id-less ones by their exact text). Repeats
     inside the lines are data (the tree rules report and ignore duplicate ids): kept."""
+    from ..transcript import parse_event
+
     added: list[NewEvent] = []
     for n, line in enumerate(lines):
         event = parsed[n] if parsed is not None else parse_event(line)
