@@ -24,8 +24,7 @@ from .history import FIELD_MAX_CHARS, TOOL_ROLES, Cleaner, HistoryResponse, rend
 from .redact import redact
 from .search import SearchRequest, check_request
 from .state import StateDir
-from .storage import MatchFilters, SessionRow
-from .storage.sqlite import AgentDB
+from .storage import AgentReader, MatchFilters, SessionRow
 from .transcript import INDEXED_ROLES, active_branch, timestamp_ms
 from .visibility import Caller
 from .visible import open_visible
@@ -152,10 +151,10 @@ def session_hits(state: StateDir, caller: Caller, request: SearchRequest) -> lis
     return [branch.outline.ids[n] for n in found]
 
 
-def _branch(db: AgentDB, session: SessionRow) -> _Branch:
+def _branch(db: AgentReader, session: SessionRow) -> _Branch:
     """The active branch's messages, read once per transcript length and leaf: a preview and
     the conversation opened right after it (two threads) wait for one reading, not two."""
-    slot = (str(db.path), session.pk, session.last_seq, session.leaf_id)
+    slot = (db.location, session.pk, session.last_seq, session.leaf_id)
     with _reading(slot):
         cached = _cache.get(slot)
         if cached is not None:
@@ -177,7 +176,7 @@ def _reading(slot: tuple[str, int, int, str | None]) -> Iterator[None]:
                 _locks.pop(slot, None)
 
 
-def _read_branch(db: AgentDB, session: SessionRow, slot: tuple[str, int, int, str | None]
+def _read_branch(db: AgentReader, session: SessionRow, slot: tuple[str, int, int, str | None]
                  ) -> _Branch:
     seqs, stored_ids, roles, times, said = [], [], [], [], []
     count = 0

@@ -31,13 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .errors import BackscrollError
+from .errors import BackscrollError, Forbidden
 from .indexer import IndexRow, session_rows
 from .state import StateDir
-from .storage import Claim, Progress
-from .storage.sqlite import AgentDB, AgentWriter
-from .storage.sqlite.claims import PublishItem
-from .storage.sqlite.connection import SchemaBehind
+from .storage import AgentReader, AgentWriter, Claim, Progress, PublishItem, SchemaBehind
 
 LEASE_MS = 30_000
 BATCH_EVENTS = 4_000  # events read + rows written per transaction
@@ -126,7 +123,7 @@ def _build(state: StateDir, agent_id: str, claims: list[Claim]) -> list[PublishI
         return [(claim, *_rows(db, claim)) for claim in claims]
 
 
-def _rows(db: AgentDB, claim: Claim) -> tuple[list[IndexRow], str | None, str]:
+def _rows(db: AgentReader, claim: Claim) -> tuple[list[IndexRow], str | None, str]:
     """A claimed session's rows, its leaf, and the problems found: stored rows that no longer
     parse and broken tree links, each skipped and reported, never raised."""
     problems: list[str] = []
@@ -212,14 +209,18 @@ def _count(stats: ReconcileStats, items: list, published: list[Claim]) -> None:
 
 
 def reconcile_all(state: StateDir, on_progress: Callable[[str, Progress], None] | None = None,
-                  stop: threading.Event | None = None) -> list[ReconcileStats]:
-    """Reconcile every agent; a database that cannot be (corrupt, newer schema, read-only)
-    is reported in its stats' ``error`` and the other agents are reconciled all the same."""
+                  stop: threading.Event | None = None, agents: list[str] | None = None
+                  ) -> list[ReconcileStats]:
+    """Reconcile every agent of ``state`` (or only ``agents``); a database that cannot be
+    (corrupt, newer schema, read-only) is reported in its stats' ``error`` and the other
+    agents are reconciled all the same."""
     results = []
-    for agent_id in state.agents():
+    for agent_id in state.agents() if agents is None else agents:
         callback = (lambda p, a=agent_id: on_progress(a, p)) if on_progress else None
         try:
             results.append(reconcile_agent(state, agent_id, on_progress=callback, stop=stop))
+        except Forbidden:
+            raise  # the role may not write at all (a server's read-only role): every agent alike
         except BackscrollError as err:
             results.append(ReconcileStats(agent_id, started=False, error=str(err)))
     return results
@@ -251,9 +252,10 @@ def start_background(state: StateDir, agent_id: str, mode: str = "thread") -> bo
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
+            env={**os.environ, **state.storage.child_env()},  # the same storage, never in argv
         )
         return True
-    slot = (str(state.path), agent_id)
+    slot = (state.describe(), agent_id)
     with _threads_lock:
         running = _threads.get(slot)
         if running is not None and running.is_alive():

@@ -10,7 +10,7 @@ import heapq
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from .catalog import SOURCES, check_source
 from .errors import StoreError, ValidationError
@@ -20,14 +20,18 @@ from .query import ParsedQuery, parse_query
 from .rank import Scorer
 from .redact import redact
 from .state import StateDir
-from .storage import CardFilter, MatchFilters, MatchRow, SessionFilter, SessionRow
-from .storage.sqlite.connection import SchemaBehind
+from .storage import (
+    AgentReader,
+    CardFilter,
+    MatchFilters,
+    MatchRow,
+    SchemaBehind,
+    SessionFilter,
+    SessionRow,
+)
 from .textseg import desegment
 from .visibility import Caller, may_see_agent
 from .visible import resolve_caller, visible_sessions
-
-if TYPE_CHECKING:
-    from .storage.sqlite import AgentDB
 
 LIMIT_DEFAULT = 10
 LIMIT_MAX = 25
@@ -235,7 +239,7 @@ def search_rows(
 
 
 def _search_agent(
-    db: AgentDB,
+    db: AgentReader,
     request: SearchRequest,
     parsed: ParsedQuery,
     caller: Caller,

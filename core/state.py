@@ -1,22 +1,21 @@
 """The state directory: where backscroll keeps what it knows, and the storage it reads.
 
 ``<state>/config.toml`` holds the caller policy; the transcripts and their index are in the
-storage: by default one SQLite database per agent under ``<state>/agents/`` (SPEC 2).
-Every path that names an agent goes through the storage's ``db_path``, which checks the id.
+storage: by default one SQLite database per agent under ``<state>/agents/`` (SPEC 2), or with
+a database URL (``--database URL`` or ``$BACKSCROLL_DATABASE_URL``) one PostgreSQL database
+shared by a team (SPEC 13). The config stays in the local state dir either way.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, overload
+from typing import Literal, overload
 
 from . import private
-from .errors import StoreError
-from .storage.sqlite import AgentReader, SqliteStorage
+from .storage import AgentReader, AgentWriter, Storage, open_storage
 
-if TYPE_CHECKING:
-    from .storage.sqlite.writer import AgentWriter
+DATABASE_URL_ENV = "BACKSCROLL_DATABASE_URL"
 
 
 def default_state_dir() -> Path:
@@ -27,36 +26,47 @@ def default_state_dir() -> Path:
     return Path(data_home) / "backscroll"
 
 
-class StateDir:
-    """A state directory and its storage. Cheap to make and to pickle (a copy holds no
-    connection)."""
+def default_database_url() -> str:
+    """``$BACKSCROLL_DATABASE_URL``; empty means the embedded SQLite files."""
+    return os.environ.get(DATABASE_URL_ENV, "").strip()
 
-    def __init__(self, path: Path | str | None = None) -> None:
+
+class StateDir:
+    """A state directory and its storage. Cheap to make and to pickle (nothing is opened).
+
+    ``database_url``: ``None`` takes ``$BACKSCROLL_DATABASE_URL``; ``""`` forces the
+    embedded SQLite files; a ``postgresql://`` URL the server.
+    """
+
+    def __init__(self, path: Path | str | None = None, database_url: str | None = None) -> None:
         self.path = Path(path).expanduser() if path is not None else default_state_dir()
-        self.storage = SqliteStorage(self.path)
+        url = default_database_url() if database_url is None else database_url
+        self.storage: Storage = open_storage(self.path, url)
 
     @property
     def config_path(self) -> Path:
         return self.path / "config.toml"
 
+    def describe(self) -> str:
+        """The storage backend and where it is, for people (never a password)."""
+        return self.storage.describe()
+
     def exists(self) -> bool:
         return self.storage.available()
 
     def require(self) -> None:
-        """Raise one sentence when there is nothing to read."""
+        """Raise one sentence when there is nothing to read (or the state dir, which holds the
+        config with either backend, is a file)."""
         private.require_state_folder(self.path)
-        if not self.storage.available():
-            raise StoreError(
-                f"no backscroll state dir at {self.path}: create one with "
-                "`backscroll import openclaw PATH`, `backscroll append KEY`, or try "
-                "`backscroll demo` (set --state-dir or BACKSCROLL_STATE_DIR to look elsewhere)"
-            )
+        self.storage.require()
 
     def agents(self) -> list[str]:
         return self.storage.agents()
 
     def db_path(self, agent_id: str) -> Path:
-        return self.storage.db_path(agent_id)
+        """The SQLite file of an agent (the embedded backend only: tests and tools that look
+        at the file itself)."""
+        return self.storage.db_path(agent_id)  # type: ignore[attr-defined]
 
     def unwritable(self, agent_id: str) -> str | None:
         """Why writes to this agent would fail (a read-only database), or None."""
@@ -70,5 +80,5 @@ class StateDir:
     def open(self, agent_id: str, write: Literal[True]) -> AgentWriter: ...
 
     def open(self, agent_id: str, write: bool = False) -> AgentReader | AgentWriter:
-        """One agent's database: a reader, or with ``write`` a writer (created if missing)."""
+        """One agent's data: a reader, or with ``write`` a writer (created if missing)."""
         return self.storage.open(agent_id, write=write)

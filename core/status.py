@@ -15,8 +15,7 @@ from typing import Any
 from .errors import BackscrollError
 from .redact import redact
 from .state import StateDir
-from .storage import IDLE, Progress
-from .storage.sqlite.connection import SchemaBehind
+from .storage import IDLE, Progress, SchemaBehind
 
 BROKEN = ("read-only", "unreadable")
 
@@ -55,6 +54,7 @@ class AgentStatus:
 class StateStatus:
     path: str
     agents: list[AgentStatus] = field(default_factory=list)
+    backend: str = ""  # the storage and where it is (``StateDir.describe``), password masked
 
     @property
     def broken(self) -> list[AgentStatus]:
@@ -73,7 +73,11 @@ class StateStatus:
         return sum(a.sessions for a in self.agents)
 
     def as_json(self) -> dict[str, Any]:
-        return {"stateDir": self.path, "agents": [a.as_json() for a in self.agents]}
+        return {
+            "stateDir": self.path,
+            "backend": self.backend,
+            "agents": [a.as_json() for a in self.agents],
+        }
 
 
 def state_status(state: StateDir) -> StateStatus:
@@ -104,4 +108,4 @@ def state_status(state: StateDir) -> StateStatus:
                 state="read-only" if read_only else "ok",
             )
         )
-    return StateStatus(str(state.path), agents)
+    return StateStatus(str(state.path), agents, backend=state.describe())

@@ -13,7 +13,7 @@ from .errors import BackscrollError
 from .indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT, session_rows
 from .redact import redact
 from .state import StateDir
-from .storage.sqlite import AgentDB
+from .storage import AgentReader
 
 
 @dataclass
@@ -57,7 +57,7 @@ def verify_state(state: StateDir) -> VerifyReport:
     return report
 
 
-def verify_agent(db: AgentDB, report: VerifyReport) -> None:
+def verify_agent(db: AgentReader, report: VerifyReport) -> None:
     for problem in db.integrity_problems():
         report.problems.append(f"{db.agent_id}: the database is damaged ({problem})")
     no_session, no_index = db.orphan_index_rows()

@@ -10,16 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .errors import Forbidden, StoreError
 from .keys import agent_of, is_incognito, normalize_key
 from .state import StateDir
-from .storage import SessionFilter, SessionRow, SessionScope
+from .storage import AgentReader, SessionFilter, SessionRow, SessionScope
 from .visibility import Caller, SessionLink, may_see_agent, visible_keys
-
-if TYPE_CHECKING:
-    from .storage.sqlite import AgentDB
 
 # The one answer for a session that does not exist and one the caller may not see (SPEC 4).
 FORBIDDEN = "session not found or not visible to this caller"
@@ -43,7 +39,7 @@ def resolve_caller(state: StateDir, caller: Caller) -> None:
 
 @contextmanager
 def open_visible(state: StateDir, caller: Caller, session_key: str
-                 ) -> Iterator[tuple[AgentDB, SessionRow]]:
+                 ) -> Iterator[tuple[AgentReader, SessionRow]]:
     """One session the caller may see and its database, inside one read snapshot; for a
     session that does not exist and one it may not see alike, ``Forbidden(FORBIDDEN)``.
     History, a conversation's windows and a session lookup all open a session through here."""
@@ -87,14 +83,14 @@ _cache: dict[tuple[str, Caller], tuple[int, VisibleSessions]] = {}
 _CACHE_MAX = 64
 
 
-def visible_sessions(db: AgentDB, caller: Caller) -> VisibleSessions:
+def visible_sessions(db: AgentReader, caller: Caller) -> VisibleSessions:
     """The sessions of one database a caller may see, cached until they change.
 
     The cache is keyed by the database's ``visibility_rev``, which the storage moves in the
     same transaction as any change of sessions, links or index states.
     """
     rev = db.visibility_rev()
-    slot = (str(db.path), caller)
+    slot = (db.location, caller)
     cached = _cache.get(slot)
     if cached is not None and cached[0] == rev:
         return cached[1]
@@ -105,7 +101,7 @@ def visible_sessions(db: AgentDB, caller: Caller) -> VisibleSessions:
     return answer
 
 
-def _view(db: AgentDB, caller: Caller) -> VisibleSessions:
+def _view(db: AgentReader, caller: Caller) -> VisibleSessions:
     sessions = db.session_briefs()
     allowed = visible_keys(
         caller, db.agent_id, [SessionLink(s.key, s.spawned_by, s.parent_key) for s in sessions]
@@ -126,7 +122,7 @@ def _view(db: AgentDB, caller: Caller) -> VisibleSessions:
     )
 
 
-def _operator_view(db: AgentDB) -> VisibleSessions:
+def _operator_view(db: AgentReader) -> VisibleSessions:
     """The operator's view without reading every session: the rule hides from the operator
     only incognito sessions and keys filed under another agent, so only sessions whose key
     could be one of those are read and put to ``visible_keys``."""

@@ -28,6 +28,8 @@ from backscroll.core.visibility import OPERATOR, Caller, Policy
 
 from .events import BASE_MS, header, msg
 
+pytestmark = pytest.mark.backends  # storage behaviour: on both backends
+
 SECRET = "sk-proj-Qx7Lm2Vb9Tn4Rk8Wz3Yp6Hs1Jd5Fg0Ac2Ne7Ut9Ko4Bi6Mq"
 
 
@@ -143,6 +145,7 @@ def test_a_restricted_caller_lists_only_what_it_may_see(state: StateDir) -> None
     assert project_list(state, only_self) == []
 
 
+@pytest.mark.sqlite_only  # SQLite's migration 5; PostgreSQL's schema 2 backfills in test_postgres.py
 def test_the_backfill_fills_an_older_database(state: StateDir) -> None:
     store(state, "agent:main:main", [("user", "before the upgrade"), ("assistant", "yes")],
           cwd="/srv/old")

@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from backscroll.core.indexer import expected_rows
 from backscroll.core.reconcile import reconcile_agent
 from backscroll.core.state import StateDir
@@ -16,6 +18,8 @@ from backscroll.core.storage import SessionMeta
 from backscroll.core.verify import verify_state
 
 from .events import header, lines, msg
+
+pytestmark = pytest.mark.backends
 
 SESSIONS = 80
 MESSAGES = 250
@@ -83,8 +87,8 @@ def _run(code: str, *args: object) -> subprocess.Popen:
     )
 
 
-def test_writers_searchers_and_a_killed_reconciler(tmp_path: Path) -> None:
-    state = StateDir(tmp_path / "state")
+def test_writers_searchers_and_a_killed_reconciler(tmp_path: Path, backend: str) -> None:
+    state = StateDir(tmp_path / "state")  # the backend's: processes inherit the environment
     with state.open("main", write=True) as db:
         for s in range(SESSIONS):
             events = [header(f"sid-{s}")] + [

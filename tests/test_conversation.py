@@ -25,6 +25,8 @@ from backscroll.core.visibility import OPERATOR, Caller, Policy
 
 from .events import header, leaf, msg
 
+pytestmark = pytest.mark.backends  # storage behaviour: on both backends
+
 SECRET = "sk-proj-Qx7Lm2Vb9Tn4Rk8Wz3Yp6Hs1Jd5Fg0Ac2Ne7Ut9Ko4Bi6Mq"
 
 

@@ -23,6 +23,8 @@ from .events import leaf
 from .test_redact import SECRETS, TRUE_ROWS
 from .test_search import add
 
+pytestmark = pytest.mark.backends  # storage behaviour: on both backends
+
 MAIN = "agent:main:main"
 SUB_A = "agent:main:subagent:a"  # spawned by main
 SUB_A1 = "agent:main:subagent:a1"  # spawned by a

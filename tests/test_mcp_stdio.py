@@ -16,6 +16,8 @@ from backscroll.tui.mcp_wire import NOT_JSON
 
 from .test_search import add
 
+pytestmark = pytest.mark.backends  # the server on either storage
+
 PROTOCOL = "2025-06-18"
 
 
@@ -79,7 +81,7 @@ def test_a_real_process_serves_both_tools_and_only_protocol_on_stdout(state) -> 
         proc.kill()
     assert rest == ""
     assert err.splitlines()[0] == (
-        f"backscroll mcp: serving on stdio as session agent:main:subagent:a (tree), state dir {state.path}"
+        f"backscroll mcp: serving on stdio as session agent:main:subagent:a (tree), from {state.describe()}"
     )
     assert "Traceback" not in err
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from textual.widgets import OptionList
 
 from backscroll.core.catalog import list_sessions
@@ -22,6 +23,8 @@ from backscroll.tui.screens import ConversationScreen, ViewAsScreen
 
 from .events import header, msg
 from .test_tui import app_for, previewed, type_query, until
+
+pytestmark = pytest.mark.backends  # storage behaviour: on both backends
 
 TOKEN = "ghp_A1b2C3d4E5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # GitHub: masked as ghp_A1…q7R8
 KEY = "agent:main:xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx"  # Slack, lower case

@@ -4,6 +4,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.indexer import expected_rows
 from backscroll.core.reconcile import reconcile_agent, start_background
@@ -14,6 +16,8 @@ from backscroll.core.verify import verify_state
 from backscroll.core.visibility import OPERATOR
 
 from .events import header, leaf, lines, msg
+
+pytestmark = pytest.mark.backends
 
 
 def search_ids(state: StateDir, query: str) -> tuple[list[str], bool]:
@@ -74,6 +78,7 @@ def test_rewind_hides_the_abandoned_branch_at_once_and_reindexes_the_active_one(
     assert verify_state(state).ok
 
 
+@pytest.mark.sqlite_only  # the PostgreSQL twin is in test_postgres.py
 def test_indexer_version_change_rebuilds_everything(state: StateDir) -> None:
     db = state.open("main", write=True)
     for n in range(3):
@@ -148,8 +153,7 @@ def test_large_sessions_are_rebuilt_in_batches_and_abandoned_on_concurrent_write
     ]
     db.import_session(SessionMeta("agent:main:big", session_id="big"), lines(*events))
 
-    from backscroll.core.storage.sqlite import AgentWriter
-
+    AgentWriter = type(db)  # the backend's writer class
     original = AgentWriter.write_rows
     calls = []
 

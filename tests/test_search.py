@@ -18,6 +18,8 @@ from backscroll.core.visibility import OPERATOR, Caller, Policy, SessionLink, vi
 
 from .events import msg
 
+pytestmark = pytest.mark.backends
+
 
 def add(
     state: StateDir,
@@ -87,10 +89,10 @@ policies = st.builds(
     order=st.sampled_from(["best", "recent"]),
 )
 def test_results_are_exactly_the_top_k_of_visible_matches(
-    tmp_path_factory, forest, policy, limit, pick, order
+    fresh_state, forest, policy, limit, pick, order
 ) -> None:
     sessions, messages = forest
-    state = StateDir(tmp_path_factory.mktemp("state"))
+    state = fresh_state()
     clock = 0
     for key, spawned_by in sessions:  # every session exists, even without messages
         with state.open(key.split(":")[1], write=True) as db:
@@ -424,6 +426,7 @@ def test_history_flags_describe_only_the_returned_window(state: StateDir) -> Non
     assert full.content_redacted
 
 
+@pytest.mark.sqlite_only
 def test_an_unreadable_agent_database_is_skipped_with_a_warning(state: StateDir) -> None:
     add(state, "agent:main:main", "m", "heron sighting", 1)
     broken = state.path / "agents" / "broken" / "sessions.sqlite"

@@ -32,6 +32,8 @@ from .fakehome import (
 )
 from .test_tui import add_session, app_for, rendered, type_query, until
 
+pytestmark = pytest.mark.backends  # storage behaviour: on both backends
+
 DEADLINE_S = 60.0
 
 

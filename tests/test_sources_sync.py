@@ -37,6 +37,8 @@ from .fakehome import (
     stored,
 )
 
+pytestmark = pytest.mark.backends  # storage behaviour: on both backends
+
 CC_SHORT_KEY = f"agent:claude-code:claude-code:{CC_SHORT}"
 
 
@@ -185,6 +187,7 @@ def test_a_file_that_cannot_be_read_is_named_and_the_others_sync(
     assert [k for k, _ in hits(synced, "lockedaway")] == [CODEX_KEY]
 
 
+@pytest.mark.sqlite_only  # a broken file
 def test_a_database_that_cannot_be_used_is_named_and_the_others_sync(
         state: StateDir, home: dict[str, Path]) -> None:
     broken = state.path / "agents" / "codex" / "sessions.sqlite"
@@ -242,8 +245,10 @@ def test_a_crash_before_the_state_is_saved_stores_nothing(synced: StateDir, home
     def crash(*args, **kwargs):
         raise KeyboardInterrupt
 
+    with synced.open("claude-code", write=True) as db:
+        writer = type(db)  # the backend's writer class
     with monkeypatch.context() as patched:
-        patched.setattr("backscroll.core.storage.sqlite.AgentWriter.save_file_state", crash)
+        patched.setattr(writer, "save_file_state", crash)
         with pytest.raises(KeyboardInterrupt):
             sync_sources(synced)
     assert hits(synced, "lemurtheorem") == []

@@ -10,25 +10,25 @@ import pytest
 from backscroll.core.errors import StoreError, ValidationError
 from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.indexer import ROWID_SHIFT
+from backscroll.core.query import parse_query
 from backscroll.core.state import StateDir
-from backscroll.core.storage import SessionMeta
+from backscroll.core.storage import SessionMeta, SessionScope
 from backscroll.core.verify import verify_state
 
 from .events import header, leaf, lines, msg
+
+pytestmark = pytest.mark.backends
 
 MAIN = SessionMeta("agent:main:main")
 
 
 def fts_hits(state: StateDir, agent: str, word: str) -> list[str]:
-    """Entry ids whose index text matches a word (read straight from the database)."""
-    conn = sqlite3.connect(state.db_path(agent))
-    rows = conn.execute(
-        "SELECT m.entry_id FROM message_fts f JOIN message_index m ON m.rowid = f.rowid "
-        "WHERE message_fts MATCH ? ORDER BY f.rowid",
-        (f'"{word}"',),
-    ).fetchall()
-    conn.close()
-    return [r[0] for r in rows]
+    """Entry ids whose index rows match a word in any session, dirty or not (the storage's
+    match with no session filter), oldest first."""
+    with state.open(agent) as db:
+        every = SessionScope(frozenset(db.session_pks()), frozenset())
+        found = db.match(parse_query(word), every, 25, 25, "recent")
+    return [row.entry_id for row in reversed(found.rows)]
 
 
 def test_append_indexes_in_the_same_transaction(state: StateDir) -> None:
@@ -102,6 +102,20 @@ def test_parentless_entries_extend_the_leaf(state: StateDir) -> None:
     assert verify_state(state).ok
 
 
+def test_delete_leaves_nothing_of_the_session(state: StateDir) -> None:
+    db = state.open("main", write=True)
+    db.append(MAIN, json.dumps(msg("a", None, "user", "walrus one")))
+    db.append(SessionMeta("agent:main:keep"), json.dumps(msg("k", None, "user", "walrus two")))
+    assert db.delete_session("agent:main:main")
+    assert fts_hits(state, "main", "walrus") == ["k"]
+    counts = db.counts()
+    assert (counts["sessions"], counts["messages"], counts["indexed"]) == (1, 1, 1)
+    assert db.orphan_index_rows() == (0, 0) and db.session("agent:main:main") is None
+    assert db.delete_session("agent:main:main") is False
+    assert verify_state(state).ok
+
+
+@pytest.mark.sqlite_only
 def test_delete_leaves_no_index_row(state: StateDir) -> None:
     db = state.open("main", write=True)
     keep = SessionMeta("agent:main:keep")
@@ -127,6 +141,7 @@ def test_bad_keys_and_events_are_refused_and_nothing_is_stored(state: StateDir) 
     assert db.sessions() == []
 
 
+@pytest.mark.sqlite_only
 def test_newer_schema_is_refused_in_one_sentence(state: StateDir) -> None:
     state.open("main", write=True).close()
     conn = sqlite3.connect(state.db_path("main"))
@@ -136,6 +151,7 @@ def test_newer_schema_is_refused_in_one_sentence(state: StateDir) -> None:
         state.open("main")
 
 
+@pytest.mark.sqlite_only
 def test_not_a_database_is_one_sentence(state: StateDir) -> None:
     path = state.db_path("main")
     path.parent.mkdir(parents=True)
@@ -144,6 +160,7 @@ def test_not_a_database_is_one_sentence(state: StateDir) -> None:
         state.open("main")
 
 
+@pytest.mark.sqlite_only
 def test_state_dir_that_is_a_file_is_one_sentence(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x")
@@ -151,6 +168,7 @@ def test_state_dir_that_is_a_file_is_one_sentence(tmp_path: Path) -> None:
         StateDir(blocker / "state").open("main", write=True)
 
 
+@pytest.mark.sqlite_only
 @pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
 def test_unwritable_state_dir(tmp_path: Path) -> None:
     locked = tmp_path / "locked"
@@ -159,6 +177,7 @@ def test_unwritable_state_dir(tmp_path: Path) -> None:
         StateDir(locked / "state").open("main", write=True)
 
 
+@pytest.mark.sqlite_only
 def test_state_dir_is_private(state: StateDir) -> None:
     state.open("main", write=True).close()
     assert state.path.stat().st_mode & 0o777 == 0o700
@@ -204,6 +223,7 @@ def test_import_of_missing_path_is_a_validation_error(state: StateDir, tmp_path:
         import_openclaw(state, tmp_path / "nope")
 
 
+@pytest.mark.sqlite_only
 def test_status_counts_read_indexes_not_every_event(state: StateDir, data_dir: Path) -> None:
     # The browser's status bar asks for these on every poll: at a million messages a scan of
     # the event log costs ~300 ms, the partial index of messages a few.

@@ -160,6 +160,7 @@ def count_text(app: BackscrollApp) -> str:
 # --- search, preview, conversation ---------------------------------------------------------
 
 
+@pytest.mark.backends  # the browser on either storage
 async def test_typing_shows_results_with_highlights(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
@@ -178,6 +179,7 @@ async def test_typing_shows_results_with_highlights(convo: StateDir) -> None:
         assert first.session_key in painted
 
 
+@pytest.mark.backends  # the browser on either storage
 async def test_highlight_moves_the_history_pane(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
@@ -421,6 +423,7 @@ async def test_a_remapped_key_shows_everywhere(convo: StateDir) -> None:
 # --- view as --------------------------------------------------------------------------------
 
 
+@pytest.mark.backends  # the browser on either storage
 async def test_view_as_changes_what_is_found(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
@@ -556,6 +559,7 @@ async def test_view_as_screen_escape_cancels() -> None:
 # --- export ---------------------------------------------------------------------------------
 
 
+@pytest.mark.backends  # the browser on either storage
 async def test_export_writes_a_redacted_file(state: StateDir, tmp_path: Path) -> None:
     add_session(state, "agent:main:main", [
         ("user", f"our key is OPENAI_API_KEY={SECRET} for the walrus project"),
@@ -703,6 +707,7 @@ async def test_unreadable_database_is_one_notification(convo: StateDir) -> None:
         await pilot.pause(0.1)
 
 
+@pytest.mark.backends  # the browser on either storage
 async def test_indexing_then_results_after_reconciliation(state: StateDir) -> None:
     add_session(state, "agent:main:main", [("user", "nothing to see")])
     add_session(state, "agent:main:imported:one", [("user", "the walrus of old"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from rich.text import Text
 from textual.app import App
 from textual.widgets import Input, Select, Static
@@ -24,6 +25,8 @@ from backscroll.tui.widgets import conversation_prompt, grouped_prompt, result_p
 
 from .events import BASE_MS, header, msg
 from .test_tui import NOW, add_session, app_for, frozen, rendered, until
+
+pytestmark = pytest.mark.backends  # storage behaviour: on both backends
 
 CC_KEY = "agent:cc:claude-code:5f0c8a5e-1f0e-4c7a-9d61-0d3f5b1e2a77"
 CC_ID = "5f0c8a5e-1f0e-4c7a-9d61-0d3f5b1e2a77"

@@ -35,6 +35,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="state dir (default: $BACKSCROLL_STATE_DIR or ~/.local/share/backscroll)",
     )
+    common.add_argument(
+        "--database",
+        metavar="URL",
+        default=argparse.SUPPRESS,
+        help="a PostgreSQL server instead of the state dir's SQLite files "
+        "(default: $BACKSCROLL_DATABASE_URL; config.toml stays in the state dir)",
+    )
     parser = _Parser(
         prog="backscroll",
         description="Find things in past AI-agent conversations.",
@@ -110,6 +117,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     sources_args.add_parsers(add, common)
+
+    p = add("push", commands.cmd_push, "copy the local state into a PostgreSQL server, then index it there")
+    p.add_argument("url", metavar="URL", help="the server (postgresql://USER@HOST/DATABASE)")
+    p.add_argument("--no-index", action="store_true", help="copy only; the server indexes later")
+    p.add_argument("--json", action="store_true")
+
+    p = add("db", commands.cmd_db, "set up a PostgreSQL server for a team (docs/postgres.md)")
+    db = p.add_subparsers(dest="db_command", metavar="ACTION", parser_class=_Parser, required=True)
+    init = db.add_parser(
+        "init", parents=[common],
+        help="create or upgrade the schema and the writer and read-only roles",
+        description="create or upgrade the schema and the writer and read-only roles",
+    )
+    init.add_argument("--url", help="the server (default: --database or $BACKSCROLL_DATABASE_URL)")
+    init.add_argument("--print-sql", action="store_true", help="print the SQL, run nothing")
+    init.add_argument("--json", action="store_true")
     return parser
 
 
@@ -124,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args: argparse.Namespace | None = None
     try:
         args = build_parser().parse_args(argv)
-        state = StateDir(getattr(args, "state_dir", None))
+        state = StateDir(getattr(args, "state_dir", None), getattr(args, "database", None))
         handler = getattr(args, "handler", None)
         if handler is None:
             return commands.cmd_browse(state, args)

@@ -224,6 +224,63 @@ def cmd_reindex(state: StateDir, args: argparse.Namespace) -> int:
     return 1 if summary["failed"] else 0
 
 
+def cmd_push(state: StateDir, args: argparse.Namespace) -> int:
+    """Copy the local SQLite state into a server (idempotent), then reconcile it there."""
+    from backscroll.core.push import push_state
+    from backscroll.core.reconcile import reconcile_all
+    from backscroll.core.state import StateDir
+
+    source = StateDir(state.path, database_url="")  # the local files, whatever --database says
+    target = StateDir(state.path, database_url=args.url)
+    if args.json:
+        report = push_state(source, target)
+    else:
+        report = _render().push_with_progress(source, target, push_state)
+    summary: dict[str, Any] = {"pushed": report.as_json(), "backend": target.describe()}
+    if not args.no_index and report.agents:
+        if args.json:
+            results = reconcile_all(target, agents=report.agents)
+        else:
+            results = _render().reindex_with_progress(
+                target, lambda state, on_progress: reconcile_all(state, on_progress, agents=report.agents)
+            )
+        summary["indexed"] = {
+            "sessions": sum(r.sessions for r in results),
+            "messages": sum(r.messages for r in results),
+            "busy": [r.agent for r in results if not r.started and not r.error],
+        }
+    if args.json:
+        emit_json(summary)
+    else:
+        _render().push_summary(summary)
+    return 0
+
+
+def cmd_db(state: StateDir, args: argparse.Namespace) -> int:
+    """``db init``: the server's schema and roles, run or printed."""
+    from backscroll.core.state import default_database_url
+    from backscroll.core.storage import database_init_sql, init_database
+    from backscroll.core.storage.dburl import mask_url
+
+    if args.print_sql:
+        sys.stdout.write(database_init_sql())
+        return 0
+    url = args.url or getattr(args, "database", None) or default_database_url()
+    if not url:
+        raise ValidationError("db init needs the server: --url postgresql://USER@HOST/DATABASE")
+    before, now = init_database(url)
+    done = {"url": mask_url(url), "schemaBefore": before, "schema": now}
+    if args.json:
+        emit_json(done)
+    else:
+        what = "created" if before == 0 else "upgraded" if before < now else "checked"
+        _render().info(
+            f"{what} the backscroll schema (version {now}) in {done['url']}; roles "
+            "backscroll_writer (agent hosts) and backscroll_reader (support staff) are granted"
+        )
+    return 0
+
+
 DEMO_MAX_MESSAGES = 2_000_000  # the largest corpus the benchmarks measure
 
 

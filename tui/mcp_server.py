@@ -336,7 +336,7 @@ def describe(caller: Caller) -> str:
 
 def startup_line(state: StateDir, caller: Caller) -> str:
     """What ``backscroll mcp`` says on stderr when it starts: who it answers as, and where."""
-    line = f"backscroll mcp: serving on stdio as {describe(caller)}, state dir {state.path}"
+    line = f"backscroll mcp: serving on stdio as {describe(caller)}, from {state.describe()}"
     try:
         state.require()
         resolve_caller(state, caller)

@@ -89,11 +89,11 @@ def import_summary(kind: str, path: Path, report: ImportReport) -> None:
 def status(status: StateStatus) -> None:
     if not status.agents:
         console.print(
-            f"{escape(shown(status.path))} has no agents yet: import some with "
+            f"{escape(shown(status.backend))} has no agents yet: import some with "
             "[bold]backscroll import openclaw PATH[/] or try [bold]backscroll demo[/]"
         )
         return
-    table = Table(title=f"backscroll state in {escape(shown(status.path))}", title_justify="left")
+    table = Table(title=f"backscroll storage: {escape(shown(status.backend))}", title_justify="left")
     table.add_column("agent")
     table.add_column("state", no_wrap=True)  # a short word; the sentence follows the table
     for column in ("sessions", "messages", "indexed rows", "to reindex"):
@@ -277,6 +277,41 @@ def reindex_with_progress(state: Any, reconcile_all: Any) -> list[Any]:
             )
 
         return reconcile_all(state, on_progress=update)
+
+
+def push_with_progress(source: Any, target: Any, push_state: Any) -> Any:
+    """Run ``push_state`` under a Rich progress bar (sessions copied)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (
+        TextColumn("[bold]push"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("sessions  {task.fields[events]:,} events added"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as bar:
+        task = bar.add_task("", total=None, events=0)
+
+        def update(done: int, total: int, report: Any) -> None:
+            bar.update(task, completed=done, total=max(total, 1), events=report.events)
+
+        return push_state(source, target, on_progress=update)
+
+
+def push_summary(summary: dict[str, Any]) -> None:
+    pushed = summary["pushed"]
+    line = (
+        f"pushed {pushed['sessions']:,} sessions of {len(pushed['agents'])} agents to "
+        f"{summary['backend']}: {pushed['sessionsChanged']:,} had new events "
+        f"({pushed['events']:,} events added)"
+    )
+    indexed = summary.get("indexed")
+    if indexed:
+        line += f"; indexed {indexed['sessions']:,} sessions ({indexed['messages']:,} messages)"
+        if indexed["busy"]:
+            line += f"; a reconciler on the server is already running for {', '.join(indexed['busy'])}"
+    console.print(escape(line))
 
 
 def reindex_summary(summary: dict[str, Any]) -> None:

@@ -22,8 +22,7 @@ from ..indexer import INDEXER_VERSION
 from ..keys import agent_of
 from ..reconcile import reconcile_agent
 from ..state import StateDir
-from ..storage import SessionMeta
-from ..storage.sqlite import AgentWriter
+from ..storage import AgentWriter, SessionMeta
 from ..transcript import iso_to_ms
 from .corpus import DemoSession, generate
 
@@ -49,7 +48,7 @@ def ensure_demo(
     path = Path(path) if path is not None else default_demo_dir(seed, messages)
     made_by_demo = (path / MARKER).is_file() or (path / _COMPLETE).is_file()
     if (path / _COMPLETE).is_file() and not rebuild:
-        return StateDir(path)
+        return StateDir(path, database_url="")  # the demo never writes to a server
     if path.is_symlink() or (path.exists() and not path.is_dir()):
         raise ValidationError(f"{path} is not a folder the demo made; choose another --state-dir")
     if path.is_dir() and any(path.iterdir()):
@@ -63,7 +62,7 @@ def ensure_demo(
         private.make_dir(path.parent, tighten=True)  # the cache folder is backscroll's own
     private.make_dir(path, tighten=True)
     private.write_file(path / MARKER, "made by `backscroll demo`; the demo may replace this folder\n")
-    state = StateDir(path)
+    state = StateDir(path, database_url="")
     build_demo(state, seed=seed, messages=messages)
     private.write_file(path / _COMPLETE, json.dumps({"seed": seed, "messages": messages}) + "\n")
     return state

@@ -16,8 +16,7 @@ from ..bounds import check_encoded, read_lines, too_long
 from ..errors import ValidationError
 from ..keys import check_agent_id, normalize_key
 from ..redact import redact
-from ..storage import SessionMeta
-from ..storage.sqlite import AgentWriter
+from ..storage import AgentWriter, SessionMeta
 from ..transcript import active_branch, decode_line, moves_leaf, parse_event
 
 LABEL_CHARS = 80

@@ -25,8 +25,7 @@ from ..bounds import MAX_STORE_BYTES, decode_json
 from ..errors import ValidationError
 from ..keys import check_agent_id, normalize_key
 from ..state import StateDir
-from ..storage import SessionMeta
-from ..storage.sqlite import AgentWriter
+from ..storage import AgentWriter, SessionMeta
 from ..transcript import CANONICAL_TYPES, iso_to_ms, parse_event
 from .common import ImportReport, NumberedLines, each_file, found_inside, json_lines
 

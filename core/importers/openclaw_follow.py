@@ -13,8 +13,7 @@ import json
 from pathlib import Path
 from typing import Callable
 
-from ..storage import SessionMeta
-from ..storage.sqlite import AgentWriter
+from ..storage import AgentWriter, SessionMeta
 from .common import RESTART, Followed, ImportReport, NumberedLines, store_live
 from .openclaw import StoreView, import_transcript, read_events
 

@@ -31,9 +31,7 @@ from ..importers.common import Followed, ImportReport
 from ..importers.openclaw import StoreView, read_store
 from ..importers.openclaw_follow import follow_openclaw, follow_store
 from ..state import StateDir
-from ..storage import FileState, now_ms
-from ..storage.sqlite import AgentWriter
-from ..storage.sqlite.connection import SchemaBehind
+from ..storage import AgentWriter, FileState, SchemaBehind, now_ms
 from .detect import Source, all_sources
 from .reading import Chunk, ReadProblem, read_new, unchanged
 from .scan import STORE, FoundFile, scan_source

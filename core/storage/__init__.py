@@ -1,14 +1,19 @@
 """The storage layer: every SQL statement of backscroll lives below this package.
 
-Search, history, visibility, reconciliation, importers and the front ends call methods of a
-*storage* (which agents exist; open one agent's database for reading or writing) and of the
-agent database it opens (``sessions``, ``events``, ``match``, ``append``, ``import_session``,
-``claim_sessions``, ...). They exchange the dataclasses of ``storage.model`` and never see a
-connection. The embedded backend is ``storage.sqlite``.
+Search, history, visibility, reconciliation, importers and the front ends call the methods of
+``interface.Storage`` (which agents exist; open one agent's data for reading or writing) and
+of the ``AgentReader`` / ``AgentWriter`` it opens (``sessions``, ``events``, ``match``,
+``append``, ``import_session``, ``claim_sessions``, ...). They exchange the dataclasses of
+``storage.model`` and never see a connection. Two backends implement the interface: the
+embedded ``storage.sqlite`` (the default) and ``storage.postgres`` (``open_storage`` with a
+database URL); the second is imported only when a URL asks for it.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from .interface import AgentReader, AgentWriter, PublishItem, SchemaBehind, Storage
 from .model import (
     IDLE,
     AppendResult,
@@ -32,6 +37,8 @@ from .model import (
 
 __all__ = [
     "IDLE",
+    "AgentReader",
+    "AgentWriter",
     "AppendResult",
     "CardFilter",
     "Claim",
@@ -43,10 +50,45 @@ __all__ = [
     "MatchRow",
     "PartCount",
     "Progress",
+    "PublishItem",
+    "SchemaBehind",
     "SessionBrief",
     "SessionFilter",
     "SessionMeta",
     "SessionRow",
     "SessionScope",
+    "Storage",
+    "database_init_sql",
+    "init_database",
     "now_ms",
+    "open_storage",
 ]
+
+
+def open_storage(root: Path, database_url: str | None) -> Storage:
+    """The embedded SQLite files under ``root``, or with a URL the PostgreSQL database.
+    Nothing is connected or created here."""
+    if database_url:
+        from .dburl import check_url
+        from .postgres import PostgresStorage
+
+        return PostgresStorage(check_url(database_url))
+    from .sqlite import SqliteStorage
+
+    return SqliteStorage(root)
+
+
+def database_init_sql() -> str:
+    """The SQL that creates the server's schema and its two roles (nothing connects)."""
+    from .postgres.schema import init_sql
+
+    return init_sql()
+
+
+def init_database(url: str) -> tuple[int, int]:
+    """Create or upgrade the server's schema and (re)grant the two roles; returns the schema
+    version found and the version now."""
+    from .dburl import check_url
+    from .postgres import init_database as init
+
+    return init(check_url(url))

@@ -16,7 +16,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from ...storage.sqlite import AgentWriter
+from ...storage import AgentWriter
 from ..common import RESTART, Followed, ImportReport, NumberedLines
 from .convert import Carry, Converter
 from .importer import import_file

@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...storage import SessionMeta
-from ...storage.sqlite import AgentWriter
+from ...storage import AgentWriter, SessionMeta
 from ..common import ImportReport, shorten, store_converted
 from .convert import Group
 from .reading import Tasks

@@ -10,8 +10,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from ...storage import SessionMeta
-from ...storage.sqlite import AgentWriter
+from ...storage import AgentWriter, SessionMeta
 from ..common import RESTART, Followed, ImportReport, NumberedLines, store_converted
 from .convert import Carry, convert
 from .importer import import_rollout

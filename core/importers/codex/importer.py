@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ...errors import ValidationError
 from ...state import StateDir
-from ...storage.sqlite import AgentWriter
+from ...storage import AgentWriter
 from ..common import ImportReport, NumberedLines, each_file, found_inside, import_agent_id
 from .convert import Converted, convert
 from .reading import Rollout, read_rollout

@@ -56,10 +56,21 @@ class SqliteStorage:
         self.root = root
 
     def describe(self) -> str:
-        return f"sqlite ({self.root / 'agents'})"
+        return f"SQLite files in {self.root / 'agents'}"
 
     def available(self) -> bool:
         return self.root.is_dir()
+
+    def require(self) -> None:
+        if not self.available():
+            raise StoreError(
+                f"no backscroll state dir at {self.root}: create one with "
+                "`backscroll import openclaw PATH`, `backscroll append KEY`, or try "
+                "`backscroll demo` (set --state-dir or BACKSCROLL_STATE_DIR to look elsewhere)"
+            )
+
+    def child_env(self) -> dict[str, str]:
+        return {"BACKSCROLL_DATABASE_URL": ""}  # the files, even if the parent's env names a server
 
     def agents(self) -> list[str]:
         """Agent folders holding a database; a folder whose name is not a canonical agent id

@@ -10,15 +10,13 @@ from __future__ import annotations
 from typing import Iterable
 
 from ...indexer import INDEXER_VERSION, IndexRow
+from ..interface import PublishItem
 from ..model import Claim, now_ms
 from .reads import PENDING, SESSIONS_JOIN
 from .writes import Writes
 
 # Pending and not held by a live claim: what a reconciler may take.
 _CLAIMABLE = f"{PENDING} AND NOT (i.state = 'claimed' AND i.claim_expires >= :now)"
-
-# (claim, rows to write now or None if already written, leaf, problems)
-PublishItem = tuple[Claim, "list[IndexRow] | None", "str | None", str]
 
 
 class Claims(Writes):

@@ -18,14 +18,11 @@ from typing import Iterator
 from urllib.parse import quote
 
 from ...errors import StoreError
+from ..interface import SchemaBehind
 from .schema import SCHEMA_VERSION, migrate, refuse_newer
 
 BUSY_TIMEOUT_S = 30.0
 SECURE_DELETE = True  # writers zero what they free (docs/architecture.md; bench_delete.py)
-
-
-class SchemaBehind(StoreError):
-    """A reader met a database written by an older backscroll: a writer upgrades it."""
 
 
 @contextmanager
@@ -121,6 +118,10 @@ class Handle:
         if kept is not None:
             kept[1].close()
         self.conn = connect(path, write)
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
 
     def close(self) -> None:
         if self.closed:

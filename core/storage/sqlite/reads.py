@@ -9,10 +9,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ...bounds import decode_json
-from ...errors import ValidationError
 from ...indexer import INDEXER_VERSION, IndexRow
 from ..model import IDLE, Progress, SessionBrief, SessionRow
+from ..stored import parse_events
 from .connection import sqlite_errors
 from .matching import Matching, scope_text
 
@@ -116,18 +115,7 @@ class Reads(Matching):
         rows = self._all(
             "SELECT seq, body FROM events WHERE session_pk = ? ORDER BY seq", (session_pk,)
         )
-        parsed = []
-        for seq, body in rows:
-            try:
-                event = decode_json(body, max_bytes=None)
-            except ValidationError as err:
-                event = err
-            if isinstance(event, dict):
-                parsed.append((seq, event))
-            elif problems is not None:
-                reason = event if isinstance(event, ValidationError) else "not a JSON object"
-                problems.append(f"event {seq}: {reason}; skipped")
-        return parsed
+        return parse_events(rows, problems)
 
     def index_rows(self, session_pk: int) -> list[tuple[int, IndexRow]]:
         rows = self._all(

@@ -13,9 +13,10 @@ from typing import Any, Iterator
 from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
 from ...keys import normalize_key
 from ...scope import ancestors
-from ...transcript import advance, indexable, node_id, parse_event
+from ...transcript import advance, indexable, parse_event
 from ...visibility import SessionLink
 from ..model import AppendResult, Imported, SessionMeta, now_ms
+from ..stored import new_events, stored_entry_id
 from .connection import BUSY_TIMEOUT_S, sqlite_errors
 from .matching import scope_text
 from .reads import Reads
@@ -120,11 +121,9 @@ class Writes(Reads):
                     self._insert_row(pk, session_id, row, self._scope(pk))
                     outcome = "indexed"
             kind = event["type"]
-            stored_id = None if kind in ("session", "leaf") else node_id(event, seq)
-            real_id = stored_id if stored_id and not stored_id.startswith("#") else None
             conn.execute(
                 "INSERT INTO events (session_pk, seq, entry_id, kind, body) VALUES (?, ?, ?, ?, ?)",
-                (pk, seq, real_id, kind, body),
+                (pk, seq, stored_entry_id(event, seq), kind, body),
             )
             conn.execute(
                 "UPDATE sessions SET last_seq = ?, leaf_id = ?, updated_at = ? WHERE pk = ?",
@@ -383,33 +382,22 @@ class Writes(Reads):
                         "SELECT body FROM events WHERE session_pk = ? AND entry_id IS NULL", (pk,)
                     )
                 }
-            added = []
-            for n, line in enumerate(lines):
-                event = parsed[n] if parsed is not None else parse_event(line)
-                seq = last_seq + len(added) + 1
-                kind = event.get("type")
-                stored_id = None if kind in ("session", "leaf") else node_id(event, seq)
-                real_id = stored_id if stored_id and not stored_id.startswith("#") else None
-                # Skip what an earlier import stored; repeats inside this file are data (the
-                # tree rules report and ignore duplicate ids), so they are kept.
-                if (real_id and real_id in seen_ids) or (not real_id and line in seen_bodies):
-                    continue
-                added.append((pk, seq, real_id, kind, line))
+            added = new_events(lines, parsed, last_seq, seen_ids, seen_bodies)
             if added:
                 conn.executemany(
                     "INSERT INTO events (session_pk, seq, entry_id, kind, body) "
                     "VALUES (?, ?, ?, ?, ?)",
-                    added,
+                    [(pk, e.seq, e.entry_id, e.kind, e.line) for e in added],
                 )
                 conn.execute(
                     "UPDATE sessions SET last_seq = ?, updated_at = max(updated_at, ?) "
                     "WHERE pk = ?",
                     (last_seq + len(added), meta.updated_at or 0, pk),
                 )
-                if any(row[3] == "session" for row in added):
+                if any(e.kind == "session" for e in added):
                     self._read_cwd(pk)
                 self._mark_dirty(pk)
-        return Imported(key, len(added), sum(1 for row in added if row[3] == "message"))
+        return Imported(key, len(added), sum(1 for e in added if e.kind == "message"))
 
 
 def _lower(value: str | None) -> str | None:

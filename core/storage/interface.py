@@ -1,0 +1,362 @@
+"""The storage interface: what every backend implements and everything above it calls.
+
+Two backends implement it: ``storage.sqlite`` (one SQLite file per agent, the embedded
+default) and ``storage.postgres`` (one PostgreSQL database shared by every agent host). The
+code above ``core/storage/`` sees only these protocols and the dataclasses of
+``storage.model``; it never holds a connection, a cursor or SQL, and never asks which backend
+it talks to.
+
+Three roles:
+
+- a ``Storage`` says which agents exist and opens one agent's data;
+- an ``AgentReader`` reads it (search, history, status, verify): it never writes, creates or
+  migrates anything;
+- an ``AgentWriter`` also writes it: the live write path, imports, syncs, deletes and
+  reconciliation. Opening a writer creates the agent (and, where allowed, the schema).
+
+A handle holds one connection: use one per thread, and close it (``with`` does). A backend
+may have more (SQLite's ``match_all_then_filter``, the benchmark's baseline; its
+``db_path``): nothing above ``core/storage/`` but tests and benchmarks calls them.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Any, Iterable, Protocol
+
+from ..errors import StoreError
+from ..indexer import IndexRow
+from ..query import ParsedQuery
+from .model import (
+    AppendResult,
+    CardFilter,
+    Claim,
+    FileState,
+    Imported,
+    Matches,
+    MatchFilters,
+    Progress,
+    SessionBrief,
+    SessionFilter,
+    SessionMeta,
+    SessionRow,
+    SessionScope,
+)
+
+# What a rebuild publishes for one claimed session: (claim, rows to write now, or None when
+# ``write_rows`` already wrote them, the active leaf, the tree problems found).
+PublishItem = tuple[Claim, "list[IndexRow] | None", "str | None", str]
+
+
+class SchemaBehind(StoreError):
+    """A reader met data written by an older backscroll: the next writer upgrades it."""
+
+
+class Storage(Protocol):
+    """Where the agents' transcripts and index live."""
+
+    def describe(self) -> str:
+        """The backend and where it keeps its data, for people (a password never shows)."""
+        ...
+
+    def available(self) -> bool:
+        """True when there is anything to read (the state dir or the schema exists)."""
+        ...
+
+    def require(self) -> None:
+        """Raise ``StoreError`` with one sentence saying how to create the storage when
+        there is nothing to read."""
+        ...
+
+    def agents(self) -> list[str]:
+        """The agent ids holding data, sorted."""
+        ...
+
+    def open(self, agent_id: str, write: bool = False) -> AgentReader | AgentWriter:
+        """One agent's data: a reader, or with ``write`` a writer (the agent is created if
+        missing). The agent id is checked here (``keys.check_agent_id``): the one door."""
+        ...
+
+    def child_env(self) -> dict[str, str]:
+        """Environment variables that make a child process (a detached reconciler) open
+        this same storage."""
+        ...
+
+    def unwritable(self, agent_id: str) -> str | None:
+        """Why writes to this agent would fail, in one sentence, when that is known before
+        trying (a read-only SQLite file); None otherwise."""
+        ...
+
+
+class AgentReader(Protocol):
+    """One agent's data, read-only. Every method answers one sentence (``StoreError``)
+    when the data cannot be read, never a driver exception."""
+
+    agent_id: str
+
+    @property
+    def location(self) -> str:
+        """Where this agent's data lives, for messages and cache keys (no password)."""
+        ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Any: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
+    def snapshot(self) -> AbstractContextManager[Any]:
+        """A read transaction: every read inside it sees one consistent state."""
+        ...
+
+    # --- sessions
+    def sessions(self) -> list[SessionRow]:
+        """Every session of the agent with its index state, by pk."""
+        ...
+
+    def session(self, key: str) -> SessionRow | None:
+        """One session by key (compared lower-cased)."""
+        ...
+
+    def sessions_by_pk(self, pks: Iterable[int]) -> dict[int, SessionRow]:
+        """The sessions of these pks (those that exist), by pk."""
+        ...
+
+    def session_briefs(self, odd_only: bool = False) -> list[SessionBrief]:
+        """Every session with only what deciding visibility needs (cheap to read them all);
+        with ``odd_only``, only those whose key is shaped like an incognito one or filed under
+        another agent (the only sessions the operator may not see)."""
+        ...
+
+    def session_pks(self) -> list[int]:
+        """Every session's pk."""
+        ...
+
+    def pending_pks(self) -> frozenset[int]:
+        """Sessions reconciliation has work in (dirty, claimed, or indexed by another
+        indexer version: the one ``PENDING`` rule)."""
+        ...
+
+    def sessions_naming(self, pk: int) -> list[int]:
+        """Sessions whose index rows name ``pk`` in their tree (core/scope.py), for a
+        planner that selects a tree by one tag; a backend without tree tags answers []."""
+        ...
+
+    def visibility_rev(self) -> int:
+        """A counter that moves, in the same transaction, whenever a session appears or goes,
+        its links change or its index state does: equal values mean the same sessions."""
+        ...
+
+    def session_key_of(self, session_id: str) -> str | None:
+        """The key a session is stored under, found by its session id."""
+        ...
+
+    # --- events and index rows
+    def events(
+        self, session_pk: int, problems: list[str] | None = None
+    ) -> list[tuple[int, dict[str, Any]]]:
+        """The stored log as ``(seq, event)``, oldest first, parsed within the entry bounds
+        but their size; a row that does not parse is skipped and named in ``problems``."""
+        ...
+
+    def tree_events(self, session_pk: int) -> list[tuple[int, dict[str, Any]]]:
+        """Every event reduced to what the tree rules and an outline read (type, id,
+        parentId, targetId, appendMode, timestamp, a message's role and timestamp)."""
+        ...
+
+    def events_at(self, session_pk: int, seqs: list[int]) -> dict[int, dict[str, Any]]:
+        """The events ``seqs`` of a session, parsed; one that does not parse is left out."""
+        ...
+
+    def index_rows(self, session_pk: int) -> list[tuple[int, IndexRow]]:
+        """The session's index rows as ``(rowid, row)`` by rowid."""
+        ...
+
+    def index_state_problems(self, session_pk: int) -> list[str]:
+        """How a session's rows disagree with what is kept beside them (their count and
+        characters; on SQLite also the scope every row carries). Empty if none."""
+        ...
+
+    # --- matching (docs/architecture.md: search and ranking)
+    def match(
+        self,
+        query: ParsedQuery,
+        scope: SessionScope,
+        window: int,
+        limit: int,
+        order: str = "best",
+        filters: MatchFilters = MatchFilters(),
+        within: SessionScope | None = None,
+    ) -> Matches:
+        """The visible matches to rank, newest first, and the statistics to rank them with
+        (``core/rank.py`` ranks; no backend does).
+
+        Rows: ``best``, every match among ``scope.pks`` (or ``within.pks``, a session
+        filter), or the newest ``window`` when there are more (``windowed``); ``recent``, the
+        newest ``limit``. ``filters`` (role, time) narrow the rows, inside the query, before
+        the limit. Statistics (``CorpusStats``): the rows and characters of every session of
+        ``scope`` and, per query part, its matches there counted up to ``window``; past it,
+        about how many visible rows are as new as the ``window``-th newest match (rank.py
+        scales from there). ``searched_since``: set when only the newest messages were
+        searched (a query too costly to evaluate over all of them)."""
+        ...
+
+    def session_hit_ids(
+        self, query: ParsedQuery, session_pk: int, limit: int,
+        filters: MatchFilters = MatchFilters(),
+    ) -> list[str]:
+        """Entry ids of the session's messages that match, oldest first (at most ``limit``)."""
+        ...
+
+    # --- lists of conversations (migration 5 / schema 2 columns: cwd, title, last activity)
+    def session_cards(
+        self, sessions: SessionFilter, cards: CardFilter = CardFilter(), limit: int | None = None
+    ) -> list[SessionRow]:
+        """The sessions of ``sessions`` that pass ``cards`` (source, project, activity
+        range), newest activity first, with the columns a list shows."""
+        ...
+
+    def session_pks_passing(self, cards: CardFilter) -> set[int]:
+        """Every session that passes ``cards`` (a search narrows the visible ones by it)."""
+        ...
+
+    def projects(self, sessions: SessionFilter) -> list[tuple[str, int]]:
+        """(cwd, sessions) of the filter's sessions that name one, most sessions first."""
+        ...
+
+    # --- live sources (SPEC 14)
+    def file_states(self) -> dict[str, FileState]:
+        """Every transcript file taken in, by path."""
+        ...
+
+    def file_state(self, path: str) -> FileState | None: ...
+
+    def source_syncs(self) -> dict[str, int]:
+        """When each source folder was last synced (epoch ms), by folder."""
+        ...
+
+    # --- counts, health and progress
+    def has_pending_sessions(self) -> bool:
+        """Any session (visible or not) that is not clean under the current indexer version."""
+        ...
+
+    def pending_count(self) -> tuple[int, int]:
+        """(sessions needing a rebuild, their stored events)."""
+        ...
+
+    def counts(self) -> dict[str, int]:
+        """``sessions``, ``messages`` (stored), ``indexed`` (rows), ``dirty`` (pending) and
+        ``neverIndexed`` sessions."""
+        ...
+
+    def integrity_problems(self, limit: int = 5) -> list[str]:
+        """What is damaged in the stored data (SQLite: ``quick_check`` of the file; the
+        server: rows without their text), at most ``limit`` sentences."""
+        ...
+
+    def orphan_index_rows(self) -> tuple[int, int]:
+        """(index rows of no session, text rows with no index row): both must be 0."""
+        ...
+
+    def read_progress(self) -> Progress:
+        """The agent's reconciliation progress, as any process sees it."""
+        ...
+
+
+class AgentWriter(AgentReader, Protocol):
+    """One agent's data for the write path, imports, syncs, deletes and reconciliation."""
+
+    def transaction(self) -> AbstractContextManager[Any]:
+        """A write transaction: everything inside commits together or not at all."""
+        ...
+
+    def atomic(self) -> AbstractContextManager[None]:
+        """One transaction around several writes (a file's new events and its new state):
+        after a crash, either all of them are stored or none."""
+        ...
+
+    def append(
+        self, meta: SessionMeta, line: str | bytes | dict[str, Any], skip_known: bool = False
+    ) -> AppendResult:
+        """Store one event (creating the session if new) and, when it extends the active
+        leaf of a clean session, its index row, in one transaction; otherwise mark the
+        session dirty in that transaction. With ``skip_known`` an event the session already
+        holds (same id; an id-less one with the same text) is not stored (``known``)."""
+        ...
+
+    def import_session(
+        self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
+    ) -> Imported:
+        """Store validated event lines without indexing (the session becomes dirty); events
+        stored before are recognised by id (id-less ones by text) and skipped."""
+        ...
+
+    def delete_session(self, key: str) -> bool:
+        """Remove a session's events, index rows and state in one transaction, then
+        ``purge``; False if there is no such session."""
+        ...
+
+    def purge(self, only_if_pending: bool = False) -> bool:
+        """Make deleted text unrecoverable from what the backend keeps itself (SQLite: merge
+        the full-text index, zero freed pages, truncate the log; the server: nothing, its
+        pages are reclaimed by VACUUM). True when done."""
+        ...
+
+    # --- live sources
+    def save_file_state(self, state: FileState, moved_from: str | None = None) -> None:
+        """Insert or replace a file's row (``moved_from``: its row under its old name); call
+        inside ``atomic()`` with the events read from it."""
+        ...
+
+    def relink_session(self, meta: SessionMeta) -> bool:
+        """Take a session store's links, label and (from a placeholder) key for the session
+        ``meta.session_id``; True when something changed."""
+        ...
+
+    def mark_missing(self, paths: Iterable[str], since: int) -> None:
+        """These files are gone from disk: their rows (and sessions) stay, marked."""
+        ...
+
+    def record_sync(self, roots: Iterable[tuple[str, str]], when: int) -> None:
+        """Source folders ``(root, kind)`` were synced at ``when``."""
+        ...
+
+    # --- reconciliation (see docs/reconciliation.md)
+    def start_run(self, owner: str, run_id: str, lease_ms: int) -> bool:
+        """Take the agent's reconciler lease (compare-and-set); False if another holds it."""
+        ...
+
+    def renew_run(self, owner: str, lease_ms: int, done: int, messages: int,
+                  current: str | None) -> bool:
+        """Extend the lease and publish progress; False if the lease was lost."""
+        ...
+
+    def finish_run(self, owner: str) -> None:
+        """Give the lease back; progress reads idle."""
+        ...
+
+    def claim_sessions(self, owner: str, lease_ms: int, max_sessions: int,
+                       max_events: int) -> list[Claim]:
+        """Claim pending sessions not claimed by a live lease, oldest first, up to
+        ``max_events`` events (at least one session)."""
+        ...
+
+    def still_mine(self, claim: Claim, owner: str) -> bool:
+        """Inside a transaction: the session is claimed by ``owner`` and unchanged since the
+        claim, and stays so until the transaction ends."""
+        ...
+
+    def write_rows(self, claim: Claim, owner: str, rows: list[IndexRow], first: bool,
+                   lease_ms: int) -> bool:
+        """One batch of a large session's rebuild in its own transaction (the first batch
+        drops the old rows); False if the claim was lost."""
+        ...
+
+    def publish(self, items: Iterable[PublishItem], owner: str) -> list[Claim]:
+        """Inside the caller's transaction: write the rows of each item still ours, make it
+        clean and refresh its summary (title, last activity); return the claims published."""
+        ...
+
+    def release_all(self, owner: str) -> None:
+        """Claims ``owner`` still holds go back as dirty."""
+        ...

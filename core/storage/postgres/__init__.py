@@ -1,0 +1,130 @@
+"""The PostgreSQL backend: one database shared by every agent host (SPEC 13).
+
+``PostgresStorage(url)`` implements ``storage.interface.Storage``; ``open(agent)`` gives an
+``AgentReader`` on a read-only pooled connection (it never writes, creates or migrates),
+``open(agent, write=True)`` an ``AgentWriter`` (it creates the agent, and the schema when the
+role may). One module per concern, as in ``storage/sqlite/``: ``driver`` (connections, pools,
+errors), ``schema``, ``fts`` (tokens as tsvectors, bm25), ``reads``, ``match``, ``writes``,
+``claims``. The driver (psycopg 3) is imported on first use only.
+"""
+
+from __future__ import annotations
+
+from ...errors import StoreError
+from ...keys import check_agent_id
+from ..dburl import mask_url
+from ..interface import SchemaBehind
+from ..model import now_ms
+from .browsing import BrowseReads
+from .claims import Claims
+from .driver import connect, pg_errors, pools_for
+from .schema import SCHEMA_VERSION, migrate, refuse_newer, schema_version
+from .sources import SourceReads, SourceWrites
+
+
+class PgReader(SourceReads, BrowseReads):
+    """One agent's rows, read-only."""
+
+
+class PgWriter(Claims, SourceWrites, BrowseReads):
+    """One agent's rows, for the write path, imports and reconciliation."""
+
+
+class PostgresStorage:
+    """Every agent's transcripts and index in one PostgreSQL database (schema ``backscroll``).
+
+    Holds only the URL: pools live per process (``driver.pools_for``), so a storage pickles
+    into a helper process and connects there.
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    def describe(self) -> str:
+        return f"PostgreSQL at {mask_url(self.url)}"
+
+    def child_env(self) -> dict[str, str]:
+        return {"BACKSCROLL_DATABASE_URL": self.url}
+
+    def _version(self, write: bool) -> int:
+        with pools_for(self.url).connection(read_only=not write) as conn:
+            return schema_version(conn)
+
+    def available(self) -> bool:
+        return self._version(write=False) > 0
+
+    def require(self) -> None:
+        """One sentence when the database holds no schema (or a newer one): an older one is
+        readable enough to list agents, and each agent answers ``SchemaBehind``."""
+        if pools_for(self.url).schema_checked:
+            return
+        version = self._version(write=False)
+        refuse_newer(version, self.url)
+        if version == 0:
+            raise StoreError(
+                f"{mask_url(self.url)} holds no backscroll schema yet: create it with "
+                "`backscroll db init --url URL`, or copy a local state in with `backscroll push URL`"
+            )
+        if version == SCHEMA_VERSION:
+            pools_for(self.url).schema_checked = True
+
+    def _check_readable(self) -> None:
+        self.require()
+        if not pools_for(self.url).schema_checked:
+            raise SchemaBehind(
+                f"{mask_url(self.url)} holds an older backscroll schema (version "
+                f"{self._version(write=False)}): the next write or `backscroll db init --url URL` "
+                "upgrades it"
+            )
+
+    def _migrate(self) -> None:
+        pools = pools_for(self.url)
+        if pools.schema_checked:
+            return
+        with pools.connection(read_only=False) as conn:
+            migrate(conn, self.url)
+        pools.schema_checked = True
+
+    def unwritable(self, agent_id: str) -> str | None:
+        """Nothing is known against writing before trying: the server answers a write it
+        refuses (a read-only role) with one sentence then."""
+        return None
+
+    def agents(self) -> list[str]:
+        self.require()
+        with pools_for(self.url).connection(read_only=True) as conn:
+            rows = conn.execute("SELECT agent_id FROM agents ORDER BY agent_id").fetchall()
+        return [row[0] for row in rows]
+
+    def open(self, agent_id: str, write: bool = False) -> PgReader | PgWriter:
+        agent_id = check_agent_id(agent_id)
+        if not write:
+            self._check_readable()
+            reader = PgReader(self.url, agent_id, write=False)
+            try:
+                if reader._one("SELECT 1 FROM agents WHERE agent_id = %s", (agent_id,)) is None:
+                    raise StoreError(f"agent {agent_id!r} has no data in {mask_url(self.url)}")
+            except BaseException:
+                reader.close()
+                raise
+            return reader
+        self._migrate()
+        writer = PgWriter(self.url, agent_id, write=True)
+        try:
+            writer.ensure_agent(now_ms())
+        except BaseException:
+            writer.close()
+            raise
+        return writer
+
+
+def init_database(url: str) -> tuple[int, int]:
+    """``backscroll db init``: create or upgrade the schema and grant the two roles, as the
+    connecting (owner) role. Returns the version found and the version now."""
+    conn = connect(url)
+    try:
+        with pg_errors(url):
+            before = migrate(conn, url, roles=True)
+    finally:
+        conn.close()
+    return before, SCHEMA_VERSION

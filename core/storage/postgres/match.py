@@ -1,0 +1,193 @@
+"""Matching on PostgreSQL: the same rows as SQLite's FTS5, and the same statistics, for
+``core/rank.py`` to rank (one ranking rule for both backends).
+
+A request, in one read snapshot:
+
+1. rows whose tsvector has no positions (``fts.py``: huge rows) that could match are read and
+   matched token by token in Python (rare);
+2. the newest matches among the sessions asked for, newest first (``window`` of them to
+   rank, or ``limit`` newest), the filters inside the statement: the GIN index finds the
+   matches, the rowid order is the index's own;
+3. when rows were found, the statistics of the visible sessions (``scope``): their rows and
+   characters (per-session counters) and, per query part, its matches counted up to
+   ``window``; past that, about how many visible rows are at least as new as the
+   ``window``-th newest match, which rank.py scales from;
+4. the text of the rows kept, and only theirs.
+
+The visible sessions are named by the smaller side: the sessions a caller sees, or the few
+it does not (the operator's case).
+"""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Any
+
+from ...query import ParsedQuery
+from ..model import CorpusStats, Matches, MatchFilters, MatchRow, PartCount, SessionScope
+from .fts import CompiledQuery, compile_query, phrase_counts, token_list
+from .reads import Reads
+from .text import load_text
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A row matched in Python (its tsvector has no positions)."""
+
+    rowid: int
+    session_pk: int
+    role: str
+    ts: int
+    freqs: list[int]
+
+
+class Match(Reads):
+    def match(
+        self,
+        query: ParsedQuery,
+        scope: SessionScope,
+        window: int,
+        limit: int,
+        order: str = "best",
+        filters: MatchFilters = MatchFilters(),
+        within: SessionScope | None = None,
+    ) -> Matches:
+        """As the SQLite backend's ``match`` (storage/interface.py): the visible matches to
+        rank, newest first, and the statistics of every row of ``scope`` to rank them with.
+        Every match is searched (no work budget: ``searched_since`` stays None)."""
+        rows_of = scope if within is None else within
+        if not rows_of.pks:
+            return Matches([], False, CorpusStats(0, 0, ()))
+        compiled = compile_query(query)
+        wanted = limit if order == "recent" else window
+        with nullcontext() if self.in_transaction else self.snapshot():
+            checked = self._checked_rows(compiled)
+            newest = self._newest(compiled.matches, compiled.verify_all, rows_of, filters,
+                                  wanted + 1, [c for c in checked if all(c.freqs)])
+            windowed = order == "best" and len(newest) > window
+            rows = self._rows(newest[:wanted])
+            if not rows:
+                return Matches([], False, CorpusStats(0, 0, ()))
+            visible_rows, chars = self._totals(scope)
+            # the only part, unfiltered, was counted by the query for the rows
+            reuse = (len(compiled.phrases) == 1 and not filters and within is None
+                     and order == "best")
+            edges: list[tuple[int | None, int | None]] = []
+            counts = []
+            for i, phrase in enumerate(compiled.phrases):
+                found = newest if reuse else self._newest(
+                    phrase, compiled.verify_all, scope, MatchFilters(), window + 1,
+                    [c for c in checked if c.freqs[i]],
+                )
+                if len(found) > window:
+                    edges = edges or [self._edges(scope)]
+                    counts.append(PartCount(window, _newer(edges[0], found[window - 1],
+                                                           visible_rows)))
+                else:
+                    counts.append(PartCount(len(found)))
+        return Matches(rows, windowed, CorpusStats(visible_rows, chars, tuple(counts)))
+
+    # ------------------------------------------------------------------ the steps
+
+    def _visible(self, scope: SessionScope, params: dict[str, Any]) -> str:
+        """The condition on ``session_pk`` naming the scope by its smaller side."""
+        if len(scope.hidden) < len(scope.pks):
+            params["hidden"] = sorted(scope.hidden)
+            return "session_pk <> ALL(%(hidden)s::bigint[])"
+        params["pks"] = sorted(scope.pks)
+        return "session_pk = ANY(%(pks)s::bigint[])"
+
+    def _newest(self, tsquery: str, python_only: bool, scope: SessionScope,
+                filters: MatchFilters, n: int, checked: list[_Checked]) -> list[int]:
+        """Rowids of the newest ``n`` matches among the scope's sessions, newest first: the
+        exact rows the index finds, and those matched in Python."""
+        params: dict[str, Any] = {"agent": self.agent_id, "q": tsquery, "n": n}
+        where = [self._visible(scope, params)]
+        for clause, name, value in (
+            ("role = %(role)s", "role", filters.role),
+            ("ts >= %(since)s", "since", filters.since_ms),
+            ("ts <= %(until)s", "until", filters.until_ms),
+        ):
+            if value is not None:
+                where.append(clause)
+                params[name] = value
+        found = [] if python_only else [row[0] for row in self._all(
+            "SELECT rowid FROM message_index WHERE agent_id = %(agent)s AND exact "
+            f"AND tsv @@ %(q)s::tsquery AND {' AND '.join(where)} ORDER BY rowid DESC LIMIT %(n)s",
+            params,
+        )]
+        extra = [
+            c.rowid for c in checked
+            if c.session_pk in scope.pks
+            and (filters.role is None or c.role == filters.role)
+            and (filters.since_ms is None or c.ts >= filters.since_ms)
+            and (filters.until_ms is None or c.ts <= filters.until_ms)
+        ]
+        return sorted(found + extra, reverse=True)[:n] if extra else found
+
+    def _totals(self, scope: SessionScope) -> tuple[int, int]:
+        """Index rows and their characters of the scope's sessions (the counters kept per
+        session by the write path)."""
+        params: dict[str, Any] = {"agent": self.agent_id}
+        where = self._visible(scope, params).replace("session_pk", "pk")
+        row = self._one(
+            "SELECT coalesce(sum(index_rows), 0), coalesce(sum(index_chars), 0) FROM sessions "
+            f"WHERE agent_id = %(agent)s AND {where}",
+            params,
+        )
+        return int(row[0]), int(row[1])
+
+    def _edges(self, scope: SessionScope) -> tuple[int | None, int | None]:
+        """The newest and the oldest rowid of the scope's rows."""
+        params: dict[str, Any] = {"agent": self.agent_id}
+        where = self._visible(scope, params)
+        newest, oldest = self._one(
+            f"SELECT max(rowid), min(rowid) FROM message_index WHERE agent_id = %(agent)s "
+            f"AND {where}",
+            params,
+        )
+        return newest, oldest
+
+    def _checked_rows(self, compiled: CompiledQuery) -> list[_Checked]:
+        """Rows whose tsvector has no positions (or all rows, when a query token was too long
+        for a lexeme) that could match some part, with each part's frequency."""
+        exact_too = "" if compiled.verify_all else "NOT m.exact AND "
+        found = self._all(
+            "SELECT m.rowid, m.session_pk, m.role, m.ts, (SELECT t.body FROM message_text t "
+            "WHERE t.agent_id = m.agent_id AND t.rowid = m.rowid) FROM message_index m "
+            f"WHERE m.agent_id = %s AND {exact_too}m.tsv @@ %s::tsquery",
+            (self.agent_id, compiled.candidates),
+        )
+        checked = []
+        for rowid, session_pk, role, ts, body in found:
+            freqs = phrase_counts(token_list(load_text(body or "")), compiled)
+            if any(freqs):
+                checked.append(_Checked(rowid, session_pk, role, ts, freqs))
+        return checked
+
+    def _rows(self, rowids: list[int]) -> list[MatchRow]:
+        """The kept rows with their text, newest first. Each text is looked up by its key (a
+        join would tempt the planner to hash the whole text table for a thousand rows)."""
+        if not rowids:
+            return []
+        rows = self._all(
+            "SELECT m.rowid, m.session_pk, m.entry_id, m.role, m.ts, (SELECT t.body FROM "
+            "message_text t WHERE t.agent_id = m.agent_id AND t.rowid = m.rowid) "
+            "FROM message_index m WHERE m.agent_id = %s AND m.rowid = ANY(%s::bigint[]) "
+            "ORDER BY m.rowid DESC",
+            (self.agent_id, rowids),
+        )
+        return [MatchRow(*row[:5], load_text(row[5] or "")) for row in rows]
+
+
+def _newer(edges: tuple[int | None, int | None], rowid: int, rows: int) -> int:
+    """About how many of the scope's ``rows`` rows have a rowid at least ``rowid``, as if
+    spread evenly between the newest and the oldest (the SQLite backend's estimate, so both
+    rank alike)."""
+    newest, oldest = edges
+    if newest is None or oldest is None:
+        return 0
+    if rowid <= oldest:
+        return rows
+    return max(1, round(rows * (newest - rowid + 1) / (newest - oldest + 1)))

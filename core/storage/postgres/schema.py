@@ -1,0 +1,305 @@
+"""The PostgreSQL schema (``backscroll``), versioned in ``backscroll.meta``, and the two roles.
+
+One schema for every agent: ``agent_id`` is a column. Each entry of ``MIGRATIONS`` takes the
+schema from version ``n - 1`` to ``n`` inside one transaction, under an advisory lock so two
+hosts starting at once migrate once. A schema newer than this code is refused in one sentence.
+The roles: ``backscroll_writer`` (agent hosts: append, import, sync, reconcile) and
+``backscroll_reader`` (support staff: search, history, the browser); both are group roles
+without login, people and hosts log in as members (docs/postgres.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import StoreError
+from ..dburl import mask_url
+
+SCHEMA = "backscroll"
+WRITER_ROLE = "backscroll_writer"
+READER_ROLE = "backscroll_reader"
+_LOCK_ID = 0x6261636B  # "back": the advisory lock migrations hold
+
+MIGRATIONS: dict[int, str] = {
+    1: """
+    CREATE TABLE meta (
+        key   text PRIMARY KEY,
+        value text NOT NULL
+    );
+
+    -- One row per agent; visibility_rev moves (trigger below) whenever what a search may use
+    -- changes: a session appears or goes, its links change, or its index state does. Its
+    -- values come from a sequence, so a recreated agent never repeats an old one.
+    CREATE SEQUENCE visibility_revs;
+    CREATE TABLE agents (
+        agent_id       text PRIMARY KEY,
+        visibility_rev bigint NOT NULL DEFAULT nextval('visibility_revs'),
+        created_at     bigint NOT NULL
+    );
+
+    -- One row per session, with its index state (SPEC 8) and the statistics bm25 needs.
+    CREATE TABLE sessions (
+        pk              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        agent_id        text NOT NULL REFERENCES agents ON DELETE CASCADE,
+        key             text NOT NULL,             -- agent:<agentId>:<rest>, lower-cased
+        session_id      text NOT NULL,
+        spawned_by      text,
+        parent_key      text,
+        label           text,
+        source          text NOT NULL DEFAULT 'live',
+        created_at      bigint NOT NULL,           -- epoch ms
+        updated_at      bigint NOT NULL,
+        last_seq        integer NOT NULL DEFAULT 0,
+        leaf_id         text,
+        messages        integer NOT NULL DEFAULT 0, -- stored message events
+        state           text NOT NULL CHECK (state IN ('clean', 'dirty', 'claimed')),
+        indexed_seq     integer NOT NULL DEFAULT 0,
+        indexed_leaf    text,
+        indexer_version integer NOT NULL DEFAULT 0, -- 0 = never indexed
+        claim_owner     text,
+        claim_expires   bigint,
+        problems        text,
+        index_rows      integer NOT NULL DEFAULT 0, -- rows and tokens it holds in message_index
+        index_tokens    bigint NOT NULL DEFAULT 0,
+        UNIQUE (agent_id, key),
+        UNIQUE (agent_id, session_id)
+    );
+    CREATE INDEX sessions_dirty ON sessions (agent_id, pk) WHERE state <> 'clean';
+    CREATE INDEX sessions_by_version ON sessions (agent_id, indexer_version);
+
+    -- The append-only event log, one OpenClaw JSONL entry per row, verbatim.
+    CREATE TABLE events (
+        session_pk bigint NOT NULL REFERENCES sessions ON DELETE CASCADE,
+        seq        integer NOT NULL,
+        entry_id   text,
+        kind       text NOT NULL,
+        body       text NOT NULL,
+        PRIMARY KEY (session_pk, seq)
+    );
+    CREATE INDEX events_by_entry ON events (session_pk, entry_id) WHERE entry_id IS NOT NULL;
+
+    -- Index rows: rowid = message time (ms) << 12 | slot, per agent, as in SQLite. tsv holds
+    -- the tokens of the SQLite path with their positions (fts.py); ntokens is bm25's |D|.
+    -- The text lives apart (message_text), so the rows a search walks stay narrow.
+    CREATE TABLE message_index (
+        agent_id   text NOT NULL,
+        rowid      bigint NOT NULL,
+        session_pk bigint NOT NULL REFERENCES sessions ON DELETE CASCADE,
+        entry_id   text NOT NULL,
+        role       text NOT NULL,
+        ts         bigint NOT NULL,
+        ntokens    integer NOT NULL,
+        exact      boolean NOT NULL,
+        tsv        tsvector NOT NULL,
+        PRIMARY KEY (agent_id, rowid)
+    );
+    CREATE INDEX message_index_by_session ON message_index (session_pk, rowid);
+    CREATE INDEX message_tsv ON message_index USING gin (tsv) WHERE exact;
+    CREATE INDEX message_tsv_checked ON message_index USING gin (tsv) WHERE NOT exact;
+
+    -- The redacted, segmented text of each index row: read for the rows a search keeps.
+    CREATE TABLE message_text (
+        agent_id text NOT NULL,
+        rowid    bigint NOT NULL,
+        body     text NOT NULL,
+        PRIMARY KEY (agent_id, rowid),
+        FOREIGN KEY (agent_id, rowid) REFERENCES message_index ON DELETE CASCADE
+    );
+
+    -- bm25's document frequencies: how many exact index rows of the agent hold each lexeme,
+    -- kept by the write path in the same transactions as the rows (match.py reads them).
+    CREATE TABLE lexeme_df (
+        agent_id text NOT NULL REFERENCES agents ON DELETE CASCADE,
+        lexeme   text COLLATE "C" NOT NULL,
+        rows     integer NOT NULL,
+        PRIMARY KEY (agent_id, lexeme)
+    );
+
+    -- Reconciliation progress and the reconciler lease, one row per agent (SPEC 8).
+    CREATE TABLE reconcile_progress (
+        agent_id        text PRIMARY KEY REFERENCES agents ON DELETE CASCADE,
+        run_id          text,
+        state           text NOT NULL DEFAULT 'idle',
+        started_at      bigint,
+        updated_at      bigint,
+        sessions_done   integer NOT NULL DEFAULT 0,
+        sessions_total  integer NOT NULL DEFAULT 0,
+        messages_done   bigint NOT NULL DEFAULT 0,
+        current_session text,
+        owner           text,
+        lease_expires   bigint
+    );
+
+    CREATE FUNCTION bump_visibility_rev() RETURNS trigger LANGUAGE plpgsql
+    SET search_path = backscroll, pg_catalog AS $$
+    BEGIN
+        UPDATE agents SET visibility_rev = nextval('visibility_revs')
+        WHERE agent_id = CASE WHEN TG_OP = 'DELETE' THEN OLD.agent_id ELSE NEW.agent_id END;
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER sessions_added_or_removed AFTER INSERT OR DELETE ON sessions
+        FOR EACH ROW EXECUTE FUNCTION bump_visibility_rev();
+    CREATE TRIGGER sessions_changed AFTER UPDATE ON sessions FOR EACH ROW
+        WHEN (OLD.key IS DISTINCT FROM NEW.key
+              OR OLD.spawned_by IS DISTINCT FROM NEW.spawned_by
+              OR OLD.parent_key IS DISTINCT FROM NEW.parent_key
+              OR OLD.state IS DISTINCT FROM NEW.state
+              OR OLD.indexer_version IS DISTINCT FROM NEW.indexer_version)
+        EXECUTE FUNCTION bump_visibility_rev();
+    """,
+}
+
+# What a list of conversations shows of a session, kept in ``sessions`` so a listing never
+# reads transcripts (as SQLite's migration 5): the header's cwd, the first user message's
+# first 400 characters (written by the write path, ``writes.refresh_summary``), the
+# newest message's time; and the characters of the session's index rows (ranking's average
+# length over a caller's visible messages, as SQLite's ``index_state.chars``).
+MIGRATIONS[2] = """
+    ALTER TABLE sessions ADD COLUMN cwd text;
+    ALTER TABLE sessions ADD COLUMN title text;
+    ALTER TABLE sessions ADD COLUMN last_message_at bigint;
+    ALTER TABLE sessions ADD COLUMN index_chars bigint NOT NULL DEFAULT 0;
+    -- Ranking moved to core/rank.py (both backends): bm25's tokens and frequencies go.
+    ALTER TABLE sessions DROP COLUMN index_tokens;
+    ALTER TABLE message_index DROP COLUMN ntokens;
+    DROP TABLE lexeme_df;
+
+    CREATE FUNCTION header_cwd(body text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $$
+    BEGIN
+        RETURN CASE WHEN jsonb_typeof(body::jsonb -> 'cwd') = 'string'
+                    THEN body::jsonb ->> 'cwd' END;
+    EXCEPTION WHEN others THEN
+        RETURN NULL;  -- not JSON: no cwd
+    END $$;
+
+    UPDATE sessions s SET
+        cwd = (SELECT header_cwd(e.body) FROM events e
+               WHERE e.session_pk = s.pk AND e.kind = 'session' ORDER BY e.seq LIMIT 1),
+        last_message_at = (SELECT max(m.ts) FROM message_index m WHERE m.session_pk = s.pk),
+        title = (SELECT replace(left(t.body, 400), chr(8203), '') FROM message_index m
+                 JOIN message_text t USING (agent_id, rowid)
+                 WHERE m.session_pk = s.pk AND m.role = 'user' ORDER BY m.rowid LIMIT 1),
+        index_chars = (SELECT coalesce(sum(length(t.body)), 0) FROM message_index m
+                       JOIN message_text t USING (agent_id, rowid) WHERE m.session_pk = s.pk);
+    CREATE INDEX sessions_by_activity
+        ON sessions (agent_id, (coalesce(last_message_at, updated_at)));
+
+    -- Live sources (SPEC 14), per agent as in SQLite: what was taken in from each transcript
+    -- file (written in the same transaction as its events) and when each folder was synced.
+    CREATE TABLE source_files (
+        agent_id      text NOT NULL REFERENCES agents ON DELETE CASCADE,
+        path          text NOT NULL,
+        kind          text NOT NULL,
+        root          text NOT NULL,
+        device        bigint NOT NULL,
+        inode         bigint NOT NULL,
+        size          bigint NOT NULL,
+        mtime_ns      bigint NOT NULL,
+        done_bytes    bigint NOT NULL DEFAULT 0,
+        done_lines    bigint NOT NULL DEFAULT 0,
+        head_hash     text NOT NULL DEFAULT '',
+        tail_hash     text NOT NULL DEFAULT '',
+        context       text,
+        sessions      text NOT NULL DEFAULT '[]',
+        synced_at     bigint NOT NULL,
+        missing_since bigint,
+        problem       text,
+        PRIMARY KEY (agent_id, path)
+    );
+    CREATE TABLE source_syncs (
+        agent_id  text NOT NULL REFERENCES agents ON DELETE CASCADE,
+        root      text NOT NULL,
+        kind      text NOT NULL,
+        synced_at bigint NOT NULL,
+        PRIMARY KEY (agent_id, root)
+    );
+"""
+
+SCHEMA_VERSION = max(MIGRATIONS)
+
+
+def roles_sql() -> str:
+    """Create (if missing) the two group roles and grant them what they need."""
+    tables = "ALL TABLES IN SCHEMA backscroll"
+    return f"""
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{WRITER_ROLE}') THEN
+        CREATE ROLE {WRITER_ROLE} NOLOGIN;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{READER_ROLE}') THEN
+        CREATE ROLE {READER_ROLE} NOLOGIN;
+    END IF;
+END $$;
+GRANT USAGE ON SCHEMA {SCHEMA} TO {WRITER_ROLE}, {READER_ROLE};
+GRANT SELECT ON {tables} TO {READER_ROLE};
+GRANT SELECT, INSERT, UPDATE, DELETE ON {tables} TO {WRITER_ROLE};
+GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {SCHEMA} TO {WRITER_ROLE};
+ALTER DEFAULT PRIVILEGES IN SCHEMA {SCHEMA} GRANT SELECT ON TABLES TO {READER_ROLE};
+ALTER DEFAULT PRIVILEGES IN SCHEMA {SCHEMA}
+    GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO {WRITER_ROLE};
+ALTER DEFAULT PRIVILEGES IN SCHEMA {SCHEMA} GRANT USAGE, SELECT ON SEQUENCES TO {WRITER_ROLE};
+"""
+
+
+def init_sql() -> str:
+    """The whole schema and the roles, as one script a database owner can run (``psql``)."""
+    parts = ["BEGIN;", f"CREATE SCHEMA IF NOT EXISTS {SCHEMA};", f"SET search_path TO {SCHEMA};"]
+    for version in sorted(MIGRATIONS):
+        parts.append(f"-- migration {version}")
+        parts.append(_dedent(MIGRATIONS[version]))
+    parts.append(
+        "INSERT INTO meta (key, value) VALUES ('schema_version', '%d') "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value;" % SCHEMA_VERSION
+    )
+    parts.append(roles_sql().strip())
+    parts.append("COMMIT;")
+    return "\n".join(parts) + "\n"
+
+
+def schema_version(conn: Any) -> int:
+    """The schema's version; 0 when there is none yet."""
+    found = conn.execute(
+        "SELECT to_regclass('backscroll.meta') IS NOT NULL"
+    ).fetchone()[0]
+    if not found:
+        return 0
+    row = conn.execute("SELECT value FROM backscroll.meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def refuse_newer(version: int, url: str) -> None:
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{mask_url(url)} holds a newer backscroll schema (version {version}; this "
+            f"version reads up to {SCHEMA_VERSION}): upgrade backscroll to use it"
+        )
+
+
+def migrate(conn: Any, url: str, roles: bool = False) -> int:
+    """Bring the schema up to ``SCHEMA_VERSION`` (and with ``roles`` create and grant the
+    roles); returns the version found before."""
+    before = schema_version(conn)
+    refuse_newer(before, url)
+    if before == SCHEMA_VERSION and not roles:
+        return before
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_ID,))
+        version = schema_version(conn)  # another host may have won the race
+        refuse_newer(version, url)
+        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            conn.execute(MIGRATIONS[target])
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES ('schema_version', %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (str(target),),
+            )
+        if roles:
+            conn.execute(roles_sql())
+    return before
+
+
+def _dedent(script: str) -> str:
+    lines = script.strip("\n").splitlines()
+    indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
+    return "\n".join(x[indent:] for x in lines)

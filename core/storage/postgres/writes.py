@@ -1,0 +1,397 @@
+"""The write path on PostgreSQL (SPEC 3): append with the index row in the same transaction,
+import without indexing, delete, and the bulk row writes rebuilds use.
+
+Concurrency: every write locks its session's row first (``FOR UPDATE``), so two hosts
+appending to one session take turns, and appends to different sessions run side by side.
+Rowids are unique per agent; a rowid another transaction took meanwhile is skipped with
+``ON CONFLICT DO NOTHING`` and the row moves to the next slot, as in SQLite.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+import weakref
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any, Iterator
+
+from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
+from ...keys import normalize_key
+from ...transcript import advance, indexable, parse_event
+from ..model import AppendResult, Imported, SessionMeta, now_ms
+from ..stored import new_events, stored_entry_id
+from .driver import Conflict, retried
+from .fts import index_text
+from .reads import Reads
+from .text import load_text, store_text
+
+TITLE_CHARS = 400  # as the SQLite backend's schema.TITLE_CHARS
+
+# Connections that have their temporary staging table (it lives as long as the connection).
+_staging: weakref.WeakSet = weakref.WeakSet()
+
+# One row, and its text when the rowid was free (a CTE: both or neither).
+_INSERT_ROW = (
+    "WITH stored AS (INSERT INTO message_index (agent_id, rowid, session_pk, entry_id, role, "
+    "ts, exact, tsv) VALUES (%(agent)s, %(rowid)s, %(pk)s, %(entry)s, %(role)s, "
+    "%(ts)s, %(exact)s, %(tsv)s::tsvector) "
+    "ON CONFLICT (agent_id, rowid) DO NOTHING RETURNING agent_id, rowid) "
+    "INSERT INTO message_text (agent_id, rowid, body) SELECT agent_id, rowid, %(body)s "
+    "FROM stored RETURNING rowid"
+)
+_COLUMNS = ("agent", "rowid", "pk", "entry", "role", "ts", "body", "exact", "tsv")
+
+
+class Writes(Reads):
+    """Writing methods; the connection is a writer's, in autocommit mode."""
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """BEGIN ... COMMIT, rolled back on any error (nothing half-written)."""
+        with self._tx() as conn:
+            yield conn
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One transaction around several writes (a file's new events and its new state)."""
+        with self._tx():
+            yield
+
+    def ensure_agent(self, now: int) -> None:
+        """Create the agent's rows (and its progress row) if this is its first writer."""
+        if self._one("SELECT 1 FROM agents WHERE agent_id = %s", (self.agent_id,)) is not None:
+            return
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO agents (agent_id, created_at) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                (self.agent_id, now),
+            )
+            conn.execute(
+                "INSERT INTO reconcile_progress (agent_id) VALUES (%s) ON CONFLICT DO NOTHING",
+                (self.agent_id,),
+            )
+
+    def _locked(self, column: str, value: str) -> tuple | None:
+        return self.conn.execute(
+            "SELECT pk, key, session_id, created_at, last_seq, leaf_id, state, indexer_version "
+            f"FROM sessions WHERE agent_id = %s AND {column} = %s FOR UPDATE",
+            (self.agent_id, value),
+        ).fetchone()
+
+    def _create_session(self, meta: SessionMeta, clean: bool) -> tuple | None:
+        """Insert a session row; None if another transaction created that key meanwhile."""
+        created = meta.created_at if meta.created_at is not None else now_ms()
+        return self.conn.execute(
+            "INSERT INTO sessions (agent_id, key, session_id, spawned_by, parent_key, label, "
+            "source, created_at, updated_at, state, indexer_version) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING "
+            "RETURNING pk, key, session_id, created_at, last_seq, leaf_id, state, indexer_version",
+            (
+                self.agent_id,
+                meta.key,
+                meta.session_id or str(uuid.uuid4()),
+                _lower(meta.spawned_by),
+                _lower(meta.parent_key),
+                _clean(meta.label),
+                meta.source,
+                created,
+                meta.updated_at if meta.updated_at is not None else created,
+                "clean" if clean else "dirty",
+                INDEXER_VERSION if clean else 0,
+            ),
+        ).fetchone()
+
+    @retried
+    def append(
+        self, meta: SessionMeta, line: str | bytes | dict[str, Any], skip_known: bool = False
+    ) -> AppendResult:
+        """As the SQLite backend's: with ``skip_known`` an event the session already holds
+        (same id; an id-less one with the same text) is not stored again (``known``)."""
+        key = normalize_key(meta.key)
+        event = parse_event(line)
+        if isinstance(line, dict):
+            body = json.dumps(event, ensure_ascii=False)
+        else:
+            body = line.decode("utf-8") if isinstance(line, bytes) else line
+            body = body.strip().lstrip("\ufeff")
+        with self._tx() as conn:
+            found = self._locked("key", key)
+            if found is None:
+                found = self._create_session(replace(meta, key=key), True) or self._locked("key", key)
+            if found is None:
+                raise Conflict(f"session {key} was created and removed meanwhile")
+            pk, _key, session_id, created_at, last_seq, leaf, state, version = found
+            if skip_known and self._holds(pk, event, body):
+                return AppendResult(last_seq, "known")
+            seq = last_seq + 1
+            step = advance(leaf, seq, event, lambda eid: self._has_entry(pk, eid))
+            moved_off = step.node is not None and step.leaf == step.node and not step.extends
+            outcome = "dirty" if event["type"] == "leaf" or moved_off else "stored"
+            row = None
+            if step.extends and state == "clean" and version == INDEXER_VERSION:
+                message = indexable(event, created_at)
+                if message and indexes_session(key):
+                    row = row_for(message.entry_id, message.role, message.timestamp_ms, message.text)
+                    self.insert_rows(pk, session_id, [row])
+                    outcome = "indexed"
+            kind = event["type"]
+            conn.execute(
+                "INSERT INTO events (session_pk, seq, entry_id, kind, body) VALUES (%s, %s, %s, %s, %s)",
+                (pk, seq, stored_entry_id(event, seq), kind, body),
+            )
+            conn.execute(
+                "UPDATE sessions SET last_seq = %s, leaf_id = %s, updated_at = %s, "
+                "messages = messages + %s WHERE pk = %s",
+                (seq, step.leaf, now_ms(), int(kind == "message"), pk),
+            )
+            if row is not None:  # the summary follows the index (refresh_summary's rule)
+                conn.execute(
+                    "UPDATE sessions SET last_message_at = greatest(last_message_at, %s), "
+                    "title = coalesce(title, %s) WHERE pk = %s",
+                    (row.ts, _title(row.body) if row.role == "user" else None, pk),
+                )
+            if kind == "session":
+                self._read_cwd(pk, seq, event)
+            if state == "claimed" or outcome == "dirty":
+                self._mark_dirty(pk)
+                outcome = "dirty" if outcome != "indexed" else outcome
+            elif state == "clean" and version == INDEXER_VERSION:
+                conn.execute(
+                    "UPDATE sessions SET indexed_seq = %s, indexed_leaf = %s WHERE pk = %s",
+                    (seq, step.leaf, pk),
+                )
+        return AppendResult(seq, outcome)
+
+    def _read_cwd(self, pk: int, seq: int, event: dict[str, Any]) -> None:
+        """The session's cwd, as its first header (stored at ``seq``) names it."""
+        cwd = event.get("cwd")
+        self.conn.execute(
+            "UPDATE sessions SET cwd = %s WHERE pk = %s AND NOT EXISTS (SELECT 1 FROM events "
+            "WHERE session_pk = %s AND kind = 'session' AND seq < %s)",
+            (_clean(cwd) if isinstance(cwd, str) else None, pk, pk, seq),
+        )
+
+    def refresh_summary(self, pk: int) -> None:
+        """Title and last message time from the session's index rows, inside the caller's
+        transaction (a rebuild publishing them)."""
+        self.refresh_summaries([pk])
+
+    def refresh_summaries(self, pks: list[int]) -> None:
+        if not pks:
+            return
+        titles = dict(self.conn.execute(  # each text by its key (see match._rows)
+            "SELECT p.pk, (SELECT (SELECT t.body FROM message_text t WHERE t.agent_id = m.agent_id "
+            "AND t.rowid = m.rowid) FROM message_index m WHERE m.session_pk = p.pk "
+            "AND m.role = 'user' ORDER BY m.rowid LIMIT 1) FROM unnest(%s::bigint[]) AS p(pk)",
+            (pks,),
+        ).fetchall())
+        self.conn.execute(
+            "UPDATE sessions s SET title = n.title, last_message_at = (SELECT max(m.ts) FROM "
+            "message_index m WHERE m.session_pk = s.pk) "
+            "FROM unnest(%s::bigint[], %s::text[]) AS n(pk, title) WHERE s.pk = n.pk",
+            (pks, [_title(load_text(titles[pk])) if titles.get(pk) else None for pk in pks]),
+        )
+
+    def _holds(self, pk: int, event: dict[str, Any], body: str) -> bool:
+        """The session already stores this event: by id, or an id-less one by its text."""
+        entry_id = event.get("id") if event["type"] not in ("session", "leaf") else None
+        if isinstance(entry_id, str) and entry_id:
+            return self._has_entry(pk, entry_id)
+        row = self.conn.execute(
+            "SELECT 1 FROM events WHERE session_pk = %s AND entry_id IS NULL AND body = %s",
+            (pk, body),
+        ).fetchone()
+        return row is not None
+
+    def _mark_dirty(self, pk: int) -> None:
+        self.conn.execute(
+            "UPDATE sessions SET state = 'dirty', claim_owner = NULL, claim_expires = NULL "
+            "WHERE pk = %s",
+            (pk,),
+        )
+
+    def _has_entry(self, pk: int, entry_id: str) -> bool:
+        row = self.conn.execute(
+            "SELECT 1 FROM events WHERE session_pk = %s AND entry_id = %s", (pk, entry_id)
+        ).fetchone()
+        return row is not None
+
+    def insert_rows(self, pk: int, session_id: str, rows: list[IndexRow]) -> None:
+        """Insert one session's index rows inside the caller's transaction (``insert_many``)."""
+        self.insert_many([(pk, session_id, rows)])
+
+    def insert_many(self, batches: list[tuple[int, str, list[IndexRow]]]) -> None:
+        """Insert index rows of sessions ``(pk, session_id, rows)`` inside the caller's
+        transaction, and count each session's rows and characters (ranking's statistics).
+        Rowids are placed against the rows stored near them; a rowid another transaction
+        took meanwhile moves its row to the next free slot."""
+        values: list[tuple] = []
+        stats: dict[int, list[int]] = {}
+        for pk, session_id, rows in batches:
+            for row in rows:
+                text = index_text(row.body)
+                values.append((self.agent_id, first_rowid(session_id, row), pk, row.entry_id,
+                               row.role, row.ts, store_text(row.body), text.exact, text.tsv))
+            counts = stats.setdefault(pk, [0, 0])
+            counts[0] += len(rows)
+            counts[1] += sum(len(row.body) for row in rows)
+        if not values:
+            return
+        values = self._placed(values)
+        stored = self._copy_rows(values) if len(values) > 4 else set()
+        for value in [value for value in values if value[1] not in stored]:
+            row = dict(zip(_COLUMNS, value))  # its rowid was taken meanwhile (or not copied)
+            while not self.conn.execute(_INSERT_ROW, row).fetchone():
+                row["rowid"] = next_rowid(row["rowid"])
+        self.conn.execute(
+            "UPDATE sessions SET index_rows = index_rows + s.n, index_chars = index_chars + s.c "
+            "FROM unnest(%s::bigint[], %s::int[], %s::bigint[]) AS s(pk, n, c) "
+            "WHERE sessions.pk = s.pk",
+            ([pk for pk in stats], [c[0] for c in stats.values()], [c[1] for c in stats.values()]),
+        )
+
+    def _placed(self, values: list[tuple]) -> list[tuple]:
+        """The rows with rowids moved off the ones already stored (or placed earlier here)."""
+        taken = self._taken_rowids([value[1] for value in values])
+        placed = []
+        for value in values:
+            rowid = value[1]
+            while rowid in taken:
+                rowid = next_rowid(rowid)
+                if rowid not in taken and self._taken_rowids([rowid]):
+                    taken.add(rowid)
+            taken.add(rowid)
+            placed.append((value[0], rowid, *value[2:]))
+        return placed
+
+    def _copy_rows(self, values: list[tuple]) -> set[int]:
+        """Bulk insert through a temporary table (COPY, then one INSERT that skips rowids
+        taken meanwhile); returns the rowids stored."""
+        if self.conn not in _staging:  # once per pooled connection
+            self.conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS staged_rows (agent_id text, rowid bigint, "
+                "session_pk bigint, entry_id text, role text, ts bigint, body text, "
+                "exact boolean, tsv tsvector)"
+            )
+            _staging.add(self.conn)
+        with self.conn.cursor() as cursor:
+            with cursor.copy(
+                "COPY staged_rows (agent_id, rowid, session_pk, entry_id, role, ts, body, "
+                "exact, tsv) FROM STDIN"
+            ) as copy:
+                for value in values:
+                    copy.write_row(value)
+            stored = {
+                row[0]
+                for row in cursor.execute(
+                    "WITH stored AS (INSERT INTO message_index (agent_id, rowid, session_pk, "
+                    "entry_id, role, ts, exact, tsv) SELECT agent_id, rowid, session_pk, "
+                    "entry_id, role, ts, exact, tsv FROM staged_rows "
+                    "ON CONFLICT (agent_id, rowid) DO NOTHING RETURNING agent_id, rowid) "
+                    "INSERT INTO message_text (agent_id, rowid, body) SELECT s.agent_id, "
+                    "s.rowid, t.body FROM stored s JOIN staged_rows t USING (agent_id, rowid) "
+                    "RETURNING rowid"
+                )
+            }
+            cursor.execute("DELETE FROM staged_rows")
+        return stored
+
+    def _taken_rowids(self, rowids: list[int]) -> set[int]:
+        rows = self.conn.execute(
+            "SELECT rowid FROM message_index WHERE agent_id = %s AND rowid = ANY(%s::bigint[])",
+            (self.agent_id, rowids),
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    def delete_rows(self, pk: int) -> None:
+        """Remove a session's index rows and their statistics inside the caller's
+        transaction."""
+        self.conn.execute("DELETE FROM message_index WHERE session_pk = %s", (pk,))
+        self.conn.execute(
+            "UPDATE sessions SET index_rows = 0, index_chars = 0 WHERE pk = %s", (pk,)
+        )
+
+    @retried
+    def delete_session(self, key: str) -> bool:
+        key = normalize_key(key)
+        with self._tx() as conn:
+            found = self._locked("key", key)
+            if found is None:
+                return False
+            self.delete_rows(found[0])
+            # its events go with it (ON DELETE CASCADE), in this transaction
+            conn.execute("DELETE FROM sessions WHERE pk = %s", (found[0],))
+        return True
+
+    def purge(self, only_if_pending: bool = False) -> bool:
+        """Deleted rows are gone from every query at commit; the server reclaims their pages
+        (VACUUM, run by autovacuum or the administrator, docs/postgres.md): nothing to do
+        from here."""
+        return True
+
+    @retried
+    def import_session(
+        self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
+    ) -> Imported:
+        key = normalize_key(meta.key)
+        with self._tx() as conn:
+            by = ("session_id", meta.session_id) if meta.session_id else ("key", key)
+            found = self._locked(*by)
+            if found is None:
+                if self._locked("key", key) is not None:
+                    # The key now names another transcript (a reset): keep both.
+                    key = f"{key}:import-{meta.session_id}".lower()
+                found = self._create_session(replace(meta, key=key), clean=not lines)
+                if found is None:
+                    raise Conflict(f"session {key} was created meanwhile by another writer")
+                pk, key, last_seq = found[0], found[1], found[4]
+                seen_ids: set[str] = set()
+                seen_bodies: set[str] = set()
+            else:
+                pk, key, last_seq = found[0], found[1], found[4]
+                seen_ids = {
+                    r[0]
+                    for r in conn.execute(
+                        "SELECT entry_id FROM events WHERE session_pk = %s AND entry_id IS NOT NULL",
+                        (pk,),
+                    )
+                }
+                seen_bodies = {
+                    r[0]
+                    for r in conn.execute(
+                        "SELECT body FROM events WHERE session_pk = %s AND entry_id IS NULL", (pk,)
+                    )
+                }
+            added = new_events(lines, parsed, last_seq, seen_ids, seen_bodies)
+            messages = sum(1 for e in added if e.kind == "message")
+            if added:
+                with conn.cursor() as cursor, cursor.copy(
+                    "COPY events (session_pk, seq, entry_id, kind, body) FROM STDIN"
+                ) as copy:
+                    for e in added:
+                        copy.write_row((pk, e.seq, e.entry_id, e.kind, e.line))
+                conn.execute(
+                    "UPDATE sessions SET last_seq = %s, updated_at = greatest(updated_at, %s), "
+                    "messages = messages + %s WHERE pk = %s",
+                    (last_seq + len(added), meta.updated_at or 0, messages, pk),
+                )
+                header = next((e for e in added if e.kind == "session"), None)
+                if header is not None:
+                    self._read_cwd(pk, header.seq, header.event)
+                self._mark_dirty(pk)
+        return Imported(key, len(added), messages)
+
+
+def _lower(value: str | None) -> str | None:
+    return value.lower() if isinstance(value, str) else None
+
+
+def _clean(value: str | None) -> str | None:
+    """A label PostgreSQL can store (a NUL would be refused; it shows as U+FFFD)."""
+    return value.replace("\x00", "\ufffd") if isinstance(value, str) else None
+
+
+def _title(body: str) -> str:
+    """A session's title from its first user message's index text (the SQLite rule)."""
+    return _clean(body[:TITLE_CHARS].replace("\u200b", "")) or ""

@@ -1,0 +1,66 @@
+"""Rules about stored events that every backend applies alike (no SQL here): which id an
+event is stored under, which lines of an import a session already holds, and how a stored
+row is read back. The tree rules load only with the write path (a search reads rows back,
+nothing more: tests/test_cli_start.py)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, NamedTuple
+
+from ..bounds import decode_json
+from ..errors import ValidationError
+
+
+def stored_entry_id(event: dict[str, Any], seq: int) -> str | None:
+    """The entry id an event is stored and found by: none for a header or a leaf control,
+    nor for an id-less entry (whose tree id, ``#<seq>``, is only positional)."""
+    from ..transcript import node_id
+
+    kind = event.get("type")
+    found = None if kind in ("session", "leaf") else node_id(event, seq)
+    return found if found and not found.startswith("#") else None
+
+
+class NewEvent(NamedTuple):
+    seq: int
+    entry_id: str | None
+    kind: str
+    line: str
+    event: dict[str, Any]
+
+
+def new_events(lines: list[str], parsed: list[dict[str, Any]] | None, last_seq: int,
+               seen_ids: set[str], seen_bodies: set[str]) -> list[NewEvent]:
+    """The lines of an import a session does not hold yet, numbered after ``last_seq``:
+    entries already stored are recognised by id (id-less ones by their exact text). Repeats
+    inside the lines are data (the tree rules report and ignore duplicate ids): kept."""
+    from ..transcript import parse_event
+
+    added: list[NewEvent] = []
+    for n, line in enumerate(lines):
+        event = parsed[n] if parsed is not None else parse_event(line)
+        seq = last_seq + len(added) + 1
+        entry_id = stored_entry_id(event, seq)
+        if (entry_id and entry_id in seen_ids) or (not entry_id and line in seen_bodies):
+            continue
+        added.append(NewEvent(seq, entry_id, event.get("type"), line, event))
+    return added
+
+
+def parse_events(rows: Iterable[tuple[int, str]], problems: list[str] | None = None
+                 ) -> list[tuple[int, dict[str, Any]]]:
+    """Stored events parsed within the entry bounds but their size (an event stored before
+    the bounds is read whole); a row that does not parse, stored by an older backscroll, is
+    skipped and named in ``problems``, never raised."""
+    parsed = []
+    for seq, body in rows:
+        try:
+            event: Any = decode_json(body, max_bytes=None)
+        except ValidationError as err:
+            event = err
+        if isinstance(event, dict):
+            parsed.append((seq, event))
+        elif problems is not None:
+            reason = event if isinstance(event, ValidationError) else "not a JSON object"
+            problems.append(f"event {seq}: {reason}; skipped")
+    return parsed
