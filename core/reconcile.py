@@ -149,7 +149,10 @@ class _RowBuilder:
     def for_backfill(cls, state: StateDir, db: AgentWriter) -> "_RowBuilder | None":
         if (os.cpu_count() or 1) < 2 or db.pending_count()[1] < PARALLEL_MIN_EVENTS:
             return None
-        return cls(state, db.agent_id)
+        try:
+            return cls(state, db.agent_id)
+        except (OSError, ValueError):
+            return None  # no helper process here (limits, a captured stderr): build in-process
 
     def submit(self, claims: list[Claim]) -> None:
         self.inflight.append(self.pool.submit(_build, self.state, self.agent_id, claims))

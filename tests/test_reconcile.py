@@ -229,3 +229,21 @@ def test_a_nul_character_in_a_message_is_a_separator_and_verify_agrees(state: St
     report = verify_state(state)
     assert report.ok, report.problems
     assert report.rows_checked == 2
+
+
+def test_a_backfill_without_a_helper_process_builds_its_rows_here(
+    state: StateDir, monkeypatch
+) -> None:
+    import backscroll.core.reconcile as reconcile
+
+    def no_pool(*_args, **_kwargs):
+        raise ValueError("bad value(s) in fds_to_keep")  # what a captured stderr gives
+
+    monkeypatch.setattr(reconcile, "PARALLEL_MIN_EVENTS", 1)
+    monkeypatch.setattr(reconcile, "ProcessPoolExecutor", no_pool)
+    db = state.open("main", write=True)
+    for n in range(3):
+        events = [msg(f"m{i}", f"m{i - 1}" if i else None, "user", f"walrus {n} {i}") for i in range(10)]
+        db.import_session(SessionMeta(f"agent:main:s{n}", session_id=f"sid{n}"), lines(*events))
+    assert reconcile_agent(state, "main").sessions == 3
+    assert verify_state(state).ok and search_ids(state, "walrus")[0]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -124,7 +126,7 @@ def app_for(state: StateDir, **options: Any) -> BackscrollApp:
     return make_app(state, **options)
 
 
-async def until(pilot: Any, condition: Callable[[], bool], timeout: float = 5.0) -> None:
+async def until(pilot: Any, condition: Callable[[], bool], timeout: float = 15.0) -> None:
     """Let the app run until ``condition()`` holds (workers answer on other threads)."""
     deadline = time.monotonic() + timeout
     while not condition():
@@ -659,8 +661,10 @@ async def test_markup_and_ansi_in_messages_render_literally(state: StateDir) -> 
         painted = rendered(app.results)
         assert "[bold red]x[/]" in painted
         assert "\x1b" not in painted
-        pane = rendered(app.history.query_one("#history-hit"))
-        assert "[bold red]x[/] ␛[31mred alert␛[0m [link=https://evil]y[/link] ␇ end" in pane
+        hit = app.history.query_one("#history-hit")
+        literal = "[bold red]x[/] ␛[31mred alert␛[0m [link=https://evil]y[/link] ␇ end"
+        await until(pilot, lambda: literal in rendered(hit))  # once the pane is laid out
+        pane = rendered(hit)
         assert "\x1b" not in pane and "\x07" not in pane
 
 
@@ -855,3 +859,25 @@ async def test_a_late_message_to_a_status_bar_being_taken_down_is_dropped(convo:
         bar.show_filters(["agent ops"], "x")
         bar.show(IndexingView(True, 1, 3, 0, 10, 1.0), False, 3, "as operator")
         assert bar.plain_text() == ""
+
+
+def test_the_browser_can_start_a_helper_process_while_textual_holds_stderr(
+    tmp_path: Path,
+) -> None:
+    """Textual captures stderr (descriptor -1) while it runs; a big backfill's helper
+    process must still start (a fresh interpreter: no tracker started by earlier tests)."""
+    script = (
+        "import asyncio, sys\n"
+        "from backscroll.core import reconcile\n"
+        "from backscroll.core.state import StateDir\n"
+        "from backscroll.tui.app import make_app\n"
+        "app = make_app(StateDir(sys.argv[1]), auto_reconcile=False, sources=False)\n"
+        "async def main():\n"
+        "    async with app.run_test():\n"
+        "        assert sys.stderr.fileno() < 0\n"
+        "        reconcile._RowBuilder(app.state, 'main').pool.shutdown()\n"
+        "asyncio.run(main())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "state")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -236,9 +236,10 @@ async def test_a_50000_message_conversation_is_read_in_windows() -> None:
     source = FakeSource(50_000)
     screen = ConversationScreen(source, "f25000", frozen, SearchRequest("x"))
     async with Host(screen).run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: screen.view is not None and bool(screen.view.views))
+        await until(pilot, lambda: screen.view is not None and screen.view.hi > 0)
         view = screen.view
-        assert len(view.views) <= 200 and view.lo <= 25_000 < view.hi
+        await until(pilot, lambda: view.asked is None)  # laid out and settled
+        assert 0 < len(view.views) <= 200 and view.lo <= 25_000 < view.hi
         position = screen.query_one("#conversation-position", Static)
         await until(pilot, lambda: "hit 26 of 50" in position.content.plain)  # hits follow
         for _ in range(12):
@@ -422,6 +423,7 @@ async def test_a_click_highlights_and_a_second_click_opens(state: StateDir) -> N
         await home(pilot, app)
         assert app.results.highlighted == 0
         second_title = app.results.rows[1].display_title
+        await until(pilot, lambda: second_title in rendered(app.results))  # laid out
         second_row_y = rendered(app.results).splitlines().index(
             next(line for line in rendered(app.results).splitlines() if second_title in line))
         await pilot.click("#results", offset=(5, second_row_y))

@@ -12,8 +12,10 @@ turns a failed worker of any screen into one notification.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable
+from multiprocessing import resource_tracker
 from typing import Any
 
 from textual import work
@@ -45,6 +47,13 @@ IDLE_POLL_TICKS = 4  # nothing to index: poll every 2 s instead
 TYPING_PAUSE_S = 1.0
 
 
+def _start_resource_tracker() -> None:
+    """Reconciling in the background spawns a pool (core/reconcile.py), whose helper
+    process multiprocessing starts with ``sys.stderr``'s descriptor. Textual captures stderr
+    while it runs (descriptor -1), so the helper is started now, before it does."""
+    if os.name == "posix":
+        resource_tracker.ensure_running()
+
 
 def _on_screen(name: str) -> property:
     """The search screen's attribute ``name``, read through the app (tests and scripts)."""
@@ -72,6 +81,7 @@ class BackscrollApp(LiveSources, SessionActions, App[int]):
         grouped: bool = True,
     ) -> None:
         super().__init__()
+        _start_resource_tracker()
         self.init_live(sources)
         self.state = state
         self.caller = caller or OPERATOR

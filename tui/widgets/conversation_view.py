@@ -89,8 +89,8 @@ class ConversationView(VerticalScroll):
         then bring ``focus`` into view (``center``), or go to the ``top`` or ``bottom``."""
         self.asked = "settling"  # no reading on until the new stretch is laid out
         await self.remove_children()
+        self.lo, self.hi = start, start + len(messages)  # before the views appear
         await self.mount_all(self._views_for(start, messages))
-        self.lo, self.hi = start, start + len(messages)
         self.call_after_refresh(self._settle, focus, where, True)
 
     def _settle(self, focus: int | None, where: str, again: bool) -> None:
@@ -120,14 +120,14 @@ class ConversationView(VerticalScroll):
             first = self.views[0] if self.views else None
             offset = first.virtual_region.y if first is not None else 0
             self.asked = "settling"  # no reading on until the view is back in place
-            await self.mount_all(self._views_for(start, messages), before=0)
             self.lo = start
+            await self.mount_all(self._views_for(start, messages), before=0)
             self._let_go("after")
             self.call_after_refresh(self._keep_in_place, first, offset, self.scroll_y, True)
             return
         if where == "after" and start == self.hi:
-            await self.mount_all(self._views_for(start, messages))
             self.hi = start + len(messages)
+            await self.mount_all(self._views_for(start, messages))
             self._let_go("before")
         self.call_after_refresh(self.check_edges)  # still short of the edge: read on
 
