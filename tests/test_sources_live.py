@@ -95,8 +95,36 @@ def test_watch_takes_in_a_new_line_and_a_new_file_and_stops_on_ctrl_c(
             "agent:codex:codex:0f0f0f0f-0000-4000-8000-00000000abcd"]
         assert searchable(state, "kiwibanner") == [f"agent:claude-code:claude-code:{CC_SHORT}"]
     finally:
-        watcher.send_signal(signal.SIGINT)
-        code = watcher.wait(timeout=DEADLINE_S)
+        code = stopped(watcher, signal.SIGINT)
+    assert code == 0
+    assert "Traceback" not in (watcher.stderr.read() if watcher.stderr else "")
+
+
+def stopped(process: subprocess.Popen, signum: int) -> int | None:
+    """Send ``signum`` and wait for the exit code; None (and the process killed, so no
+    watcher outlives the test) when it does not stop."""
+    process.send_signal(signum)
+    try:
+        return process.wait(timeout=DEADLINE_S)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return None
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_watch_stops_cleanly_on_a_signal_even_started_with_sigint_ignored(
+        state: StateDir, home: dict[str, Path], signum: int) -> None:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    watcher = subprocess.Popen(  # as a shell's background job starts it: SIGINT ignored
+        [sys.executable, "-m", "backscroll.tui.cli", "watch", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        assert watcher.stdout is not None
+        assert "watching" in json.loads(watcher.stdout.readline())
+    finally:
+        code = stopped(watcher, signum)
     assert code == 0
     assert "Traceback" not in (watcher.stderr.read() if watcher.stderr else "")
 
@@ -168,10 +196,15 @@ async def test_the_empty_state_lists_the_sources_and_takes_them_in(state: StateD
             assert any(kind in line and where in line for line in painted.splitlines())
         assert state.agents() == []  # nothing is read before the person asks
         await pilot.press("t")
-        await until(pilot, lambda: app.search_screen.query_one("#body").display,
-                    timeout=DEADLINE_S)
+        bars: list[str] = []  # "synced ..." shows for a few seconds: what the bar said meanwhile
+
+        def shown() -> bool:
+            bars.append(app.status_bar.plain_text())
+            return app.search_screen.query_one("#body").display
+
+        await until(pilot, shown, timeout=DEADLINE_S)
+        await until(pilot, lambda: shown() and any("synced" in bar for bar in bars))
         assert len(state.agents()) == 4
-        assert "synced" in app.status_bar.plain_text()
         assert app.focused is app.search_input
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import threading
 import time
 from typing import TYPE_CHECKING, Any
@@ -71,6 +72,14 @@ def cmd_sync(state: StateDir, args: argparse.Namespace) -> int:
     return 0
 
 
+def _stop_on_signals() -> None:
+    """ctrl+c and SIGTERM (a service manager's stop) end ``watch`` cleanly, even when it was
+    started with SIGINT ignored (a shell's background job inherits that, and Python then
+    installs no KeyboardInterrupt of its own)."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+
 def cmd_watch(state: StateDir, args: argparse.Namespace) -> int:
     """Follow the sources in a thread; this thread waits for ctrl+c and stops it cleanly."""
     from backscroll.core.sources.watch import follow_sources
@@ -89,6 +98,7 @@ def cmd_watch(state: StateDir, args: argparse.Namespace) -> int:
             stop.set()
 
     worker = threading.Thread(target=run, name="backscroll-watch", daemon=True)
+    _stop_on_signals()
     worker.start()
     try:
         while worker.is_alive():
