@@ -65,9 +65,7 @@ def searchable(state: StateDir, word: str) -> list[str]:
 
 def test_watch_takes_in_a_new_line_and_a_new_file_and_stops_on_ctrl_c(
         state: StateDir, home: dict[str, Path]) -> None:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    watcher = subprocess.Popen([sys.executable, "-m", "backscroll.tui.cli", "watch", "--json"],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    watcher = watch_process()
     lines: queue.Queue[dict[str, Any]] = queue.Queue()
 
     def read() -> None:
@@ -100,6 +98,13 @@ def test_watch_takes_in_a_new_line_and_a_new_file_and_stops_on_ctrl_c(
     assert "Traceback" not in (watcher.stderr.read() if watcher.stderr else "")
 
 
+def watch_process(**options: Any) -> subprocess.Popen:
+    """``backscroll watch --json`` in a child process, its output unbuffered."""
+    return subprocess.Popen([sys.executable, "-m", "backscroll.tui.cli", "watch", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"}, **options)
+
+
 def stopped(process: subprocess.Popen, signum: int) -> int | None:
     """Send ``signum`` and wait for the exit code; None (and the process killed, so no
     watcher outlives the test) when it does not stop."""
@@ -115,11 +120,8 @@ def stopped(process: subprocess.Popen, signum: int) -> int | None:
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_watch_stops_cleanly_on_a_signal_even_started_with_sigint_ignored(
         state: StateDir, home: dict[str, Path], signum: int) -> None:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    watcher = subprocess.Popen(  # as a shell's background job starts it: SIGINT ignored
-        [sys.executable, "-m", "backscroll.tui.cli", "watch", "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    # as a shell's background job starts it: SIGINT ignored
+    watcher = watch_process(preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     try:
         assert watcher.stdout is not None
         assert "watching" in json.loads(watcher.stdout.readline())
@@ -202,8 +204,8 @@ async def test_the_empty_state_lists_the_sources_and_takes_them_in(state: StateD
             bars.append(app.status_bar.plain_text())
             return app.search_screen.query_one("#body").display
 
-        await until(pilot, shown, timeout=DEADLINE_S)
-        await until(pilot, lambda: shown() and any("synced" in bar for bar in bars))
+        await until(pilot, lambda: shown() and any("synced" in bar for bar in bars),
+                    timeout=DEADLINE_S)
         assert len(state.agents()) == 4
         assert app.focused is app.search_input
 
