@@ -2,9 +2,11 @@
 for 50,000 of them), any window of them rendered as ``sessions_history`` renders messages
 (redacted, each text field cut, tool traffic included), and the hits of a query inside it.
 
-A long conversation is read once per change: the active branch's message events are found
-by parsing the log, and what is kept (their sequence numbers, ids, roles and times) is cached
-per session and transcript length. A window then reads and redacts only its own events.
+A long conversation is read once per change: the active branch's messages (their sequence
+numbers, ids, roles and times) are stored beside the log (``branch_messages``: rebuilds write
+them, appends that extend the branch add to them) and found by parsing the log only while
+they lag behind it; what is read is cached per session and transcript length. A window then
+reads and redacts only its own events.
 Every call checks visibility with the rule search and history use (``visible_sessions``), so
 a conversation stops opening the moment its caller may no longer see it.
 """
@@ -20,18 +22,17 @@ from functools import cached_property
 from typing import Any
 
 from .errors import ValidationError
-from .history import FIELD_MAX_CHARS, TOOL_ROLES, Cleaner, HistoryResponse, render_message
+from .history import FIELD_MAX_CHARS, Cleaner, HistoryResponse, render_message
 from .redact import redact
 from .search import SearchRequest, check_request
 from .state import StateDir
 from .storage import AgentReader, MatchFilters, SessionRow
-from .transcript import INDEXED_ROLES, active_branch, timestamp_ms
+from .transcript import INDEXED_ROLES, active_branch, branch_message
 from .visibility import Caller
 from .visible import open_visible
 
 WINDOW_MAX = 1000  # messages one window may hold
 HITS_MAX = 100_000
-_SHOWN_ROLES = (*INDEXED_ROLES, *TOOL_ROLES)
 
 
 @dataclass(frozen=True)
@@ -178,19 +179,20 @@ def _reading(slot: tuple[str, int, int, str | None]) -> Iterator[None]:
 
 def _read_branch(db: AgentReader, session: SessionRow, slot: tuple[str, int, int, str | None]
                  ) -> _Branch:
+    """The branch's messages as stored (rebuilds and extending appends keep them), or, when
+    the log has moved on in a way they do not follow yet (a rewind not rebuilt, an import),
+    computed from the log by the tree rules."""
+    shown = db.branch_messages(session.pk, session.last_seq)
+    if shown is None:
+        shown = [found for seq, event in active_branch(db.tree_events(session.pk)).path
+                 if (found := branch_message(seq, event)) is not None]
     seqs, stored_ids, roles, times, said = [], [], [], [], []
     count = 0
-    for seq, event in active_branch(db.tree_events(session.pk)).path:
-        message = event.get("message")
-        if event.get("type") != "message" or not isinstance(message, dict):
-            continue
-        role = message.get("role")
-        if role not in _SHOWN_ROLES:
-            continue
+    for seq, entry_id, role, at in shown:
         seqs.append(seq)
-        stored_ids.append(event.get("id"))
-        roles.append(str(role))
-        times.append(timestamp_ms(event, session.created_at))
+        stored_ids.append(entry_id)
+        roles.append(role)
+        times.append(session.created_at if at is None else at)
         count += role in INDEXED_ROLES
         said.append(count if role in INDEXED_ROLES else 0)
     ids = _redacted_ids(stored_ids)

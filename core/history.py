@@ -17,14 +17,13 @@ from .keys import normalize_key
 from .redact import redact
 from .search import validate_limit
 from .state import StateDir
-from .transcript import INDEXED_ROLES, TEXT_BLOCK_TYPES, active_branch, timestamp_ms
+from .transcript import INDEXED_ROLES, TEXT_BLOCK_TYPES, TOOL_ROLES, active_branch, timestamp_ms
 from .visibility import Caller
 from .visible import FORBIDDEN, open_visible  # noqa: F401 - FORBIDDEN is also known from here
 
 FIELD_MAX_CHARS = 4000
 ANSWER_MAX_BYTES = 80 * 1024
 HISTORY_LIMIT_MAX = 1000
-TOOL_ROLES = ("toolResult", "tool", "bashExecution")
 TOOL_BLOCKS = ("toolCall", "tool_use", "tool_result", "function_call")
 
 

@@ -34,7 +34,8 @@ from typing import Callable
 from .errors import BackscrollError, Forbidden
 from .indexer import IndexRow, session_rows
 from .state import StateDir
-from .storage import AgentReader, AgentWriter, Claim, Progress, PublishItem, SchemaBehind
+from .storage import AgentReader, AgentWriter, BranchRow, Claim, Progress, PublishItem, SchemaBehind
+from .transcript import active_branch, branch_message
 
 LEASE_MS = 30_000
 BATCH_EVENTS = 4_000  # events read + rows written per transaction
@@ -107,6 +108,7 @@ def reconcile_agent(
                     on_progress(db.read_progress())
             if builder is not None:
                 builder.publish_ready(db, owner, stats, keep=0)
+            _catch_up_branches(db, owner, lease_ms, stats, stop)
         finally:
             if builder is not None:
                 builder.close()
@@ -117,18 +119,38 @@ def reconcile_agent(
     return stats
 
 
+def _catch_up_branches(db: AgentWriter, owner: str, lease_ms: int, stats: ReconcileStats,
+                       stop: threading.Event | None) -> None:
+    """Store the branch messages of clean sessions that lack them (a database from before
+    they were stored), so opening a long conversation reads columns, not its log. The
+    sessions stay searchable meanwhile; the log up to the seq read is append-only, so what
+    is computed from it stays true, and ``replace_branches`` never puts it over newer."""
+    for pk, key, seq in db.lagging_branches():
+        if stop is not None and stop.is_set():
+            return
+        events = [(n, event) for n, event in db.events(pk) if n <= seq]
+        shown = [found for n, event in active_branch(events).path
+                 if (found := branch_message(n, event)) is not None]
+        with db.transaction():
+            db.replace_branches([(pk, seq, shown)])
+        if not db.renew_run(owner, lease_ms, stats.sessions, stats.messages, key):
+            return
+
+
 def _build(state: StateDir, agent_id: str, claims: list[Claim]) -> list[PublishItem]:
     """Rows of claimed sessions, read through a connection of its own (a helper process)."""
     with state.open(agent_id) as db:
         return [(claim, *_rows(db, claim)) for claim in claims]
 
 
-def _rows(db: AgentReader, claim: Claim) -> tuple[list[IndexRow], str | None, str]:
-    """A claimed session's rows, its leaf, and the problems found: stored rows that no longer
-    parse and broken tree links, each skipped and reported, never raised."""
+def _rows(db: AgentReader, claim: Claim) -> tuple[list[IndexRow], str | None, str, list[BranchRow]]:
+    """A claimed session's rows, its leaf, the problems found (stored rows that no longer
+    parse and broken tree links, each skipped and reported, never raised) and the messages
+    of its active branch."""
     problems: list[str] = []
     rows, branch = session_rows(claim.key, db.events(claim.session_pk, problems), claim.created_at)
-    return rows, branch.leaf, "; ".join(problems + branch.problems)
+    shown = [tuple(found) for seq, event in branch.path if (found := branch_message(seq, event))]
+    return rows, branch.leaf, "; ".join(problems + branch.problems), shown
 
 
 class _RowBuilder:
@@ -188,19 +210,19 @@ def _rebuild_small(db: AgentWriter, claims: list[Claim], owner: str, stats: Reco
 def _rebuild_large(db: AgentWriter, claim: Claim, owner: str, lease_ms: int, batch: int,
                    stats: ReconcileStats) -> None:
     """Rebuild a big session in batch transactions; publish if nothing changed meanwhile."""
-    rows, leaf, problems = _rows(db, claim)
+    rows, leaf, problems, shown = _rows(db, claim)
     for start in range(0, max(len(rows), 1), batch):
         if not db.write_rows(claim, owner, rows[start : start + batch], start == 0, lease_ms):
             stats.abandoned += 1
             return
     with db.transaction():
-        published = db.publish([(claim, None, leaf, problems)], owner)
-    _count(stats, [(claim, rows, leaf, problems)], published)
+        published = db.publish([(claim, None, leaf, problems, shown)], owner)
+    _count(stats, [(claim, rows, leaf, problems, shown)], published)
 
 
 def _count(stats: ReconcileStats, items: list, published: list[Claim]) -> None:
     done = {c.session_pk for c in published}
-    for claim, rows, _leaf, problems in items:
+    for claim, rows, _leaf, problems, _shown in items:
         if claim.session_pk in done:
             stats.sessions += 1
             stats.messages += len(rows or [])

@@ -41,6 +41,8 @@ CANONICAL_TYPES = frozenset(
     }
 )
 INDEXED_ROLES = ("user", "assistant")
+TOOL_ROLES = ("toolResult", "tool", "bashExecution")
+SHOWN_ROLES = (*INDEXED_ROLES, *TOOL_ROLES)  # the messages a conversation shows
 TEXT_BLOCK_TYPES = frozenset({"text", "input_text", "output_text"})
 
 
@@ -141,6 +143,14 @@ def advance(
     return Step(eid, node=eid, parent=parent, extends=parent == leaf)
 
 
+def keeps_branch(leaf: str | None, step: Step) -> bool:
+    """Whether the active branch after ``step`` (taken at leaf ``leaf``) is the one before
+    it, plus the node the step added when it extends the branch: stored branch messages
+    then stay current by adding that node's message. Any other leaf move (a rewind, a
+    leaf control, a new branch) needs the branch computed again."""
+    return step.extends or step.leaf == leaf
+
+
 @dataclass
 class Branch:
     """The active branch of a transcript, and what was wrong with its tree."""
@@ -178,6 +188,33 @@ def active_branch(events: Iterable[tuple[int, dict[str, Any]]]) -> Branch:
         current = node[2]
     path.reverse()
     return Branch(path=path, leaf=leaf, problems=problems)
+
+
+class BranchMessage(NamedTuple):
+    """A message of the active branch a conversation shows (``SHOWN_ROLES``): what its
+    outline keeps. ``entry_id`` is the id as written (None: none, or not a string); ``at`` its
+    time in epoch ms, None when it has no plausible one (read as the session's start)."""
+
+    seq: int
+    entry_id: str | None
+    role: str
+    at: int | None
+
+
+def branch_message(seq: int, event: dict[str, Any]) -> BranchMessage | None:
+    """The event as a shown message of its branch, or None when a conversation does not
+    show it (not a message, or a role it leaves out). Rebuilds store these, the write path
+    adds one per extending append, and an outline computed from the log uses the same rule."""
+    message = event.get("message")
+    if event.get("type") != "message" or not isinstance(message, dict):
+        return None
+    role = message.get("role")
+    if role not in SHOWN_ROLES:
+        return None
+    entry_id = event.get("id")
+    at = timestamp_ms(event, -1)
+    return BranchMessage(seq, entry_id if isinstance(entry_id, str) else None, role,
+                         None if at < 0 else at)
 
 
 @dataclass(frozen=True)

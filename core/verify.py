@@ -1,4 +1,5 @@
-"""``verify``: prove that every clean session's index rows are what its active branch yields.
+"""``verify``: prove that every clean session's index rows are what its active branch yields,
+and that its stored branch messages (what a conversation's outline reads) are that branch.
 
 The expected rows are rebuilt in memory from the stored events with the same functions the
 write path and reconciliation use, then compared with what the index holds.
@@ -14,6 +15,7 @@ from .indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT, session_rows
 from .redact import redact
 from .state import StateDir
 from .storage import AgentReader
+from .transcript import branch_message
 
 
 @dataclass
@@ -70,7 +72,13 @@ def verify_agent(db: AgentReader, report: VerifyReport) -> None:
             report.sessions_skipped += 1
             continue
         report.sessions_checked += 1
-        expected, _branch = session_rows(session.key, db.events(session.pk), session.created_at)
+        expected, branch = session_rows(session.key, db.events(session.pk), session.created_at)
+        shown = db.branch_messages(session.pk, session.last_seq)
+        if shown is not None and [tuple(row) for row in shown] != [
+                tuple(found) for seq, event in branch.path
+                if (found := branch_message(seq, event)) is not None]:
+            report.problems.append(
+                f"{session.key}: its stored branch messages are not its active branch")
         stored = db.index_rows(session.pk)
         report.rows_checked += len(stored)
         want = Counter(expected)

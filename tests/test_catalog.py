@@ -155,7 +155,9 @@ def test_the_backfill_fills_an_older_database(state: StateDir) -> None:
         "DROP INDEX events_messages; DROP INDEX sessions_by_activity; "
         "ALTER TABLE sessions DROP COLUMN cwd; "
         "ALTER TABLE sessions DROP COLUMN title; "
-        "ALTER TABLE sessions DROP COLUMN last_message_at; PRAGMA user_version = 4;"
+        "ALTER TABLE sessions DROP COLUMN last_message_at; "
+        "DROP TABLE branch_messages; ALTER TABLE index_state DROP COLUMN branch_seq; "  # 7's
+        "PRAGMA user_version = 4;"
     )
     conn.close()
     with state.open("main", write=True):

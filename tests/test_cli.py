@@ -160,6 +160,20 @@ def test_verify_fails_with_a_diff_summary_when_the_index_is_wrong(filled, capsys
     assert code == 1 and "1 rows missing" in out and "u1" in out
 
 
+def test_verify_fails_when_the_stored_branch_is_not_the_active_branch(filled, capsys) -> None:
+    import sqlite3
+
+    code, out, _ = run(capsys, "verify", "--state-dir", str(filled.path))
+    assert code == 0
+    conn = sqlite3.connect(filled.db_path("main"))
+    assert conn.execute("SELECT count(*) FROM branch_messages").fetchone()[0] > 0
+    conn.execute("DELETE FROM branch_messages WHERE seq = (SELECT max(seq) FROM branch_messages)")
+    conn.commit()
+    conn.close()
+    code, out, _ = run(capsys, "verify", "--state-dir", str(filled.path))
+    assert code == 1 and "stored branch messages are not its active branch" in out
+
+
 def test_delete(filled, capsys) -> None:
     code, _out, _ = run(capsys, "delete", "agent:main:main", "--state-dir", str(filled.path))
     assert code == 0

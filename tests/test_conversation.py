@@ -20,7 +20,7 @@ from backscroll.core.reconcile import reconcile_agent
 from backscroll.core.search import SearchRequest, search_rows, sessions_search
 from backscroll.core.state import StateDir
 from backscroll.core.storage import SessionMeta
-from backscroll.core.transcript import active_branch
+from backscroll.core.transcript import active_branch, branch_message
 from backscroll.core.visibility import OPERATOR, Caller, Policy
 
 from .events import header, leaf, msg
@@ -100,6 +100,112 @@ def test_outline_branch_equals_the_tree_rules_on_real_transcripts(state: StateDi
                 assert light == whole, session.key
                 checked += 1
     assert checked >= 6
+
+
+# --- the stored branch messages against the tree rules --------------------------------------
+
+LIFE = "agent:main:life"
+STEPS = ("reply", "reply", "reply", "tool", "fork", "side", "idless", "again", "leaf", "model",
+         "note", "timeless", "system")
+
+
+def life_event(kind: str, n: int, pick: int, known: list[str]) -> dict:
+    """One event of a session's life: ``pick`` chooses an earlier id (or an unknown one)."""
+    earlier = known[pick % len(known)] if known and pick % 5 else "ghost"
+    role = ("user", "assistant")[n % 2]
+    if kind == "tool":
+        return msg(f"e{n}", None, "toolResult", [{"type": "text", "text": "ok"}], ms=n * 1000)
+    if kind == "fork":
+        return msg(f"e{n}", earlier, role, f"fork {n}", ms=n * 1000)
+    if kind == "side":
+        return msg(f"e{n}", None, "assistant", "aside", ms=n * 1000, appendMode="side")
+    if kind == "idless":
+        event = msg(f"e{n}", None, role, f"no id {n}", ms=n * 1000)
+        del event["id"]
+        return event
+    if kind == "again":  # an id already used: the first entry wins
+        return msg(earlier if earlier != "ghost" else f"e{n}", None, role, "again", ms=n * 1000)
+    if kind == "leaf":
+        return leaf(f"l{n}", None if pick % 7 == 0 else earlier)
+    if kind == "model":
+        return {"type": "model_change", "id": f"e{n}", "parentId": None, "model": "m"}
+    if kind == "note":
+        return {"type": "note", "id": f"e{n}"}
+    if kind == "timeless":
+        event = msg(f"e{n}", None, role, "when?", ms=n * 1000)
+        event["message"]["timestamp"], event["timestamp"] = None, "not a time"
+        return event
+    if kind == "system":
+        return msg(f"e{n}", None, "system", "not shown", ms=n * 1000)
+    return msg(f"e{n}", None, role, f"reply {n}", ms=n * 1000)
+
+
+def stored_and_computed(state: StateDir) -> tuple[list | None, list]:
+    with state.open("main") as db, db.snapshot():
+        session = db.session(LIFE)
+        assert session is not None
+        computed = [tuple(found) for seq, event in active_branch(db.events(session.pk)).path
+                    if (found := branch_message(seq, event)) is not None]
+        stored = db.branch_messages(session.pk, session.last_seq)
+    return (None if stored is None else [tuple(row) for row in stored]), computed
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(life=st.lists(st.tuples(st.sampled_from(STEPS),
+                               st.sampled_from(["append", "append", "import", "rebuild"]),
+                               st.integers(0, 99)), min_size=1, max_size=16))
+def test_stored_branch_messages_are_the_branch_the_tree_rules_give(
+    fresh_state, life: list[tuple[str, str, int]]
+) -> None:
+    """Whatever a session lives through (replies, forks, rewinds, side entries, duplicate and
+    missing ids, imports, rebuilds), the branch messages stored for it are either current and
+    equal to the active branch the tree rules compute from its log, or known to lag (and the
+    outline then computes them); after a rebuild they are current."""
+    state = fresh_state()
+    meta = SessionMeta(LIFE, session_id="sid-life")
+    known: list[str] = []
+    for n, (kind, how, pick) in enumerate(life):
+        event = life_event(kind, n, pick, known)
+        with state.open("main", write=True) as db:
+            if how == "import":
+                db.import_session(meta, [json.dumps(event)])
+            else:
+                db.append(meta, json.dumps(event))
+        if isinstance(event.get("id"), str) and event["type"] != "leaf":
+            known.append(event["id"])
+        if how == "rebuild":
+            reconcile_agent(state, "main")
+        stored, computed = stored_and_computed(state)
+        if how == "rebuild":
+            assert stored is not None, "a rebuild leaves the branch messages current"
+        if stored is not None:
+            assert stored == computed
+        outline = conversation_outline(state, OPERATOR, LIFE)
+        assert list(zip(outline.ids, outline.roles)) == [(sid or "", role)
+                                                         for _, sid, role, _ in computed]
+
+
+def test_a_database_from_before_stored_branches_catches_up(state: StateDir, backend: str) -> None:
+    """Sessions indexed before branch messages were stored open from their log, stay
+    searchable, and get their branch messages from the next reconcile."""
+    append(state, "agent:main:main", linear("m", [("user", "kiwi one"), ("assistant", "two")]))
+    with state.open("main", write=True) as db:  # as the migration leaves them: lagging
+        with db.transaction():
+            db.conn.execute("DELETE FROM branch_messages")
+            db.conn.execute("UPDATE sessions SET branch_seq = 0" if backend == "postgres"
+                            else "UPDATE index_state SET branch_seq = 0")
+        assert db.lagging_branches()
+    assert conversation_outline(state, OPERATOR, "agent:main:main").ids == ("m0", "m1")
+    assert sessions_search(state, SearchRequest("kiwi"), OPERATOR).results
+    reconcile_agent(state, "main")
+    with state.open("main") as db, db.snapshot():
+        session = db.session("agent:main:main")
+        assert session is not None
+        assert [row[1] for row in db.branch_messages(session.pk, session.last_seq) or []] == [
+            "m0", "m1"]
+    with state.open("main", write=True) as db:
+        assert not db.lagging_branches()
 
 
 def test_a_conversation_the_caller_may_not_see_is_forbidden(state: StateDir) -> None:

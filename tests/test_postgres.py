@@ -114,6 +114,8 @@ def test_schema_2_fills_the_summaries_of_an_older_database(pg_url: str, tmp_path
     sql(pg_url, "ALTER TABLE backscroll.sessions DROP COLUMN cwd, DROP COLUMN title, "
         "DROP COLUMN last_message_at, DROP COLUMN index_chars")
     sql(pg_url, "DROP TABLE backscroll.source_files, backscroll.source_syncs")
+    sql(pg_url, "DROP TABLE backscroll.branch_messages")  # schema 3's
+    sql(pg_url, "ALTER TABLE backscroll.sessions DROP COLUMN branch_seq")
     sql(pg_url, "DROP FUNCTION backscroll.header_cwd")
     sql(pg_url, "ALTER TABLE backscroll.sessions ADD COLUMN index_tokens bigint NOT NULL DEFAULT 0")
     sql(pg_url, "ALTER TABLE backscroll.message_index ADD COLUMN ntokens int NOT NULL DEFAULT 0")

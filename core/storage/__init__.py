@@ -17,6 +17,7 @@ from .interface import AgentReader, AgentWriter, PublishItem, SchemaBehind, Stor
 from .model import (
     IDLE,
     AppendResult,
+    BranchRow,
     CardFilter,
     Claim,
     CorpusStats,
@@ -40,6 +41,7 @@ __all__ = [
     "AgentReader",
     "AgentWriter",
     "AppendResult",
+    "BranchRow",
     "CardFilter",
     "Claim",
     "CorpusStats",

@@ -29,6 +29,7 @@ from ..indexer import IndexRow
 from ..query import ParsedQuery
 from .model import (
     AppendResult,
+    BranchRow,
     CardFilter,
     Claim,
     FileState,
@@ -44,8 +45,9 @@ from .model import (
 )
 
 # What a rebuild publishes for one claimed session: (claim, rows to write now, or None when
-# ``write_rows`` already wrote them, the active leaf, the tree problems found).
-PublishItem = tuple[Claim, "list[IndexRow] | None", "str | None", str]
+# ``write_rows`` already wrote them, the active leaf, the tree problems found, the messages
+# of the active branch).
+PublishItem = tuple[Claim, "list[IndexRow] | None", "str | None", str, "list[BranchRow]"]
 
 
 class SchemaBehind(StoreError):
@@ -162,6 +164,13 @@ class AgentReader(Protocol):
     def tree_events(self, session_pk: int) -> list[tuple[int, dict[str, Any]]]:
         """Every event reduced to what the tree rules and an outline read (type, id,
         parentId, targetId, appendMode, timestamp, a message's role and timestamp)."""
+        ...
+
+    def branch_messages(self, session_pk: int, last_seq: int) -> list[BranchRow] | None:
+        """The messages of the active branch as stored, oldest first, if they describe the
+        log as of ``last_seq`` (call it in the snapshot the session row was read in); None
+        when the log has moved on in a way they do not follow yet (the caller then computes
+        the branch from ``tree_events``)."""
         ...
 
     def events_at(self, session_pk: int, seqs: list[int]) -> dict[int, dict[str, Any]]:
@@ -353,10 +362,22 @@ class AgentWriter(AgentReader, Protocol):
         ...
 
     def publish(self, items: Iterable[PublishItem], owner: str) -> list[Claim]:
-        """Inside the caller's transaction: write the rows of each item still ours, make it
-        clean and refresh its summary (title, last activity); return the claims published."""
+        """Inside the caller's transaction: write the rows and branch messages of each item
+        still ours, make it clean and refresh its summary (title, last activity); return the
+        claims published."""
         ...
 
     def release_all(self, owner: str) -> None:
         """Claims ``owner`` still holds go back as dirty."""
+        ...
+
+    def lagging_branches(self) -> list[tuple[int, str, int]]:
+        """(pk, key, last_seq) of clean sessions whose stored branch messages lag behind
+        their log (a database from before they were stored); pending ones get theirs from
+        their rebuild."""
+        ...
+
+    def replace_branches(self, batch: list[tuple[int, int, list[BranchRow]]]) -> None:
+        """Inside the caller's transaction: the branch messages of sessions ``(pk, seq,
+        shown)`` as of their event ``seq``; never older ones over newer."""
         ...

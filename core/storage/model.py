@@ -254,3 +254,9 @@ class FileState:
     synced_at: int = 0
     missing_since: int | None = None  # gone from disk; its sessions stay
     problem: str | None = None  # why it was not (fully) taken in
+
+
+# A message the active branch shows, as stored for a conversation's outline:
+# (seq, entry id as written or None, role, time in epoch ms or None); see
+# ``transcript.branch_message``.
+BranchRow = tuple[int, "str | None", str, "int | None"]

@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from ...query import ParsedQuery
-from ..model import CardFilter, MatchFilters, SessionFilter, SessionRow
+from ..model import BranchRow, CardFilter, MatchFilters, SessionFilter, SessionRow
 from ..stored import parse_events
 from .fts import compile_query
 from .match import Match
@@ -99,6 +99,19 @@ class BrowseReads(Match):
                                       "timestamp": _scalar(message.get("timestamp"))}
             out.append((seq, reduced))
         return out
+
+    def branch_messages(self, session_pk: int, last_seq: int) -> list[BranchRow] | None:
+        current = self._one("SELECT branch_seq FROM sessions WHERE pk = %s", (session_pk,))
+        if current is None or current[0] != last_seq:
+            return None
+        return [
+            (seq, entry_id, role, None if at is None else int(at))
+            for seq, entry_id, role, at in self._all(
+                "SELECT seq, entry_id, role, at FROM branch_messages WHERE session_pk = %s "
+                "ORDER BY seq",
+                (session_pk,),
+            )
+        ]
 
     def events_at(self, session_pk: int, seqs: list[int]) -> dict[int, dict[str, Any]]:
         rows = self._all(

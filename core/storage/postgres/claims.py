@@ -130,9 +130,11 @@ class Claims(Writes):
             )
             published = []
             fresh: list[tuple[int, str, list[IndexRow]]] = []
-            for claim, rows, leaf, problems in items:
+            branches = []
+            for claim, rows, leaf, problems, shown in items:
                 if not self.still_mine(claim, owner):
                     continue
+                branches.append((claim.session_pk, claim.seen_seq, shown))
                 if rows is not None:
                     self.delete_rows(claim.session_pk)
                     fresh.append((claim.session_pk, claim.session_id, rows))
@@ -144,9 +146,20 @@ class Claims(Writes):
                      claim.session_pk),
                 )
                 published.append(claim)
+            self.replace_branches(branches)
             self.insert_many(fresh)  # every session's rows in one bulk write
             self.refresh_summaries([claim.session_pk for claim in published])
         return published
+
+    def lagging_branches(self) -> list[tuple[int, str, int]]:
+        return [
+            (int(pk), key, last_seq)
+            for pk, key, last_seq in self._all(
+                "SELECT pk, key, last_seq FROM sessions WHERE agent_id = %s AND state = 'clean' "
+                "AND branch_seq < last_seq ORDER BY pk",
+                (self.agent_id,),
+            )
+        ]
 
     @retried
     def release_all(self, owner: str) -> None:

@@ -215,6 +215,21 @@ MIGRATIONS[2] = """
     );
 """
 
+# The messages of each session's active branch that a conversation shows, as SQLite's
+# migration 7: rebuilds write them, an append that extends the branch adds its message, and
+# while branch_seq lags behind last_seq readers compute the branch from the log.
+MIGRATIONS[3] = """
+    CREATE TABLE branch_messages (
+        session_pk bigint NOT NULL REFERENCES sessions ON DELETE CASCADE,
+        seq        integer NOT NULL,
+        entry_id   text,
+        role       text NOT NULL,
+        at         bigint,
+        PRIMARY KEY (session_pk, seq)
+    );
+    ALTER TABLE sessions ADD COLUMN branch_seq integer NOT NULL DEFAULT 0;
+"""
+
 SCHEMA_VERSION = max(MIGRATIONS)
 
 

@@ -18,8 +18,8 @@ from typing import Any, Iterator
 
 from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
 from ...keys import normalize_key
-from ...transcript import advance, indexable, parse_event
-from ..model import AppendResult, Imported, SessionMeta, now_ms
+from ...transcript import advance, branch_message, indexable, keeps_branch, parse_event
+from ..model import AppendResult, BranchRow, Imported, SessionMeta, now_ms
 from ..stored import new_events, stored_entry_id
 from .driver import Conflict, retried
 from .fts import index_text
@@ -74,8 +74,8 @@ class Writes(Reads):
 
     def _locked(self, column: str, value: str) -> tuple | None:
         return self.conn.execute(
-            "SELECT pk, key, session_id, created_at, last_seq, leaf_id, state, indexer_version "
-            f"FROM sessions WHERE agent_id = %s AND {column} = %s FOR UPDATE",
+            "SELECT pk, key, session_id, created_at, last_seq, leaf_id, state, indexer_version, "
+            f"branch_seq FROM sessions WHERE agent_id = %s AND {column} = %s FOR UPDATE",
             (self.agent_id, value),
         ).fetchone()
 
@@ -86,7 +86,8 @@ class Writes(Reads):
             "INSERT INTO sessions (agent_id, key, session_id, spawned_by, parent_key, label, "
             "source, created_at, updated_at, state, indexer_version) "
             "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING "
-            "RETURNING pk, key, session_id, created_at, last_seq, leaf_id, state, indexer_version",
+            "RETURNING pk, key, session_id, created_at, last_seq, leaf_id, state, indexer_version, "
+            "branch_seq",
             (
                 self.agent_id,
                 meta.key,
@@ -121,7 +122,7 @@ class Writes(Reads):
                 found = self._create_session(replace(meta, key=key), True) or self._locked("key", key)
             if found is None:
                 raise Conflict(f"session {key} was created and removed meanwhile")
-            pk, _key, session_id, created_at, last_seq, leaf, state, version = found
+            pk, _key, session_id, created_at, last_seq, leaf, state, version, branch_seq = found
             if skip_known and self._holds(pk, event, body):
                 return AppendResult(last_seq, "known")
             seq = last_seq + 1
@@ -153,6 +154,8 @@ class Writes(Reads):
                 )
             if kind == "session":
                 self._read_cwd(pk, seq, event)
+            if branch_seq == last_seq and keeps_branch(leaf, step):
+                self._extend_branch(pk, seq, event if step.extends else None)
             if state == "claimed" or outcome == "dirty":
                 self._mark_dirty(pk)
                 outcome = "dirty" if outcome != "indexed" else outcome
@@ -162,6 +165,33 @@ class Writes(Reads):
                     (seq, step.leaf, pk),
                 )
         return AppendResult(seq, outcome)
+
+    def _extend_branch(self, pk: int, seq: int, event: dict[str, Any] | None) -> None:
+        """As the SQLite backend's: the branch messages stay current through ``seq``."""
+        shown = branch_message(seq, event) if event is not None else None
+        if shown is not None:
+            self.conn.execute("INSERT INTO branch_messages (session_pk, seq, entry_id, role, at) "
+                              "VALUES (%s, %s, %s, %s, %s)", (pk, *shown))
+        self.conn.execute("UPDATE sessions SET branch_seq = %s WHERE pk = %s", (seq, pk))
+
+    def replace_branches(self, batch: list[tuple[int, int, list[BranchRow]]]) -> None:
+        """As the SQLite backend's (never older branch messages over newer)."""
+        current = dict(self.conn.execute(
+            "SELECT pk, branch_seq FROM sessions WHERE pk = ANY(%s::bigint[])",
+            ([pk for pk, _, _ in batch],)).fetchall())
+        batch = [(pk, seq, shown) for pk, seq, shown in batch if current.get(pk, seq + 1) <= seq]
+        if not batch:
+            return
+        self.conn.execute("DELETE FROM branch_messages WHERE session_pk = ANY(%s::bigint[])",
+                          ([pk for pk, _, _ in batch],))
+        with self.conn.cursor().copy(
+            "COPY branch_messages (session_pk, seq, entry_id, role, at) FROM STDIN"
+        ) as copy:
+            for pk, _, shown in batch:
+                for row in shown:
+                    copy.write_row((pk, *row))
+        self.conn.cursor().executemany("UPDATE sessions SET branch_seq = %s WHERE pk = %s",
+                                       [(seq, pk) for pk, seq, _ in batch])
 
     def _read_cwd(self, pk: int, seq: int, event: dict[str, Any]) -> None:
         """The session's cwd, as its first header (stored at ``seq``) names it."""

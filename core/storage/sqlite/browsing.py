@@ -11,7 +11,7 @@ from typing import Any
 from ...bounds import decode_json
 from ...errors import ValidationError
 from ...query import ParsedQuery
-from ..model import CardFilter, MatchFilters, SessionFilter, SessionRow
+from ..model import BranchRow, CardFilter, MatchFilters, SessionFilter, SessionRow
 from .matching import _body, _filter_sql, own_tag
 from .reads import SESSION_COLUMNS, SESSIONS_JOIN, Reads
 
@@ -112,6 +112,17 @@ class BrowseReads(Reads):
                 event["message"] = {"role": role, "timestamp": message_ts}
             out.append((seq, event))
         return out
+
+    def branch_messages(self, session_pk: int, last_seq: int) -> list[BranchRow] | None:
+        current = self._one("SELECT branch_seq FROM index_state WHERE session_pk = ?",
+                            (session_pk,))
+        if current is None or current[0] != last_seq:
+            return None
+        return self._all(
+            "SELECT seq, entry_id, role, at FROM branch_messages WHERE session_pk = ? "
+            "ORDER BY seq",
+            (session_pk,),
+        )
 
     def events_at(self, session_pk: int, seqs: list[int]) -> dict[int, dict[str, Any]]:
         """The events ``seqs`` of a session, parsed (within the entry bounds but their size,

@@ -120,9 +120,11 @@ class Claims(Writes):
         marked it dirty."""
         published = []
         rebuilt = []
-        for claim, rows, leaf, problems in items:
+        branches = []
+        for claim, rows, leaf, problems, shown in items:
             if not self.still_mine(claim, owner):
                 continue
+            branches.append((claim.session_pk, claim.seen_seq, shown))
             if rows is not None:
                 rebuilt.append((claim.session_pk, claim.session_id, rows))
             self.conn.execute(
@@ -135,10 +137,17 @@ class Claims(Writes):
                 "UPDATE sessions SET leaf_id = ? WHERE pk = ?", (leaf, claim.session_pk)
             )
             published.append(claim)
+        self.replace_branches(branches)
         self.replace_rows(rebuilt)  # last: see Writes.replace_rows
         for claim in published:  # from the rows now in place
             self.refresh_summary(claim.session_pk)
         return published
+
+    def lagging_branches(self) -> list[tuple[int, str, int]]:
+        return self._all(
+            f"SELECT s.pk, s.key, s.last_seq {SESSIONS_JOIN} "
+            "WHERE i.state = 'clean' AND i.branch_seq < s.last_seq ORDER BY s.pk"
+        )
 
     def release_all(self, owner: str) -> None:
         """Claims still held at the end of a pass (given up after repeated concurrent writes,

@@ -210,6 +210,24 @@ MIGRATIONS[6] = """
     CREATE INDEX events_messages ON events(kind) WHERE kind = 'message';
 """
 
+MIGRATIONS[7] = """
+    -- The messages of each session's active branch that a conversation shows, so opening a
+    -- long one reads plain columns, not every event's JSON (50,000 messages: ~1.4 s -> ~0.1 s).
+    -- Rebuilds write them with the index rows; an append that extends the branch adds its
+    -- message. branch_seq: the log position they describe; while it lags behind last_seq (a
+    -- rewind not rebuilt yet, an import, a database from before this migration) readers
+    -- compute the branch from the log instead.
+    CREATE TABLE branch_messages (
+        session_pk  INTEGER NOT NULL REFERENCES sessions(pk) ON DELETE CASCADE,
+        seq         INTEGER NOT NULL,
+        entry_id    TEXT,                          -- the id as written; NULL: none
+        role        TEXT NOT NULL,
+        at          INTEGER,                       -- epoch ms; NULL: no plausible time
+        PRIMARY KEY (session_pk, seq)
+    ) WITHOUT ROWID;
+    ALTER TABLE index_state ADD COLUMN branch_seq INTEGER NOT NULL DEFAULT 0;
+"""
+
 SCHEMA_VERSION = max(MIGRATIONS)
 
 

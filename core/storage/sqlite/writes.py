@@ -13,9 +13,9 @@ from typing import Any, Iterator
 from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
 from ...keys import normalize_key
 from ...scope import ancestors
-from ...transcript import advance, indexable, parse_event
+from ...transcript import advance, branch_message, indexable, keeps_branch, parse_event
 from ...visibility import SessionLink
-from ..model import AppendResult, Imported, SessionMeta, now_ms
+from ..model import AppendResult, BranchRow, Imported, SessionMeta, now_ms
 from ..stored import new_events, stored_entry_id
 from .connection import BUSY_TIMEOUT_S, sqlite_errors
 from .matching import scope_text
@@ -98,15 +98,15 @@ class Writes(Reads):
         with self.transaction() as conn:
             found = conn.execute(
                 "SELECT s.pk, s.session_id, s.created_at, s.last_seq, s.leaf_id, i.state, "
-                "i.indexer_version "
+                "i.indexer_version, i.branch_seq "
                 "FROM sessions s JOIN index_state i ON i.session_pk = s.pk WHERE s.key = ?",
                 (key,),
             ).fetchone()
             if found is None:
                 pk, session_id, created_at = self._create_session(replace(meta, key=key), True)
-                last_seq, leaf, state, version = 0, None, "clean", INDEXER_VERSION
+                last_seq, leaf, state, version, branch_seq = 0, None, "clean", INDEXER_VERSION, 0
             else:
-                pk, session_id, created_at, last_seq, leaf, state, version = found
+                pk, session_id, created_at, last_seq, leaf, state, version, branch_seq = found
                 if skip_known and self._holds(pk, event, body):
                     return AppendResult(last_seq, "known")
             seq = last_seq + 1
@@ -138,6 +138,8 @@ class Writes(Reads):
                 )
             if kind == "session":
                 self._read_cwd(pk)
+            if branch_seq == last_seq and keeps_branch(leaf, step):
+                self._extend_branch(pk, seq, event if step.extends else None)
             if state == "claimed" or outcome == "dirty":
                 self._mark_dirty(pk)
                 outcome = "dirty" if outcome != "indexed" else outcome
@@ -147,6 +149,35 @@ class Writes(Reads):
                     (seq, step.leaf, pk),
                 )
         return AppendResult(seq, outcome)
+
+    def _extend_branch(self, pk: int, seq: int, event: dict[str, Any] | None) -> None:
+        """The stored branch messages stay current through event ``seq``; ``event`` (when it
+        extends the branch) adds its message, if it is one a conversation shows."""
+        shown = branch_message(seq, event) if event is not None else None
+        if shown is not None:
+            self.conn.execute("INSERT INTO branch_messages (session_pk, seq, entry_id, role, at) "
+                              "VALUES (?, ?, ?, ?, ?)", (pk, *shown))
+        self.conn.execute("UPDATE index_state SET branch_seq = ? WHERE session_pk = ?",
+                          (seq, pk))
+
+    def replace_branches(self, batch: list[tuple[int, int, list[BranchRow]]]) -> None:
+        """The branch messages of sessions ``(pk, seq, shown)`` as of their event ``seq`` (a
+        rebuild's, a catch-up's), inside the caller's transaction; never older over newer."""
+        pks = json.dumps([pk for pk, _, _ in batch])
+        current = dict(self.conn.execute(
+            "SELECT session_pk, branch_seq FROM index_state "
+            "WHERE session_pk IN (SELECT value FROM json_each(?))", (pks,)))
+        batch = [(pk, seq, shown) for pk, seq, shown in batch if current.get(pk, seq + 1) <= seq]
+        if not batch:
+            return
+        self.conn.execute(
+            "DELETE FROM branch_messages WHERE session_pk IN (SELECT value FROM json_each(?))",
+            (json.dumps([pk for pk, _, _ in batch]),))
+        self.conn.executemany(
+            "INSERT INTO branch_messages (session_pk, seq, entry_id, role, at) "
+            "VALUES (?, ?, ?, ?, ?)", [(pk, *row) for pk, _, shown in batch for row in shown])
+        self.conn.executemany("UPDATE index_state SET branch_seq = ? WHERE session_pk = ?",
+                              [(seq, pk) for pk, seq, _ in batch])
 
     def _read_cwd(self, pk: int) -> None:
         """The session's cwd, as its header names it (schema.CWD_COLUMN)."""
@@ -312,6 +343,7 @@ class Writes(Reads):
             pk = found[0]
             self.replace_rows([(pk, "", [])])
             conn.execute("DELETE FROM events WHERE session_pk = ?", (pk,))
+            conn.execute("DELETE FROM branch_messages WHERE session_pk = ?", (pk,))
             conn.execute("DELETE FROM index_state WHERE session_pk = ?", (pk,))
             conn.execute("DELETE FROM sessions WHERE pk = ?", (pk,))
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('purge_pending', '1')")
