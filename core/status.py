@@ -36,6 +36,12 @@ class AgentStatus:
     def broken(self) -> bool:
         return self.state in BROKEN
 
+    @property
+    def needs_reconcile(self) -> bool:
+        """Sessions wait for a rebuild, or the database waits for a writer to upgrade it
+        (reconciliation, a writer, does both)."""
+        return (self.dirty > 0 and not self.error) or self.state == "older schema"
+
     def as_json(self) -> dict[str, Any]:
         return {
             "agent": self.agent,

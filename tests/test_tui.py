@@ -742,6 +742,29 @@ async def test_auto_reconcile_on_start_uses_the_background_reconciler(state: Sta
         assert len(app.results.results) == 1
 
 
+async def test_a_database_of_an_older_schema_is_upgraded_and_listed(state: StateDir) -> None:
+    """A state written by an older backscroll (readers refuse it: they never migrate) is
+    upgraded by the background reconciliation the browser starts, then listed as usual."""
+    import sqlite3
+
+    add_session(state, "agent:main:one", [("user", "the first"), ("assistant", "yes")])
+    add_session(state, "agent:main:two", [("user", "the second"), ("assistant", "no")],
+                start_ms=600_000)
+    path = state.db_path("main")
+    conn = sqlite3.connect(path)
+    conn.executescript("DROP TABLE branch_messages; ALTER TABLE index_state DROP COLUMN "
+                       "branch_seq; PRAGMA user_version = 6;")
+    conn.close()
+    assert state_status(state).agents[0].state == "older schema"
+    app = make_app(state, now=frozen, poll_interval=0.05, grouped=True)  # the real reconciler
+    async with app.run_test(size=(120, 35)) as pilot:
+        await until(pilot, lambda: len(app.results.rows) == 2)  # the home list: two sessions
+        await until(pilot, lambda: app.status is not None and app.status.agents[0].state == "ok")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] >= 7
+        assert conn.execute("SELECT count(*) FROM branch_messages").fetchone()[0] == 4
+
+
 async def test_auto_reconcile_starts_each_pending_agent_once_off_the_ui_thread(
     state: StateDir,
 ) -> None:

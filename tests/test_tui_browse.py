@@ -368,6 +368,23 @@ async def test_slash_focuses_the_search_bar_without_typing_a_slash(state: StateD
         assert app.search_input.value == "heron"
 
 
+async def test_slash_into_the_focused_empty_search_bar_types_nothing(state: StateDir) -> None:
+    """The bar has the focus when the browser opens; "/ to focus" pressed then types no
+    slash. Inside a query a slash is text."""
+    app = app_for(world(state), grouped=True)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await home(pilot, app)
+        assert app.focused is app.search_input
+        await pilot.press("slash", "slash")
+        assert app.search_input.value == ""
+        await pilot.press(*"src/app")
+        assert app.search_input.value == "src/app"
+        app.set_keymap({"focus_search": "ctrl+f"})  # remapped: a slash is text again
+        app.search_input.value = ""
+        await pilot.press("slash")
+        assert app.search_input.value == "/"
+
+
 async def test_long_keys_stay_readable_and_titles_are_text(state: StateDir) -> None:
     nasty = "[bold red]boom[/] \x1b[31mred\x1b[0m \u0007 " + "W" * 50_000
     add_session(state, LONG_KEY, [("user", nasty), ("assistant", "fine")])

@@ -184,7 +184,7 @@ class BackscrollApp(LiveSources, SessionActions, App[int]):
         for agent in message.status.broken:
             self.report_database(agent.error or agent.state, f"Database {agent.state}")
         if self._auto_reconcile:
-            waiting = [a.agent for a in message.status.agents if a.dirty and not a.error
+            waiting = [a.agent for a in message.status.agents if a.needs_reconcile
                        and not a.progress.running and a.agent not in self._auto_started]
             if waiting:
                 self._auto_started.update(waiting)

@@ -39,6 +39,7 @@ from ..widgets import (
     HistoryPane,
     IndexingView,
     ResultsList,
+    SearchBar,
     StatusBar,
     count_line,
     row_agent,
@@ -97,7 +98,7 @@ class SearchScreen(Browsing, Screen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-bar"):
-            yield Input(placeholder=self._placeholder(), id="search")
+            yield SearchBar(placeholder=self._placeholder(), id="search")
             yield Static("", id="search-error")
         with Horizontal(id="body"):
             with Vertical(id="results-pane"):

@@ -5,6 +5,7 @@
 - ``history_pane``: a conversation with the hit marked (preview pane, conversation screen)
 - ``status_bar``: reconciliation progress, caller and modes
 - ``notes``: the welcome note
+- ``search_bar``: the search bar (its focus key types nothing into an empty bar)
 - ``empty_state``: the first screen of an empty state dir (sources found, one key to take
   them in)
 """
@@ -25,9 +26,11 @@ from .results import (
     row_identity,
     row_key,
 )
+from .search_bar import SearchBar
 from .status_bar import IndexingView, StatusBar
 
 __all__ = [
+    "SearchBar",
     "ConversationView",
     "EmptyState",
     "HistoryPane",
