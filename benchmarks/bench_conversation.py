@@ -5,9 +5,10 @@ Builds (once, under ``/tmp``) a state with one conversation of ``--messages`` us
 assistant messages (a tool call and its result every tenth turn), indexed, then measures:
 
 - core: the outline (cold: its cache emptied first; read from the stored branch messages,
-  and computed from the log as while they lag behind it), the first window of 60 messages and the
-  hits of a word, against the baseline measured in the same run: ``sessions_history`` of the
-  whole branch, which is what the browser read before it read in windows;
+  and computed from the log as while they lag behind it), ``sessions_history`` of the newest
+  20 messages (read in a window, and from the whole log as while they lag), the first
+  window of 60 messages and the hits of a word, against the baseline measured in the same
+  run: ``sessions_history`` of the whole branch, what the browser read before windows;
 - browser: from ``enter`` on the result to the conversation laid out at its hit (with the
   outline not read yet, and after the preview read it), and one ``pagedown`` (handled and
   painted) at a time through ~600 messages, windows read on the way, against paging through a
@@ -104,8 +105,11 @@ def core(state: StateDir, runs: int) -> None:
     history = timed(lambda: sessions_history(state, HistoryRequest(
         KEY, limit=None, include_tools=True, max_bytes=8 * 1024 * 1024), OPERATOR), runs)
     outline = timed(lambda: conversation_outline(state, OPERATOR, KEY), runs)
+    newest = HistoryRequest(KEY, limit=20)  # what an agent's sessions_history asks by default
+    window = timed(lambda: sessions_history(state, newest, OPERATOR), runs)
     with mock.patch.object(BrowseReads, "branch_messages", lambda *_: None):  # as if lagging
         computed = timed(lambda: conversation_outline(state, OPERATOR, KEY), runs)
+        window_whole = timed(lambda: sessions_history(state, newest, OPERATOR), runs)
     middle = len(conversation_outline(state, OPERATOR, KEY)) // 2
 
     def opened() -> None:
@@ -124,6 +128,8 @@ def core(state: StateDir, runs: int) -> None:
     print(row("history of the whole branch (baseline)", history, history))
     print(row("outline, cold", outline, history))
     print(row("outline, cold, computed from the log", computed, history))
+    print(row("history, newest 20, read in a window", window, history))
+    print(row("history, newest 20, from the whole log", window_whole, history))
     print(row("outline + first window + hits, cold", opening, history))
     print(row("a window of 60 messages, outline cached", warm, history))
 

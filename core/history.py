@@ -8,8 +8,9 @@ same call search makes (``visible.visible_sessions``).
 from __future__ import annotations
 
 import json
+from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .bounds import cut_text
 from .errors import ValidationError
@@ -146,81 +147,153 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
         validate_limit(request.limit, HISTORY_LIMIT_MAX) if request.limit is not None else None
     )
     with open_visible(state, caller, key) as (db, session):
-        branch = active_branch(db.events(session.pk))
-    messages: list[dict[str, Any]] = []
-    stored_ids: list[Any] = []  # the ids as stored: an anchor may name either form
-    flags: list[tuple[bool, bool]] = []  # (redacted, cut) per message, for the window's flags
-    for _seq, event in branch.path:
-        if event.get("type") != "message":
-            continue
-        cleaner = Cleaner(request.field_max_chars)
-        rendered = render_message(event, cleaner, request.include_tools, session.created_at)
-        if rendered is not None:
-            messages.append(rendered)
-            stored_ids.append(event.get("id"))
-            flags.append((cleaner.redacted, cleaner.cut))
-    anchor = None
-    if request.message_id is not None:
-        wanted = request.message_id
-        anchor = next((i for i, sid in enumerate(stored_ids) if sid == wanted), None)
-        if anchor is None:  # the redacted id a search answered with
-            anchor = next((i for i, m in enumerate(messages) if m["id"] == wanted), None)
-        if anchor is None:
-            raise ValidationError(
-                f"message {request.message_id!r} is not on the active branch of {key} "
-                "(it may be on an abandoned branch, a tool message, or unknown)"
-            )
-    response = HistoryResponse(session_key=key, session_id=redact(session.session_id))
-    lo, hi = _window(messages, anchor, limit, response, request.max_bytes)
-    response.messages = messages[lo:hi]
-    response.content_redacted = any(redacted for redacted, _cut in flags[lo:hi])
-    response.content_truncated = any(cut for _redacted, cut in flags[lo:hi])
+        shown = db.branch_messages(session.pk, session.last_seq)
+        if shown is None:  # the stored branch lags behind the log: fold the whole log
+            path = active_branch(db.events(session.pk)).path
+            events = dict(path)
+            candidates = [(seq, event.get("id")) for seq, event in path
+                          if event.get("type") == "message"]
+            messages = _Messages(candidates, lambda seqs: {n: events[n] for n in seqs},
+                                 request, session.created_at)
+        else:  # read only the events the window needs
+            wanted = (*INDEXED_ROLES, *TOOL_ROLES) if request.include_tools else INDEXED_ROLES
+            candidates = [(seq, entry_id) for seq, entry_id, role, _at in shown if role in wanted]
+            messages = _Messages(candidates, lambda seqs: db.events_at(session.pk, seqs),
+                                 request, session.created_at)
+        anchor = None
+        if request.message_id is not None:
+            anchor = messages.find(request.message_id)
+            if anchor is None:
+                raise ValidationError(
+                    f"message {request.message_id!r} is not on the active branch of {key} "
+                    "(it may be on an abandoned branch, a tool message, or unknown)"
+                )
+        response = HistoryResponse(session_key=key, session_id=redact(session.session_id))
+        picked = _window(messages, anchor, limit, response, request.max_bytes)
+        has_more = messages.older(picked[0] if picked else len(candidates)) is not None
+        has_newer = bool(picked) and messages.newer(picked[-1]) is not None
+    window = [messages.get(i) for i in picked]
+    response.messages = [m.message for m in window if m is not None]
+    response.content_redacted = any(m.redacted for m in window if m is not None)
+    response.content_truncated = any(m.cut for m in window if m is not None)
     excess = _size(response.as_json()) + 64 - request.max_bytes
     if anchor is not None and excess > 0:
         # Only the anchor can overflow (every other message was admitted within the budget).
-        if _shrink_to_fit(messages[anchor], _size(messages[anchor]) - excess):
+        anchored = messages.get(anchor)
+        if anchored is not None and _shrink_to_fit(anchored.message,
+                                                   _size(anchored.message) - excess):
             response.content_truncated = True
-    response.truncated = (hi - lo) < len(messages)
-    response.has_more = lo > 0
-    response.has_newer = hi < len(messages)
+    response.truncated = has_more or has_newer
+    response.has_more = has_more
+    response.has_newer = has_newer
     response.bytes = len(json.dumps(response.as_json(), ensure_ascii=False).encode("utf-8"))
     return response
 
 
-def _window(
-    messages: list[dict[str, Any]],
-    anchor: int | None,
-    limit: int | None,
-    response: HistoryResponse,
-    max_bytes: int,
-) -> tuple[int, int]:
-    """The widest [lo, hi) that fits the byte cap and the limit: newest messages without an
-    anchor; with one, grown around it one older, one newer, ..."""
-    sizes = [_size(m) + 1 for m in messages]
+@dataclass
+class _Rendered:
+    message: dict[str, Any]
+    redacted: bool
+    cut: bool
+    size: int  # serialized bytes, plus a separator
+
+
+class _Messages:
+    """The message events of the active branch a history may show (``candidates``: their
+    seq and stored id, oldest first), rendered on demand, a chunk of events read at a time
+    (``read``): a window of a long conversation reads the events around it, not the log.
+    A candidate that renders to nothing (a turn that only called tools, shown without
+    tools) is skipped, as if it were not there."""
+
+    CHUNK = 64
+
+    def __init__(self, candidates: list[tuple[int, Any]],
+                 read: Callable[[list[int]], dict[int, dict[str, Any]]],
+                 request: HistoryRequest, default_ts: int) -> None:
+        self.candidates = candidates
+        self.read = read
+        self.request = request
+        self.default_ts = default_ts
+        self.rendered: dict[int, _Rendered | None] = {}
+
+    def get(self, i: int) -> _Rendered | None:
+        if i not in self.rendered:
+            lo, hi = max(0, i - self.CHUNK), min(len(self.candidates), i + self.CHUNK)
+            todo = [n for n in range(lo, hi) if n not in self.rendered]
+            events = self.read([self.candidates[n][0] for n in todo])
+            for n in todo:
+                event = events.get(self.candidates[n][0])
+                self.rendered[n] = self._render(event) if event is not None else None
+        return self.rendered[i]
+
+    def _render(self, event: dict[str, Any]) -> _Rendered | None:
+        cleaner = Cleaner(self.request.field_max_chars)
+        message = render_message(event, cleaner, self.request.include_tools, self.default_ts)
+        if message is None:
+            return None
+        return _Rendered(message, cleaner.redacted, cleaner.cut, _size(message) + 1)
+
+    def older(self, i: int) -> int | None:
+        """The nearest shown message before position ``i``."""
+        return next((n for n in range(i - 1, -1, -1) if self.get(n) is not None), None)
+
+    def newer(self, i: int) -> int | None:
+        """The nearest shown message after position ``i``."""
+        return next((n for n in range(i + 1, len(self.candidates)) if self.get(n) is not None),
+                    None)
+
+    def find(self, wanted: str) -> int | None:
+        """The shown message an anchor names: by its stored id, else by the redacted id a
+        search answered with."""
+        for n, (_seq, entry_id) in enumerate(self.candidates):
+            if entry_id == wanted and self.get(n) is not None:
+                return n
+        for n, (_seq, entry_id) in enumerate(self.candidates):
+            if isinstance(entry_id, str) and redact(entry_id) == wanted:
+                found = self.get(n)
+                if found is not None and found.message["id"] == wanted:
+                    return n
+        return None
+
+
+def _window(messages: _Messages, anchor: int | None, limit: int | None,
+            response: HistoryResponse, max_bytes: int) -> list[int]:
+    """The positions of the widest window that fits the byte cap and the limit: the newest
+    messages without an anchor; with one, grown around it one older, one newer, ..."""
     budget = _budget(response, max_bytes)
-    count_max = limit if limit is not None else len(messages)
+    count_max = limit if limit is not None else len(messages.candidates)
+
+    def size(n: int) -> int:
+        found = messages.get(n)
+        return found.size if found is not None else 0
+
     if anchor is None:
-        lo = hi = len(messages)
-        while lo > 0 and hi - lo < count_max and sizes[lo - 1] <= budget:
-            lo -= 1
-            budget -= sizes[lo]
-        return lo, hi
-    lo, hi = anchor, anchor + 1
-    budget -= min(sizes[anchor], budget)  # an oversized anchor is cut to fit afterwards
+        picked: list[int] = []
+        older = messages.older(len(messages.candidates))
+        while older is not None and len(picked) < count_max and size(older) <= budget:
+            picked.append(older)
+            budget -= size(older)
+            older = messages.older(older)
+        return picked[::-1]
+    around = deque([anchor])
+    budget -= min(size(anchor), budget)  # an oversized anchor is cut to fit afterwards
     take_older = True
-    while hi - lo < count_max:
-        older_ok = lo > 0 and sizes[lo - 1] <= budget
-        newer_ok = hi < len(messages) and sizes[hi] <= budget
+    while len(around) < count_max:
+        older, newer = messages.older(around[0]), messages.newer(around[-1])
+        older_ok = older is not None and size(older) <= budget
+        newer_ok = newer is not None and size(newer) <= budget
         if not older_ok and not newer_ok:
             break
         if (take_older and older_ok) or not newer_ok:
-            lo -= 1
-            budget -= sizes[lo]
+            assert older is not None
+            around.appendleft(older)
+            budget -= size(older)
         else:
-            budget -= sizes[hi]
-            hi += 1
+            assert newer is not None
+            around.append(newer)
+            budget -= size(newer)
         take_older = not take_older
-    return lo, hi
+    return list(around)
 
 
 def _size(value: Any) -> int:

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from backscroll.core.conversation import conversation_outline, conversation_window, session_hits
-from backscroll.core.errors import Forbidden
+from backscroll.core.errors import Forbidden, ValidationError
 from backscroll.core.grouped import conversations_search
 from backscroll.core.history import HistoryRequest, sessions_history
 from backscroll.core.importers.claude_code import import_claude_code
@@ -206,6 +206,88 @@ def test_a_database_from_before_stored_branches_catches_up(state: StateDir, back
             "m0", "m1"]
     with state.open("main", write=True) as db:
         assert not db.lagging_branches()
+
+
+# --- history read in windows against the whole branch ---------------------------------------
+
+
+@st.composite
+def talks(draw: st.DrawFn) -> list[dict]:
+    """A conversation of up to 40 messages of every kind history treats differently (tool
+    traffic, turns that only call tools, empty ones, long and secret text, roles it never
+    shows), with a rewind in the middle so the branch is not the file's order."""
+    events, parent = [header("sid-talk")], None
+    kinds = draw(st.lists(st.sampled_from(
+        ["user", "assistant", "tool", "calls", "empty", "long", "secret", "system"]),
+        min_size=1, max_size=40))
+    rewind_at = draw(st.integers(0, len(kinds)))
+    for n, kind in enumerate(kinds):
+        if n == rewind_at and n >= 2:
+            events.append(leaf(f"l{n}", f"t{n - 2}"))  # the last two messages abandoned
+            parent = f"t{n - 2}"
+        content: object = f"message {n} about herons"
+        role = "user" if kind == "user" else "assistant"
+        if kind == "tool":
+            role, content = "toolResult", [{"type": "text", "text": f"tool said {n}"}]
+        elif kind == "calls":
+            content = [{"type": "toolCall", "name": "exec", "arguments": {"cmd": f"ls {n}"}}]
+        elif kind == "empty":
+            content = []
+        elif kind == "long":
+            content = "heron " * draw(st.integers(200, 3000))
+        elif kind == "secret":
+            content = f"the key OPENAI_API_KEY={SECRET}"
+        elif kind == "system":
+            role = "system"
+        events.append(msg(f"t{n}", parent, role, content, ms=(n + 1) * 1000))
+        parent = f"t{n}"
+    return events
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(talk=talks(), limit=st.one_of(st.none(), st.integers(1, 12)), tools=st.booleans(),
+       anchor=st.one_of(st.none(), st.integers(0, 45), st.just("nope")),
+       max_bytes=st.sampled_from([1500, 6000, 80 * 1024]))
+def test_history_in_windows_equals_history_of_the_whole_branch(
+    fresh_state, monkeypatch, talk: list[dict], limit: int | None, tools: bool,
+    anchor: int | str | None, max_bytes: int,
+) -> None:
+    """``sessions_history`` reads only the events around its window when the branch's
+    messages are stored; its answer is the one the whole branch gives (read with the stored
+    messages taken away), for any limit, anchor (stored id, redacted id, unknown), tools
+    and byte cap. Windows are read three events at a time here, to cross their edges."""
+    from backscroll.core import history
+    from backscroll.core.storage.postgres.browsing import BrowseReads as PgBrowse
+    from backscroll.core.storage.sqlite.browsing import BrowseReads as LiteBrowse
+
+    monkeypatch.setattr(history._Messages, "CHUNK", 3)
+    state = fresh_state()
+    append(state, "agent:main:talk", talk)
+    reconcile_agent(state, "main")
+    ids = [e["id"] for e in talk if e["type"] == "message"]
+    wanted = None if anchor is None else anchor if isinstance(anchor, str) else (
+        ids[anchor % len(ids)])
+    if wanted == f"t{len(ids) - 1}" and anchor == 45:
+        wanted = history.redact(wanted)  # an id as a search answers with it
+    request = HistoryRequest("agent:main:talk", message_id=wanted, limit=limit,
+                             include_tools=tools, max_bytes=max_bytes)
+
+    def answer() -> dict | str:
+        try:
+            return sessions_history(state, request, OPERATOR).as_json()
+        except ValidationError as err:
+            return str(err)
+
+    with state.open("main") as db, db.snapshot():
+        session = db.session("agent:main:talk")
+        assert session is not None and db.branch_messages(session.pk, session.last_seq) is not None
+    windowed = answer()
+    with monkeypatch.context() as patched:
+        patched.setattr(LiteBrowse, "branch_messages", lambda *_: None)
+        patched.setattr(PgBrowse, "branch_messages", lambda *_: None)
+        whole = answer()
+    assert windowed == whole
 
 
 def test_a_conversation_the_caller_may_not_see_is_forbidden(state: StateDir) -> None:
