@@ -21,6 +21,7 @@ from backscroll.core.search import SearchRequest, search_rows, sessions_search
 from backscroll.core.state import StateDir
 from backscroll.core.storage import SessionMeta
 from backscroll.core.transcript import active_branch, branch_message
+from backscroll.core.verify import verify_state
 from backscroll.core.visibility import OPERATOR, Caller, Policy
 
 from .events import header, leaf, msg
@@ -206,6 +207,27 @@ def test_a_database_from_before_stored_branches_catches_up(state: StateDir, back
             "m0", "m1"]
     with state.open("main", write=True) as db:
         assert not db.lagging_branches()
+
+
+def test_a_branch_whose_parent_came_after_its_child_keeps_its_order(state: StateDir) -> None:
+    """An entry may name a parent written after it (the parent arrives later, then a leaf
+    control goes back to the child): the branch runs b0, ghost, a while the log holds b0, a,
+    ghost. What is stored is read back in log order, so it must not be taken as the branch."""
+    key = "agent:main:late"
+    append(state, key, [header("sid-late"), msg("b0", None, "user", "first"),
+                        msg("a", "ghost", "user", "child"),
+                        msg("ghost", "b0", "assistant", "late parent"), leaf("l1", "a")])
+    assert conversation_outline(state, OPERATOR, key).ids == ("b0", "ghost", "a")
+    reconcile_agent(state, "main")
+    assert conversation_outline(state, OPERATOR, key).ids == ("b0", "ghost", "a")
+    assert [m["id"] for m in sessions_history(state, HistoryRequest(key), OPERATOR).messages] == [
+        "b0", "ghost", "a"]
+    assert not verify_state(state).problems
+    append(state, key, [msg("c", "a", "assistant", "goes on")])
+    reconcile_agent(state, "main")
+    assert conversation_outline(state, OPERATOR, key).ids == ("b0", "ghost", "a", "c")
+    with state.open("main", write=True) as db:
+        assert not db.lagging_branches(), "such a branch is not caught up again every pass"
 
 
 # --- history read in windows against the whole branch ---------------------------------------

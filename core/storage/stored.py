@@ -47,6 +47,20 @@ def new_events(lines: list[str], parsed: list[dict[str, Any]] | None, last_seq: 
     return added
 
 
+# branch_seq of a branch whose messages are not stored: they are not in log order (an entry
+# names a parent written after it), and stored ones are read back in log order. Readers then
+# compute the branch from the log (it never equals last_seq), and the catch-up skips it: only
+# a rebuild, which a move of the leaf asks for, can give the branch another order.
+UNORDERED_BRANCH = -1
+
+
+def in_log_order(batch: list[tuple[int, int, list[Any]]]) -> list[tuple[int, int, list[Any]]]:
+    """Branch messages ``(pk, seq, shown)`` to store: as they are when ``shown`` is in log
+    order, else none, under ``UNORDERED_BRANCH``."""
+    return [(pk, seq, shown) if all(a[0] < b[0] for a, b in zip(shown, shown[1:]))
+            else (pk, UNORDERED_BRANCH, []) for pk, seq, shown in batch]
+
+
 def parse_events(rows: Iterable[tuple[int, str]], problems: list[str] | None = None
                  ) -> list[tuple[int, dict[str, Any]]]:
     """Stored events parsed within the entry bounds but their size (an event stored before

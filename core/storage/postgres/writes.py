@@ -20,7 +20,11 @@ from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, 
 from ...keys import normalize_key
 from ...transcript import advance, branch_message, indexable, keeps_branch, parse_event
 from ..model import AppendResult, BranchRow, Imported, SessionMeta, now_ms
-from ..stored import new_events, stored_entry_id
+from ..stored import (
+    in_log_order,
+    new_events,
+    stored_entry_id,
+)
 from .driver import Conflict, retried
 from .fts import index_text
 from .reads import Reads
@@ -175,11 +179,13 @@ class Writes(Reads):
         self.conn.execute("UPDATE sessions SET branch_seq = %s WHERE pk = %s", (seq, pk))
 
     def replace_branches(self, batch: list[tuple[int, int, list[BranchRow]]]) -> None:
-        """As the SQLite backend's (never older branch messages over newer)."""
+        """As the SQLite backend's (never older branch messages over newer; none for a branch
+        not in log order)."""
         current = dict(self.conn.execute(
             "SELECT pk, branch_seq FROM sessions WHERE pk = ANY(%s::bigint[])",
             ([pk for pk, _, _ in batch],)).fetchall())
-        batch = [(pk, seq, shown) for pk, seq, shown in batch if current.get(pk, seq + 1) <= seq]
+        batch = in_log_order([(pk, seq, shown) for pk, seq, shown in batch
+                              if current.get(pk, seq + 1) <= seq])
         if not batch:
             return
         self.conn.execute("DELETE FROM branch_messages WHERE session_pk = ANY(%s::bigint[])",

@@ -16,7 +16,11 @@ from ...scope import ancestors
 from ...transcript import advance, branch_message, indexable, keeps_branch, parse_event
 from ...visibility import SessionLink
 from ..model import AppendResult, BranchRow, Imported, SessionMeta, now_ms
-from ..stored import new_events, stored_entry_id
+from ..stored import (
+    in_log_order,
+    new_events,
+    stored_entry_id,
+)
 from .connection import BUSY_TIMEOUT_S, sqlite_errors
 from .matching import scope_text
 from .reads import Reads
@@ -162,12 +166,14 @@ class Writes(Reads):
 
     def replace_branches(self, batch: list[tuple[int, int, list[BranchRow]]]) -> None:
         """The branch messages of sessions ``(pk, seq, shown)`` as of their event ``seq`` (a
-        rebuild's, a catch-up's), inside the caller's transaction; never older over newer."""
+        rebuild's, a catch-up's), inside the caller's transaction; never older over newer, and
+        none for a branch not in log order (``stored.UNORDERED_BRANCH``)."""
         pks = json.dumps([pk for pk, _, _ in batch])
         current = dict(self.conn.execute(
             "SELECT session_pk, branch_seq FROM index_state "
             "WHERE session_pk IN (SELECT value FROM json_each(?))", (pks,)))
-        batch = [(pk, seq, shown) for pk, seq, shown in batch if current.get(pk, seq + 1) <= seq]
+        batch = in_log_order([(pk, seq, shown) for pk, seq, shown in batch
+                              if current.get(pk, seq + 1) <= seq])
         if not batch:
             return
         self.conn.execute(
