@@ -107,7 +107,7 @@ def test_outline_branch_equals_the_tree_rules_on_real_transcripts(state: StateDi
 
 LIFE = "agent:main:life"
 STEPS = ("reply", "reply", "reply", "tool", "fork", "side", "idless", "again", "leaf", "model",
-         "note", "timeless", "system")
+         "note", "timeless", "system", "adopt")
 
 
 def life_event(kind: str, n: int, pick: int, known: list[str]) -> dict:
@@ -120,6 +120,8 @@ def life_event(kind: str, n: int, pick: int, known: list[str]) -> dict:
         return msg(f"e{n}", earlier, role, f"fork {n}", ms=n * 1000)
     if kind == "side":
         return msg(f"e{n}", None, "assistant", "aside", ms=n * 1000, appendMode="side")
+    if kind == "adopt":  # the parent a fork named and nobody wrote: the branch may run on
+        return msg("ghost", earlier, role, "found", ms=n * 1000, appendMode="side")
     if kind == "idless":
         event = msg(f"e{n}", None, role, f"no id {n}", ms=n * 1000)
         del event["id"]
@@ -207,6 +209,27 @@ def test_a_database_from_before_stored_branches_catches_up(state: StateDir, back
             "m0", "m1"]
     with state.open("main", write=True) as db:
         assert not db.lagging_branches()
+
+
+def test_an_entry_that_supplies_a_missing_parent_joins_the_stored_branch(state: StateDir) -> None:
+    """A side entry does not move the leaf, yet when the branch's first entry named its id as
+    a parent that was missing, the branch now runs through it (and on to its own parent):
+    the stored branch messages do not stay current by leaving it out, and the rebuild it
+    asks for indexes and stores the longer branch."""
+    key = "agent:main:orphan"
+    append(state, key, [header("sid-orphan"), msg("b0", None, "user", "first kiwi"),
+                        msg("a", "ghost", "user", "after the gap")])
+    reconcile_agent(state, "main")
+    assert conversation_outline(state, OPERATOR, key).ids == ("a",)
+    append(state, key, [msg("ghost", "b0", "assistant", "the lost mango reply",
+                            appendMode="side")])
+    assert conversation_outline(state, OPERATOR, key).ids == ("b0", "ghost", "a")
+    shown = sessions_history(state, HistoryRequest(key), OPERATOR).messages
+    assert [m["id"] for m in shown] == ["b0", "ghost", "a"]
+    reconcile_agent(state, "main")
+    assert conversation_outline(state, OPERATOR, key).ids == ("b0", "ghost", "a")
+    assert sessions_search(state, SearchRequest("mango"), OPERATOR).results
+    assert not verify_state(state).problems
 
 
 def test_a_branch_whose_parent_came_after_its_child_keeps_its_order(state: StateDir) -> None:

@@ -5,6 +5,7 @@ nothing more: tests/test_cli_start.py)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterable, NamedTuple
 
 from ..bounds import decode_json
@@ -59,6 +60,18 @@ def in_log_order(batch: list[tuple[int, int, list[Any]]]) -> list[tuple[int, int
     order, else none, under ``UNORDERED_BRANCH``."""
     return [(pk, seq, shown) if all(a[0] < b[0] for a, b in zip(shown, shown[1:]))
             else (pk, UNORDERED_BRANCH, []) for pk, seq, shown in batch]
+
+
+def id_spellings(entry_id: str) -> list[str]:
+    """How an id is spelled inside a stored line: as a JSON string written with its
+    non-ASCII characters as they are, or escaped (``\\uXXXX``)."""
+    return list(dict.fromkeys([json.dumps(entry_id, ensure_ascii=False)[1:-1],
+                               json.dumps(entry_id)[1:-1]]))
+
+
+def names_as_parent(rows: Iterable[tuple[int, str]], node: str) -> bool:
+    """Whether one of the stored events ``rows`` names ``node`` as its parent."""
+    return any(event.get("parentId") == node for _seq, event in parse_events(rows))
 
 
 def parse_events(rows: Iterable[tuple[int, str]], problems: list[str] | None = None

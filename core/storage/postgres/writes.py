@@ -21,7 +21,9 @@ from ...keys import normalize_key
 from ...transcript import advance, branch_message, indexable, keeps_branch, parse_event
 from ..model import AppendResult, BranchRow, Imported, SessionMeta, now_ms
 from ..stored import (
+    id_spellings,
     in_log_order,
+    names_as_parent,
     new_events,
     stored_entry_id,
 )
@@ -132,7 +134,8 @@ class Writes(Reads):
             seq = last_seq + 1
             step = advance(leaf, seq, event, lambda eid: self._has_entry(pk, eid))
             moved_off = step.node is not None and step.leaf == step.node and not step.extends
-            outcome = "dirty" if event["type"] == "leaf" or moved_off else "stored"
+            adopted = step.node is not None and step.leaf == leaf and self._adopted(pk, step.node)
+            outcome = "dirty" if event["type"] == "leaf" or moved_off or adopted else "stored"
             row = None
             if step.extends and state == "clean" and version == INDEXER_VERSION:
                 message = indexable(event, created_at)
@@ -158,7 +161,7 @@ class Writes(Reads):
                 )
             if kind == "session":
                 self._read_cwd(pk, seq, event)
-            if branch_seq == last_seq and keeps_branch(leaf, step):
+            if branch_seq == last_seq and keeps_branch(leaf, step, adopted):
                 self._extend_branch(pk, seq, event if step.extends else None)
             if state == "claimed" or outcome == "dirty":
                 self._mark_dirty(pk)
@@ -246,6 +249,16 @@ class Writes(Reads):
             "WHERE pk = %s",
             (pk,),
         )
+
+    def _adopted(self, pk: int, node: str) -> bool:
+        """As the SQLite backend's: an entry already stored names ``node`` as its parent."""
+        spellings = id_spellings(node)
+        rows = self.conn.execute(
+            "SELECT seq, body FROM events WHERE session_pk = %s AND ("
+            + " OR ".join(["strpos(body, %s) > 0"] * len(spellings)) + ")",
+            (pk, *spellings),
+        ).fetchall()
+        return names_as_parent(rows, node)
 
     def _has_entry(self, pk: int, entry_id: str) -> bool:
         row = self.conn.execute(

@@ -17,7 +17,9 @@ from ...transcript import advance, branch_message, indexable, keeps_branch, pars
 from ...visibility import SessionLink
 from ..model import AppendResult, BranchRow, Imported, SessionMeta, now_ms
 from ..stored import (
+    id_spellings,
     in_log_order,
+    names_as_parent,
     new_events,
     stored_entry_id,
 )
@@ -116,7 +118,8 @@ class Writes(Reads):
             seq = last_seq + 1
             step = advance(leaf, seq, event, lambda eid: self._has_entry(pk, eid))
             moved_off = step.node is not None and step.leaf == step.node and not step.extends
-            outcome = "dirty" if event["type"] == "leaf" or moved_off else "stored"
+            adopted = step.node is not None and step.leaf == leaf and self._adopted(pk, step.node)
+            outcome = "dirty" if event["type"] == "leaf" or moved_off or adopted else "stored"
             row = None
             if step.extends and state == "clean" and version == INDEXER_VERSION:
                 message = indexable(event, created_at)
@@ -142,7 +145,7 @@ class Writes(Reads):
                 )
             if kind == "session":
                 self._read_cwd(pk)
-            if branch_seq == last_seq and keeps_branch(leaf, step):
+            if branch_seq == last_seq and keeps_branch(leaf, step, adopted):
                 self._extend_branch(pk, seq, event if step.extends else None)
             if state == "claimed" or outcome == "dirty":
                 self._mark_dirty(pk)
@@ -212,6 +215,18 @@ class Writes(Reads):
             (pk, body),
         ).fetchone()
         return row is not None
+
+    def _adopted(self, pk: int, node: str) -> bool:
+        """Whether an entry already stored names ``node`` as its parent (one that was
+        missing): a node that does not move the leaf may still join the active branch then.
+        Only the events that spell the id out are parsed."""
+        spellings = id_spellings(node)
+        rows = self.conn.execute(
+            "SELECT seq, body FROM events WHERE session_pk = ? AND ("
+            + " OR ".join(["instr(body, ?) > 0"] * len(spellings)) + ")",
+            (pk, *spellings),
+        ).fetchall()
+        return names_as_parent(rows, node)
 
     def _has_entry(self, pk: int, entry_id: str) -> bool:
         row = self.conn.execute(
