@@ -124,7 +124,9 @@ def _catch_up_branches(db: AgentWriter, owner: str, lease_ms: int, stats: Reconc
     """Store the branch messages of clean sessions that lack them (a database from before
     they were stored), so opening a long conversation reads columns, not its log. The
     sessions stay searchable meanwhile; the log up to the seq read is append-only, so what
-    is computed from it stays true, and ``replace_branches`` never puts it over newer."""
+    is computed from it stays true while the session does, and ``replace_branches`` never
+    puts it over newer. A session deleted meanwhile is skipped: its pk may already be a new
+    session's (SQLite reuses the highest)."""
     for pk, key, seq in db.lagging_branches():
         if stop is not None and stop.is_set():
             return
@@ -132,7 +134,9 @@ def _catch_up_branches(db: AgentWriter, owner: str, lease_ms: int, stats: Reconc
         shown = [found for n, event in active_branch(events).path
                  if (found := branch_message(n, event)) is not None]
         with db.transaction():
-            db.replace_branches([(pk, seq, shown)])
+            now = db.session(key)
+            if now is not None and now.pk == pk and now.last_seq >= seq:
+                db.replace_branches([(pk, seq, shown)])
         if not db.renew_run(owner, lease_ms, stats.sessions, stats.messages, key):
             return
 
