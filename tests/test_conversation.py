@@ -211,23 +211,26 @@ def test_a_database_from_before_stored_branches_catches_up(state: StateDir, back
         assert not db.lagging_branches()
 
 
-def test_an_entry_that_supplies_a_missing_parent_joins_the_stored_branch(state: StateDir) -> None:
+@pytest.mark.parametrize("gap", ["ghost", "幽灵"])
+def test_an_entry_that_supplies_a_missing_parent_joins_the_stored_branch(state: StateDir,
+                                                                         gap: str) -> None:
     """A side entry does not move the leaf, yet when the branch's first entry named its id as
     a parent that was missing, the branch now runs through it (and on to its own parent):
     the stored branch messages do not stay current by leaving it out, and the rebuild it
-    asks for indexes and stores the longer branch."""
+    asks for indexes and stores the longer branch. (The lines are written with non-ASCII
+    escaped: the id is found as \\uXXXX too.)"""
     key = "agent:main:orphan"
     append(state, key, [header("sid-orphan"), msg("b0", None, "user", "first kiwi"),
-                        msg("a", "ghost", "user", "after the gap")])
+                        msg("a", gap, "user", "after the gap")])
     reconcile_agent(state, "main")
     assert conversation_outline(state, OPERATOR, key).ids == ("a",)
-    append(state, key, [msg("ghost", "b0", "assistant", "the lost mango reply",
+    append(state, key, [msg(gap, "b0", "assistant", "the lost mango reply",
                             appendMode="side")])
-    assert conversation_outline(state, OPERATOR, key).ids == ("b0", "ghost", "a")
+    assert conversation_outline(state, OPERATOR, key).ids == ("b0", gap, "a")
     shown = sessions_history(state, HistoryRequest(key), OPERATOR).messages
-    assert [m["id"] for m in shown] == ["b0", "ghost", "a"]
+    assert [m["id"] for m in shown] == ["b0", gap, "a"]
     reconcile_agent(state, "main")
-    assert conversation_outline(state, OPERATOR, key).ids == ("b0", "ghost", "a")
+    assert conversation_outline(state, OPERATOR, key).ids == ("b0", gap, "a")
     assert sessions_search(state, SearchRequest("mango"), OPERATOR).results
     assert not verify_state(state).problems
 

@@ -62,11 +62,10 @@ def in_log_order(batch: list[tuple[int, int, list[Any]]]) -> list[tuple[int, int
             else (pk, UNORDERED_BRANCH, []) for pk, seq, shown in batch]
 
 
-def id_spellings(entry_id: str) -> list[str]:
+def id_spellings(entry_id: str) -> tuple[str, str]:
     """How an id is spelled inside a stored line: as a JSON string written with its
-    non-ASCII characters as they are, or escaped (``\\uXXXX``)."""
-    return list(dict.fromkeys([json.dumps(entry_id, ensure_ascii=False)[1:-1],
-                               json.dumps(entry_id)[1:-1]]))
+    non-ASCII characters as they are, or escaped (``\\uXXXX``; the same for ASCII)."""
+    return json.dumps(entry_id, ensure_ascii=False)[1:-1], json.dumps(entry_id)[1:-1]
 
 
 def names_as_parent(rows: Iterable[tuple[int, str]], node: str) -> bool:

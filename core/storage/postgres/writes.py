@@ -20,13 +20,7 @@ from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, 
 from ...keys import normalize_key
 from ...transcript import advance, branch_message, indexable, keeps_branch, parse_event
 from ..model import AppendResult, BranchRow, Imported, SessionMeta, now_ms
-from ..stored import (
-    id_spellings,
-    in_log_order,
-    names_as_parent,
-    new_events,
-    stored_entry_id,
-)
+from ..stored import id_spellings, in_log_order, names_as_parent, new_events, stored_entry_id
 from .driver import Conflict, retried
 from .fts import index_text
 from .reads import Reads
@@ -252,12 +246,9 @@ class Writes(Reads):
 
     def _adopted(self, pk: int, node: str) -> bool:
         """As the SQLite backend's: an entry already stored names ``node`` as its parent."""
-        spellings = id_spellings(node)
-        rows = self.conn.execute(
-            "SELECT seq, body FROM events WHERE session_pk = %s AND ("
-            + " OR ".join(["strpos(body, %s) > 0"] * len(spellings)) + ")",
-            (pk, *spellings),
-        ).fetchall()
+        rows = self.conn.execute("SELECT seq, body FROM events WHERE session_pk = %s "
+                                 "AND (strpos(body, %s) > 0 OR strpos(body, %s) > 0)",
+                                 (pk, *id_spellings(node))).fetchall()
         return names_as_parent(rows, node)
 
     def _has_entry(self, pk: int, entry_id: str) -> bool:

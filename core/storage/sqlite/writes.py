@@ -16,13 +16,7 @@ from ...scope import ancestors
 from ...transcript import advance, branch_message, indexable, keeps_branch, parse_event
 from ...visibility import SessionLink
 from ..model import AppendResult, BranchRow, Imported, SessionMeta, now_ms
-from ..stored import (
-    id_spellings,
-    in_log_order,
-    names_as_parent,
-    new_events,
-    stored_entry_id,
-)
+from ..stored import id_spellings, in_log_order, names_as_parent, new_events, stored_entry_id
 from .connection import BUSY_TIMEOUT_S, sqlite_errors
 from .matching import scope_text
 from .reads import Reads
@@ -220,12 +214,9 @@ class Writes(Reads):
         """Whether an entry already stored names ``node`` as its parent (one that was
         missing): a node that does not move the leaf may still join the active branch then.
         Only the events that spell the id out are parsed."""
-        spellings = id_spellings(node)
-        rows = self.conn.execute(
-            "SELECT seq, body FROM events WHERE session_pk = ? AND ("
-            + " OR ".join(["instr(body, ?) > 0"] * len(spellings)) + ")",
-            (pk, *spellings),
-        ).fetchall()
+        rows = self.conn.execute("SELECT seq, body FROM events WHERE session_pk = ? "
+                                 "AND (instr(body, ?) > 0 OR instr(body, ?) > 0)",
+                                 (pk, *id_spellings(node))).fetchall()
         return names_as_parent(rows, node)
 
     def _has_entry(self, pk: int, entry_id: str) -> bool:
