@@ -35,7 +35,7 @@ from .errors import BackscrollError, Forbidden
 from .indexer import IndexRow, session_rows
 from .state import StateDir
 from .storage import AgentReader, AgentWriter, BranchRow, Claim, Progress, PublishItem, SchemaBehind
-from .transcript import active_branch, branch_message
+from .transcript import active_branch, shown_messages
 
 LEASE_MS = 30_000
 BATCH_EVENTS = 4_000  # events read + rows written per transaction
@@ -131,8 +131,7 @@ def _catch_up_branches(db: AgentWriter, owner: str, lease_ms: int, stats: Reconc
         if stop is not None and stop.is_set():
             return
         events = [(n, event) for n, event in db.events(pk) if n <= seq]
-        shown = [found for n, event in active_branch(events).path
-                 if (found := branch_message(n, event)) is not None]
+        shown = shown_messages(active_branch(events).path)
         with db.transaction():
             now = db.session(key)
             if now is not None and now.pk == pk and now.last_seq >= seq:
@@ -153,8 +152,7 @@ def _rows(db: AgentReader, claim: Claim) -> tuple[list[IndexRow], str | None, st
     of its active branch."""
     problems: list[str] = []
     rows, branch = session_rows(claim.key, db.events(claim.session_pk, problems), claim.created_at)
-    shown = [tuple(found) for seq, event in branch.path if (found := branch_message(seq, event))]
-    return rows, branch.leaf, "; ".join(problems + branch.problems), shown
+    return rows, branch.leaf, "; ".join(problems + branch.problems), shown_messages(branch.path)
 
 
 class _RowBuilder:

@@ -219,6 +219,11 @@ def branch_message(seq: int, event: dict[str, Any]) -> BranchMessage | None:
                          None if at < 0 else at)
 
 
+def shown_messages(path: Iterable[tuple[int, dict[str, Any]]]) -> list[BranchMessage]:
+    """The messages of a branch's ``path`` a conversation shows (``branch_message``)."""
+    return [found for seq, event in path if (found := branch_message(seq, event)) is not None]
+
+
 @dataclass(frozen=True)
 class IndexableMessage:
     entry_id: str
