@@ -164,7 +164,7 @@ def test_stored_branch_messages_are_the_branch_the_tree_rules_give(
     """Whatever a session lives through (replies, forks, rewinds, side entries, duplicate and
     missing ids, imports, rebuilds), the branch messages stored for it are either current and
     equal to the active branch the tree rules compute from its log, or known to lag (and the
-    outline then computes them); after a rebuild they are current."""
+    outline then computes them); after a rebuild they are current unless not in log order."""
     state = fresh_state()
     meta = SessionMeta(LIFE, session_id="sid-life")
     known: list[str] = []
@@ -180,8 +180,9 @@ def test_stored_branch_messages_are_the_branch_the_tree_rules_give(
         if how == "rebuild":
             reconcile_agent(state, "main")
         stored, computed = stored_and_computed(state)
-        if how == "rebuild":
-            assert stored is not None, "a rebuild leaves the branch messages current"
+        if how == "rebuild":  # current, unless not in log order (read back in log order)
+            in_order = all(a[0] < b[0] for a, b in zip(computed, computed[1:]))
+            assert (stored is not None) == in_order, "a rebuild leaves the branch messages current"
         if stored is not None:
             assert stored == computed
         outline = conversation_outline(state, OPERATOR, LIFE)
