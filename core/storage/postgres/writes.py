@@ -245,10 +245,13 @@ class Writes(Reads):
         )
 
     def _adopted(self, pk: int, node: str) -> bool:
-        """As the SQLite backend's: an entry already stored names ``node`` as its parent."""
-        rows = self.conn.execute("SELECT seq, body FROM events WHERE session_pk = %s "
-                                 "AND (strpos(body, %s) > 0 OR strpos(body, %s) > 0)",
-                                 (pk, *id_spellings(node))).fetchall()
+        """As the SQLite backend's: an entry already stored names ``node`` as its parent
+        (read only when the last rebuild found the tree broken)."""
+        rows = self.conn.execute(
+            "SELECT e.seq, e.body FROM sessions s JOIN events e ON e.session_pk = s.pk "
+            "WHERE s.pk = %s AND s.problems IS NOT NULL "
+            "AND (strpos(e.body, %s) > 0 OR strpos(e.body, %s) > 0)", (pk, *id_spellings(node))
+        ).fetchall()
         return names_as_parent(rows, node)
 
     def _has_entry(self, pk: int, entry_id: str) -> bool:

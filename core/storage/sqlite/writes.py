@@ -211,12 +211,14 @@ class Writes(Reads):
         return row is not None
 
     def _adopted(self, pk: int, node: str) -> bool:
-        """Whether an entry already stored names ``node`` as its parent (one that was
-        missing): a node that does not move the leaf may still join the active branch then.
-        Only the events that spell the id out are parsed."""
-        rows = self.conn.execute("SELECT seq, body FROM events WHERE session_pk = ? "
-                                 "AND (instr(body, ?) > 0 OR instr(body, ?) > 0)",
-                                 (pk, *id_spellings(node))).fetchall()
+        """Whether a stored entry names ``node`` as its (missing) parent, so a node that does not
+        move the leaf still joins the branch. Only a tree the last rebuild found broken is read
+        (a missing parent comes with a leaf move), only events spelling the id are parsed."""
+        rows = self.conn.execute(  # CROSS JOIN: index_state is the outer loop
+            "SELECT e.seq, e.body FROM index_state i CROSS JOIN events e ON e.session_pk = ? "
+            "WHERE i.session_pk = ? AND i.problems IS NOT NULL "
+            "AND (instr(e.body, ?) > 0 OR instr(e.body, ?) > 0)", (pk, pk, *id_spellings(node))
+        ).fetchall()
         return names_as_parent(rows, node)
 
     def _has_entry(self, pk: int, entry_id: str) -> bool:
