@@ -27,7 +27,7 @@ from .redact import redact
 from .search import SearchRequest, check_request
 from .state import StateDir
 from .storage import AgentReader, MatchFilters, SessionRow
-from .transcript import INDEXED_ROLES, active_branch, branch_message
+from .transcript import INDEXED_ROLES, active_branch, shown_messages
 from .visibility import Caller
 from .visible import open_visible
 
@@ -184,8 +184,7 @@ def _read_branch(db: AgentReader, session: SessionRow, slot: tuple[str, int, int
     computed from the log by the tree rules."""
     shown = db.branch_messages(session.pk, session.last_seq)
     if shown is None:
-        shown = [found for seq, event in active_branch(db.tree_events(session.pk)).path
-                 if (found := branch_message(seq, event)) is not None]
+        shown = shown_messages(active_branch(db.tree_events(session.pk)).path)
     seqs, stored_ids, roles, times, said = [], [], [], [], []
     count = 0
     for seq, entry_id, role, at in shown:

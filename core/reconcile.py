@@ -35,7 +35,7 @@ from .errors import BackscrollError, Forbidden
 from .indexer import IndexRow, session_rows
 from .state import StateDir
 from .storage import AgentReader, AgentWriter, BranchRow, Claim, Progress, PublishItem, SchemaBehind
-from .transcript import active_branch, branch_message
+from .transcript import active_branch, shown_messages
 
 LEASE_MS = 30_000
 BATCH_EVENTS = 4_000  # events read + rows written per transaction
@@ -124,15 +124,18 @@ def _catch_up_branches(db: AgentWriter, owner: str, lease_ms: int, stats: Reconc
     """Store the branch messages of clean sessions that lack them (a database from before
     they were stored), so opening a long conversation reads columns, not its log. The
     sessions stay searchable meanwhile; the log up to the seq read is append-only, so what
-    is computed from it stays true, and ``replace_branches`` never puts it over newer."""
+    is computed from it stays true while the session does, and ``replace_branches`` never
+    puts it over newer. A session deleted meanwhile is skipped: its pk may already be a new
+    session's (SQLite reuses the highest)."""
     for pk, key, seq in db.lagging_branches():
         if stop is not None and stop.is_set():
             return
         events = [(n, event) for n, event in db.events(pk) if n <= seq]
-        shown = [found for n, event in active_branch(events).path
-                 if (found := branch_message(n, event)) is not None]
+        shown = shown_messages(active_branch(events).path)
         with db.transaction():
-            db.replace_branches([(pk, seq, shown)])
+            now = db.session(key)
+            if now is not None and now.pk == pk and now.last_seq >= seq:
+                db.replace_branches([(pk, seq, shown)])
         if not db.renew_run(owner, lease_ms, stats.sessions, stats.messages, key):
             return
 
@@ -149,8 +152,7 @@ def _rows(db: AgentReader, claim: Claim) -> tuple[list[IndexRow], str | None, st
     of its active branch."""
     problems: list[str] = []
     rows, branch = session_rows(claim.key, db.events(claim.session_pk, problems), claim.created_at)
-    shown = [tuple(found) for seq, event in branch.path if (found := branch_message(seq, event))]
-    return rows, branch.leaf, "; ".join(problems + branch.problems), shown
+    return rows, branch.leaf, "; ".join(problems + branch.problems), shown_messages(branch.path)
 
 
 class _RowBuilder:

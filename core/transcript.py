@@ -143,12 +143,14 @@ def advance(
     return Step(eid, node=eid, parent=parent, extends=parent == leaf)
 
 
-def keeps_branch(leaf: str | None, step: Step) -> bool:
+def keeps_branch(leaf: str | None, step: Step, adopted: bool) -> bool:
     """Whether the active branch after ``step`` (taken at leaf ``leaf``) is the one before
     it, plus the node the step added when it extends the branch: stored branch messages
     then stay current by adding that node's message. Any other leaf move (a rewind, a
-    leaf control, a new branch) needs the branch computed again."""
-    return step.extends or step.leaf == leaf
+    leaf control, a new branch) needs the branch computed again; so does a node that does
+    not move the leaf (a side entry) but is ``adopted``: an entry already stored names it
+    as its missing parent, so the branch may now run on through it."""
+    return (step.extends or step.leaf == leaf) and not adopted
 
 
 @dataclass
@@ -215,6 +217,11 @@ def branch_message(seq: int, event: dict[str, Any]) -> BranchMessage | None:
     at = timestamp_ms(event, -1)
     return BranchMessage(seq, entry_id if isinstance(entry_id, str) else None, role,
                          None if at < 0 else at)
+
+
+def shown_messages(path: Iterable[tuple[int, dict[str, Any]]]) -> list[BranchMessage]:
+    """The messages of a branch's ``path`` a conversation shows (``branch_message``)."""
+    return [found for seq, event in path if (found := branch_message(seq, event)) is not None]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from .indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT, session_rows
 from .redact import redact
 from .state import StateDir
 from .storage import AgentReader
-from .transcript import branch_message
+from .transcript import shown_messages
 
 
 @dataclass
@@ -74,9 +74,7 @@ def verify_agent(db: AgentReader, report: VerifyReport) -> None:
         report.sessions_checked += 1
         expected, branch = session_rows(session.key, db.events(session.pk), session.created_at)
         shown = db.branch_messages(session.pk, session.last_seq)
-        if shown is not None and [tuple(row) for row in shown] != [
-                tuple(found) for seq, event in branch.path
-                if (found := branch_message(seq, event)) is not None]:
+        if shown is not None and [tuple(row) for row in shown] != shown_messages(branch.path):
             report.problems.append(
                 f"{session.key}: its stored branch messages are not its active branch")
         stored = db.index_rows(session.pk)

@@ -247,3 +247,44 @@ def test_a_backfill_without_a_helper_process_builds_its_rows_here(
         db.import_session(SessionMeta(f"agent:main:s{n}", session_id=f"sid{n}"), lines(*events))
     assert reconcile_agent(state, "main").sessions == 3
     assert verify_state(state).ok and search_ids(state, "walrus")[0]
+
+
+def test_catching_up_a_branch_does_not_store_it_for_a_session_made_meanwhile(
+    state: StateDir, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Catching up reads a lagging session's log outside the transaction that stores its
+    branch. If the session is deleted meanwhile and a new one is written (which SQLite may
+    give the same pk), the old branch is not stored for the new session, where it would read
+    as current once the new log reaches the old length."""
+    from backscroll.core import reconcile
+
+    def write(key: str, prefix: str) -> None:
+        with state.open("main", write=True) as db:
+            meta = SessionMeta(key, session_id=f"sid-{prefix}")
+            db.append(meta, json.dumps(header(f"sid-{prefix}")))
+            db.append(meta, json.dumps(msg(f"{prefix}0", None, "user", f"{prefix} says hello")))
+
+    write("agent:main:old", "old")
+    with state.open("main", write=True) as db:  # as migration 7 leaves a session: lagging
+        with db.transaction():
+            db.conn.execute("DELETE FROM branch_messages")
+            db.conn.execute("UPDATE sessions SET branch_seq = 0" if backend == "postgres"
+                            else "UPDATE index_state SET branch_seq = 0")
+    computed = reconcile.active_branch
+
+    def meanwhile(events):  # the branch is computed; before it is stored, the session goes
+        branch = computed(events)
+        with state.open("main", write=True) as db:
+            if db.session("agent:main:old") is not None:
+                db.delete_session("agent:main:old")
+                write("agent:main:new", "new")
+        return branch
+
+    monkeypatch.setattr(reconcile, "active_branch", meanwhile)
+    reconcile_agent(state, "main")
+    with state.open("main") as db, db.snapshot():
+        session = db.session("agent:main:new")
+        assert session is not None
+        stored = db.branch_messages(session.pk, session.last_seq)
+    assert stored is None or [row[1] for row in stored] == ["new0"]
+    assert not verify_state(state).problems

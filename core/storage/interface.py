@@ -374,10 +374,11 @@ class AgentWriter(AgentReader, Protocol):
     def lagging_branches(self) -> list[tuple[int, str, int]]:
         """(pk, key, last_seq) of clean sessions whose stored branch messages lag behind
         their log (a database from before they were stored); pending ones get theirs from
-        their rebuild."""
+        their rebuild, and a branch not in log order (``stored.UNORDERED_BRANCH``) is none."""
         ...
 
     def replace_branches(self, batch: list[tuple[int, int, list[BranchRow]]]) -> None:
         """Inside the caller's transaction: the branch messages of sessions ``(pk, seq,
-        shown)`` as of their event ``seq``; never older ones over newer."""
+        shown)`` as of their event ``seq``; never older ones over newer, and none for a branch
+        not in log order (``stored.UNORDERED_BRANCH``: readers compute it from the log)."""
         ...

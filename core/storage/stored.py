@@ -5,6 +5,7 @@ nothing more: tests/test_cli_start.py)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterable, NamedTuple
 
 from ..bounds import decode_json
@@ -45,6 +46,31 @@ def new_events(lines: list[str], parsed: list[dict[str, Any]] | None, last_seq: 
             continue
         added.append(NewEvent(seq, entry_id, event.get("type"), line, event))
     return added
+
+
+# branch_seq of a branch whose messages are not stored: they are not in log order (an entry
+# names a parent written after it), and stored ones are read back in log order. Readers then
+# compute the branch from the log (it never equals last_seq), and the catch-up skips it: only
+# a rebuild, which a move of the leaf asks for, can give the branch another order.
+UNORDERED_BRANCH = -1
+
+
+def in_log_order(batch: list[tuple[int, int, list[Any]]]) -> list[tuple[int, int, list[Any]]]:
+    """Branch messages ``(pk, seq, shown)`` to store: as they are when ``shown`` is in log
+    order, else none, under ``UNORDERED_BRANCH``."""
+    return [(pk, seq, shown) if all(a[0] < b[0] for a, b in zip(shown, shown[1:]))
+            else (pk, UNORDERED_BRANCH, []) for pk, seq, shown in batch]
+
+
+def id_spellings(entry_id: str) -> tuple[str, str]:
+    """How an id is spelled inside a stored line: as a JSON string written with its
+    non-ASCII characters as they are, or escaped (``\\uXXXX``; the same for ASCII)."""
+    return json.dumps(entry_id, ensure_ascii=False)[1:-1], json.dumps(entry_id)[1:-1]
+
+
+def names_as_parent(rows: Iterable[tuple[int, str]], node: str) -> bool:
+    """Whether one of the stored events ``rows`` names ``node`` as its parent."""
+    return any(event.get("parentId") == node for _seq, event in parse_events(rows))
 
 
 def parse_events(rows: Iterable[tuple[int, str]], problems: list[str] | None = None

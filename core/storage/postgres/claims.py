@@ -14,6 +14,7 @@ from typing import Iterable
 from ...indexer import INDEXER_VERSION, IndexRow
 from ..interface import PublishItem
 from ..model import Claim, now_ms
+from ..stored import UNORDERED_BRANCH
 from .driver import retried
 from .reads import PENDING
 from .writes import Writes
@@ -156,7 +157,7 @@ class Claims(Writes):
             (int(pk), key, last_seq)
             for pk, key, last_seq in self._all(
                 "SELECT pk, key, last_seq FROM sessions WHERE agent_id = %s AND state = 'clean' "
-                "AND branch_seq < last_seq ORDER BY pk",
+                f"AND branch_seq < last_seq AND branch_seq <> {UNORDERED_BRANCH} ORDER BY pk",
                 (self.agent_id,),
             )
         ]

@@ -20,7 +20,7 @@ from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, 
 from ...keys import normalize_key
 from ...transcript import advance, branch_message, indexable, keeps_branch, parse_event
 from ..model import AppendResult, BranchRow, Imported, SessionMeta, now_ms
-from ..stored import new_events, stored_entry_id
+from ..stored import id_spellings, in_log_order, names_as_parent, new_events, stored_entry_id
 from .driver import Conflict, retried
 from .fts import index_text
 from .reads import Reads
@@ -128,7 +128,8 @@ class Writes(Reads):
             seq = last_seq + 1
             step = advance(leaf, seq, event, lambda eid: self._has_entry(pk, eid))
             moved_off = step.node is not None and step.leaf == step.node and not step.extends
-            outcome = "dirty" if event["type"] == "leaf" or moved_off else "stored"
+            adopted = step.node is not None and step.leaf == leaf and self._adopted(pk, step.node)
+            outcome = "dirty" if event["type"] == "leaf" or moved_off or adopted else "stored"
             row = None
             if step.extends and state == "clean" and version == INDEXER_VERSION:
                 message = indexable(event, created_at)
@@ -154,7 +155,7 @@ class Writes(Reads):
                 )
             if kind == "session":
                 self._read_cwd(pk, seq, event)
-            if branch_seq == last_seq and keeps_branch(leaf, step):
+            if branch_seq == last_seq and keeps_branch(leaf, step, adopted):
                 self._extend_branch(pk, seq, event if step.extends else None)
             if state == "claimed" or outcome == "dirty":
                 self._mark_dirty(pk)
@@ -175,11 +176,13 @@ class Writes(Reads):
         self.conn.execute("UPDATE sessions SET branch_seq = %s WHERE pk = %s", (seq, pk))
 
     def replace_branches(self, batch: list[tuple[int, int, list[BranchRow]]]) -> None:
-        """As the SQLite backend's (never older branch messages over newer)."""
+        """As the SQLite backend's (never older branch messages over newer; none for a branch
+        not in log order)."""
         current = dict(self.conn.execute(
             "SELECT pk, branch_seq FROM sessions WHERE pk = ANY(%s::bigint[])",
             ([pk for pk, _, _ in batch],)).fetchall())
-        batch = [(pk, seq, shown) for pk, seq, shown in batch if current.get(pk, seq + 1) <= seq]
+        batch = in_log_order([(pk, seq, shown) for pk, seq, shown in batch
+                              if current.get(pk, seq + 1) <= seq])
         if not batch:
             return
         self.conn.execute("DELETE FROM branch_messages WHERE session_pk = ANY(%s::bigint[])",
@@ -240,6 +243,16 @@ class Writes(Reads):
             "WHERE pk = %s",
             (pk,),
         )
+
+    def _adopted(self, pk: int, node: str) -> bool:
+        """As the SQLite backend's: an entry already stored names ``node`` as its parent
+        (read only when the last rebuild found the tree broken)."""
+        rows = self.conn.execute(
+            "SELECT e.seq, e.body FROM sessions s JOIN events e ON e.session_pk = s.pk "
+            "WHERE s.pk = %s AND s.problems IS NOT NULL "
+            "AND (strpos(e.body, %s) > 0 OR strpos(e.body, %s) > 0)", (pk, *id_spellings(node))
+        ).fetchall()
+        return names_as_parent(rows, node)
 
     def _has_entry(self, pk: int, entry_id: str) -> bool:
         row = self.conn.execute(

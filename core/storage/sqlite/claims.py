@@ -12,6 +12,7 @@ from typing import Iterable
 from ...indexer import INDEXER_VERSION, IndexRow
 from ..interface import PublishItem
 from ..model import Claim, now_ms
+from ..stored import UNORDERED_BRANCH
 from .reads import PENDING, SESSIONS_JOIN
 from .writes import Writes
 
@@ -146,7 +147,8 @@ class Claims(Writes):
     def lagging_branches(self) -> list[tuple[int, str, int]]:
         return self._all(
             f"SELECT s.pk, s.key, s.last_seq {SESSIONS_JOIN} "
-            "WHERE i.state = 'clean' AND i.branch_seq < s.last_seq ORDER BY s.pk"
+            "WHERE i.state = 'clean' AND i.branch_seq < s.last_seq "
+            f"AND i.branch_seq <> {UNORDERED_BRANCH} ORDER BY s.pk"
         )
 
     def release_all(self, owner: str) -> None:

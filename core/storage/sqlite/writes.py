@@ -16,7 +16,7 @@ from ...scope import ancestors
 from ...transcript import advance, branch_message, indexable, keeps_branch, parse_event
 from ...visibility import SessionLink
 from ..model import AppendResult, BranchRow, Imported, SessionMeta, now_ms
-from ..stored import new_events, stored_entry_id
+from ..stored import id_spellings, in_log_order, names_as_parent, new_events, stored_entry_id
 from .connection import BUSY_TIMEOUT_S, sqlite_errors
 from .matching import scope_text
 from .reads import Reads
@@ -112,7 +112,8 @@ class Writes(Reads):
             seq = last_seq + 1
             step = advance(leaf, seq, event, lambda eid: self._has_entry(pk, eid))
             moved_off = step.node is not None and step.leaf == step.node and not step.extends
-            outcome = "dirty" if event["type"] == "leaf" or moved_off else "stored"
+            adopted = step.node is not None and step.leaf == leaf and self._adopted(pk, step.node)
+            outcome = "dirty" if event["type"] == "leaf" or moved_off or adopted else "stored"
             row = None
             if step.extends and state == "clean" and version == INDEXER_VERSION:
                 message = indexable(event, created_at)
@@ -138,7 +139,7 @@ class Writes(Reads):
                 )
             if kind == "session":
                 self._read_cwd(pk)
-            if branch_seq == last_seq and keeps_branch(leaf, step):
+            if branch_seq == last_seq and keeps_branch(leaf, step, adopted):
                 self._extend_branch(pk, seq, event if step.extends else None)
             if state == "claimed" or outcome == "dirty":
                 self._mark_dirty(pk)
@@ -162,12 +163,14 @@ class Writes(Reads):
 
     def replace_branches(self, batch: list[tuple[int, int, list[BranchRow]]]) -> None:
         """The branch messages of sessions ``(pk, seq, shown)`` as of their event ``seq`` (a
-        rebuild's, a catch-up's), inside the caller's transaction; never older over newer."""
+        rebuild's, a catch-up's), inside the caller's transaction; never older over newer, and
+        none for a branch not in log order (``stored.UNORDERED_BRANCH``)."""
         pks = json.dumps([pk for pk, _, _ in batch])
         current = dict(self.conn.execute(
             "SELECT session_pk, branch_seq FROM index_state "
             "WHERE session_pk IN (SELECT value FROM json_each(?))", (pks,)))
-        batch = [(pk, seq, shown) for pk, seq, shown in batch if current.get(pk, seq + 1) <= seq]
+        batch = in_log_order([(pk, seq, shown) for pk, seq, shown in batch
+                              if current.get(pk, seq + 1) <= seq])
         if not batch:
             return
         self.conn.execute(
@@ -206,6 +209,17 @@ class Writes(Reads):
             (pk, body),
         ).fetchone()
         return row is not None
+
+    def _adopted(self, pk: int, node: str) -> bool:
+        """Whether a stored entry names ``node`` as its (missing) parent, so a node that does not
+        move the leaf still joins the branch. Only a tree the last rebuild found broken is read
+        (a missing parent comes with a leaf move), only events spelling the id are parsed."""
+        rows = self.conn.execute(  # CROSS JOIN: index_state is the outer loop
+            "SELECT e.seq, e.body FROM index_state i CROSS JOIN events e ON e.session_pk = ? "
+            "WHERE i.session_pk = ? AND i.problems IS NOT NULL "
+            "AND (instr(e.body, ?) > 0 OR instr(e.body, ?) > 0)", (pk, pk, *id_spellings(node))
+        ).fetchall()
+        return names_as_parent(rows, node)
 
     def _has_entry(self, pk: int, entry_id: str) -> bool:
         row = self.conn.execute(
