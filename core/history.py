@@ -18,7 +18,14 @@ from .keys import normalize_key
 from .redact import redact
 from .search import validate_limit
 from .state import StateDir
-from .transcript import INDEXED_ROLES, TEXT_BLOCK_TYPES, TOOL_ROLES, active_branch, timestamp_ms
+from .transcript import (
+    INDEXED_ROLES,
+    SHOWN_ROLES,
+    TEXT_BLOCK_TYPES,
+    TOOL_ROLES,
+    active_branch,
+    timestamp_ms,
+)
 from .visibility import Caller
 from .visible import FORBIDDEN, open_visible  # noqa: F401 - FORBIDDEN is also known from here
 
@@ -156,7 +163,7 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
             messages = _Messages(candidates, lambda seqs: {n: events[n] for n in seqs},
                                  request, session.created_at)
         else:  # read only the events the window needs
-            wanted = (*INDEXED_ROLES, *TOOL_ROLES) if request.include_tools else INDEXED_ROLES
+            wanted = SHOWN_ROLES if request.include_tools else INDEXED_ROLES
             candidates = [(seq, entry_id) for seq, entry_id, role, _at in shown if role in wanted]
             messages = _Messages(candidates, lambda seqs: db.events_at(session.pk, seqs),
                                  request, session.created_at)
