@@ -208,3 +208,59 @@ def test_bounds_in_the_docs_match_the_code() -> None:
     for text in (f"{MAX_DEPTH} levels", "32 MB", f"{MAX_MESSAGE_CHARS:,} characters",
                  f"{excerpt.SCAN_CHARS:,} characters", f"{bounds.MAX_ID_CHARS} characters"):
         assert text in docs
+
+
+# What a JSON line may hold that the two decoders could read differently: integers past 64
+# bits (orjson would make them floats), NaN and infinities, lone and paired surrogates, raw
+# control characters, a BOM, trailing data, deep nesting.
+_TRICKY = st.sampled_from([
+    "123456789012345678901234567890", "-9223372036854775809", "18446744073709551616",
+    "9223372036854775807", "NaN", "-Infinity", "1e400", "-0", "-0.0", "5e-324", '"\\ud800"',
+    '"\\ud83d\\ude00"', '"\\udc00x"', '"a\tb"', '"\\u0000"', "\ufeff", "[" * 120 + "]" * 120,
+    "1.0", "1E2", "01", '"\\x"', "}", " ",
+])
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def _spliced(draw_text: str, tricky: list[str], at: list[int]) -> str:
+    for piece, where in zip(tricky, at):
+        where %= len(draw_text) + 1
+        draw_text = draw_text[:where] + piece + draw_text[where:]
+    return draw_text
+
+
+def _outcome(raw: str | bytes) -> tuple[str, str]:
+    try:
+        return "value", repr(decode_json(raw))
+    except ValidationError as err:
+        return "refused", str(err)
+
+
+@given(
+    _JSON_VALUES.map(lambda v: json.dumps(v, ensure_ascii=False)),
+    st.lists(_TRICKY, max_size=3), st.lists(st.integers(0, 10_000), min_size=3, max_size=3),
+    st.booleans(),
+)
+def test_the_fast_decoder_answers_what_the_standard_library_answers(text, tricky, at, as_bytes):
+    """orjson decodes lines when it is installed; whatever the line, the value or the reason
+    a line is refused is the standard library's (a mutation that lets orjson keep a 20-digit
+    integer, or skips the fallback on its errors, fails here)."""
+    raw = _spliced(text, tricky, at)
+    line: str | bytes = raw.encode("utf-8", "surrogatepass") if as_bytes else raw
+    fast = _outcome(line)
+    saved, bounds._fast_loads = bounds._fast_loads, None
+    try:
+        assert bounds._fast_loads is None and _outcome(line) == fast
+    finally:
+        bounds._fast_loads = saved
+
+
+def test_the_fast_decoder_is_used_when_installed():
+    pytest.importorskip("orjson")
+    assert bounds._fast(b'{"a":[1,2]}') == {"a": [1, 2]}
+    assert bounds._fast(b"[123456789012345678901]") is bounds._REFUSED
+    assert bounds._fast(b"[NaN]") is bounds._REFUSED
