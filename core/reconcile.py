@@ -38,7 +38,7 @@ from .storage import AgentReader, AgentWriter, BranchRow, Claim, Progress, Publi
 from .transcript import active_branch, shown_messages
 
 LEASE_MS = 30_000
-BATCH_EVENTS = 4_000  # events read + rows written per transaction
+BATCH_EVENTS = 8_000  # events read + rows written per transaction
 MAX_ATTEMPTS = 3
 # A backfill this big builds rows in a helper process while this one writes: parsing,
 # redaction and segmentation use the second core (see _RowBuilder).

@@ -80,7 +80,7 @@ def _import_folder(
     store = read_store(store_file, report) if inside else {}
     agent_id = agent or _agent_id(folder, store)  # checked again by the storage's door
     view = StoreView.of(agent_id, store, report, folder)
-    with state.open(agent_id, write=True) as db:
+    with state.open(agent_id, write=True) as db, db.importing():
         seen_ids: set[str | None] = set()
         for file in sorted(folder.iterdir()):
             if not (file.is_file() and is_transcript_name(file.name)):

@@ -293,6 +293,12 @@ class AgentWriter(AgentReader, Protocol):
         holds (same id; an id-less one with the same text) is not stored (``known``)."""
         ...
 
+    def importing(self) -> AbstractContextManager[None]:
+        """Around many ``import_session`` calls: a backend may group them into fewer
+        transactions; each call stays all-or-nothing, and what was imported before an error
+        ends the block is kept."""
+        ...
+
     def import_session(
         self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
     ) -> Imported:

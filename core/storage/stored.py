@@ -12,14 +12,15 @@ from ..bounds import decode_json
 from ..errors import ValidationError
 
 
-def stored_entry_id(event: dict[str, Any], seq: int) -> str | None:
+def stored_entry_id(event: dict[str, Any]) -> str | None:
     """The entry id an event is stored and found by: none for a header or a leaf control,
-    nor for an id-less entry (whose tree id, ``#<seq>``, is only positional)."""
-    from ..transcript import node_id
-
-    kind = event.get("type")
-    found = None if kind in ("session", "leaf") else node_id(event, seq)
-    return found if found and not found.startswith("#") else None
+    nor for an id-less entry (whose tree id, ``#<seq>``, is only positional:
+    ``transcript.node_id``)."""
+    entry_id = event.get("id")
+    if (event.get("type") in ("session", "leaf") or not isinstance(entry_id, str) or not entry_id
+            or entry_id.startswith("#")):
+        return None
+    return entry_id
 
 
 class NewEvent(NamedTuple):
@@ -41,7 +42,7 @@ def new_events(lines: list[str], parsed: list[dict[str, Any]] | None, last_seq: 
     for n, line in enumerate(lines):
         event = parsed[n] if parsed is not None else parse_event(line)
         seq = last_seq + len(added) + 1
-        entry_id = stored_entry_id(event, seq)
+        entry_id = stored_entry_id(event)
         if (entry_id and entry_id in seen_ids) or (not entry_id and line in seen_bodies):
             continue
         added.append(NewEvent(seq, entry_id, event.get("type"), line, event))

@@ -32,7 +32,7 @@ def import_claude_code(state: StateDir, path: Path, agent: str | None = None) ->
             "a project folder of *.jsonl files, or one .jsonl file)"
         )
     tasks: Tasks = {}
-    with state.open(agent_id, write=True) as db:
+    with state.open(agent_id, write=True) as db, db.importing():
         for file in files:
             with each_file(file, report):
                 import_file(db, agent_id, file, report, tasks)

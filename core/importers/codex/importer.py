@@ -37,7 +37,7 @@ def import_codex(state: StateDir, path: Path, agent: str | None = None) -> Impor
             f"{path} holds no Codex rollouts (expected ~/.codex/sessions with "
             "YYYY/MM/DD/rollout-*.jsonl files, or one rollout file)"
         )
-    with state.open(agent_id, write=True) as db:
+    with state.open(agent_id, write=True) as db, db.importing():
         for file in files:
             with each_file(file, report):
                 import_rollout(db, agent_id, file, report)

@@ -15,8 +15,8 @@ from ...keys import normalize_key
 from ...scope import ancestors
 from ...transcript import advance, branch_message, indexable, keeps_branch, parse_event
 from ...visibility import SessionLink
-from ..model import AppendResult, BranchRow, Imported, SessionMeta, now_ms
-from ..stored import id_spellings, in_log_order, names_as_parent, new_events, stored_entry_id
+from ..model import AppendResult, BranchRow, SessionMeta, now_ms
+from ..stored import id_spellings, in_log_order, names_as_parent, stored_entry_id
 from .connection import BUSY_TIMEOUT_S, sqlite_errors
 from .matching import scope_text
 from .reads import Reads
@@ -124,7 +124,7 @@ class Writes(Reads):
             kind = event["type"]
             conn.execute(
                 "INSERT INTO events (session_pk, seq, entry_id, kind, body) VALUES (?, ?, ?, ?, ?)",
-                (pk, seq, stored_entry_id(event, seq), kind, body),
+                (pk, seq, stored_entry_id(event), kind, body),
             )
             conn.execute(
                 "UPDATE sessions SET last_seq = ?, leaf_id = ?, updated_at = ? WHERE pk = ?",
@@ -326,6 +326,11 @@ class Writes(Reads):
                     taken.add(rowid)
             taken.add(rowid)
             placed.append((rowid, pk, row))
+        # In rowid order: FTS5 writes its pending rows out as a segment whenever a row's
+        # rowid is below the last one's, so a batch inserted session by session (each
+        # session's rows in time order, sessions interleaved in time) would leave a segment
+        # per session; sorted, the batch is one (docs/performance.md).
+        placed.sort(key=lambda item: item[0])
         scopes = {pk: self._scope(pk) for pk, _, _ in batch}
         self.conn.executemany(
             "INSERT INTO message_index (rowid, session_pk, entry_id, role, ts) "
@@ -389,61 +394,6 @@ class Writes(Reads):
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('purge_pending', '1')"
                 )
         return not busy
-
-    def import_session(
-        self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
-    ) -> Imported:
-        """Store already-validated event lines without indexing; return the key it is stored
-        under and what was added.
-        ``parsed`` may carry the lines' parsed events, to spare parsing them twice.
-
-        Importing the same transcript again adds nothing: entries already stored are
-        recognised by their id (id-less rows by their exact text). New events make the
-        session dirty, so reconciliation picks it up.
-        """
-        key = normalize_key(meta.key)
-        with self.transaction() as conn:
-            by = ("session_id", meta.session_id) if meta.session_id else ("key", key)
-            found = conn.execute(
-                f"SELECT pk, key, last_seq FROM sessions WHERE {by[0]} = ?", (by[1],)
-            ).fetchone()
-            if found is None:
-                if conn.execute("SELECT 1 FROM sessions WHERE key = ?", (key,)).fetchone():
-                    # The key now names another transcript (a reset): keep both.
-                    key = f"{key}:import-{meta.session_id}".lower()
-                pk, _, _ = self._create_session(replace(meta, key=key), clean=not lines)
-                last_seq, seen_ids, seen_bodies = 0, set(), set()
-            else:
-                pk, key, last_seq = found
-                seen_ids = {
-                    r[0]
-                    for r in conn.execute(
-                        "SELECT entry_id FROM events WHERE session_pk = ? AND entry_id IS NOT NULL",
-                        (pk,),
-                    )
-                }
-                seen_bodies = {
-                    r[0]
-                    for r in conn.execute(
-                        "SELECT body FROM events WHERE session_pk = ? AND entry_id IS NULL", (pk,)
-                    )
-                }
-            added = new_events(lines, parsed, last_seq, seen_ids, seen_bodies)
-            if added:
-                conn.executemany(
-                    "INSERT INTO events (session_pk, seq, entry_id, kind, body) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    [(pk, e.seq, e.entry_id, e.kind, e.line) for e in added],
-                )
-                conn.execute(
-                    "UPDATE sessions SET last_seq = ?, updated_at = max(updated_at, ?) "
-                    "WHERE pk = ?",
-                    (last_seq + len(added), meta.updated_at or 0, pk),
-                )
-                if any(e.kind == "session" for e in added):
-                    self._read_cwd(pk)
-                self._mark_dirty(pk)
-        return Imported(key, len(added), sum(1 for e in added if e.kind == "message"))
 
 
 def _lower(value: str | None) -> str | None:
