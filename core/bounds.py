@@ -36,11 +36,10 @@ _BOM = "\ufeff"
 # three times orjson's decoding.)
 _ZERO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _NINETEEN_DIGITS = b"0" * 19
-try:
-    from orjson import JSONDecodeError as _FastError
-    from orjson import loads as _fast_loads
-except ImportError:  # pragma: no cover - orjson is a dependency; the library works without it
-    _fast_loads = None
+_UNLOADED: Any = object()
+# orjson.loads, loaded on first use (a search's start decodes no line); None where orjson is
+# not installed (a dependency, but the library works without it)
+_fast_loads: Any = _UNLOADED
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
@@ -103,12 +102,18 @@ _REFUSED = object()
 
 def _fast(raw: str | bytes) -> Any:
     """``raw`` decoded by orjson, or ``_REFUSED`` where the standard library must answer."""
+    global _fast_loads
+    if _fast_loads is _UNLOADED:
+        try:
+            from orjson import loads as _fast_loads
+        except ImportError:  # pragma: no cover
+            _fast_loads = None
     encoded = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
     if _fast_loads is None or _NINETEEN_DIGITS in encoded.translate(_ZERO_DIGITS):
         return _REFUSED
     try:
         return _fast_loads(raw)
-    except _FastError:
+    except ValueError:  # orjson.JSONDecodeError
         return _REFUSED
 
 

@@ -17,6 +17,7 @@ NOT_LOADED = (
     "rich",
     "textual",
     "multiprocessing",
+    "orjson",  # loaded by the first line decoded (bounds._fast)
     "backscroll.core.importers",
     "backscroll.core.reconcile",
     "backscroll.core.transcript",
