@@ -23,9 +23,8 @@ MAX_AGENT_ID_CHARS = 64
 MAX_KEY_CHARS = 512
 _AGENT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 _KEY_RE = re.compile(r"^agent:([^:]*):(.+)$")
-_INCOGNITO_RE = re.compile(
-    r"^agent:[^:]+:(dashboard|subagent|internal-session-effects):incognito-[^:]+$"
-)
+INCOGNITO_KINDS = ("dashboard", "subagent", "internal-session-effects")
+_INCOGNITO_RE = re.compile(rf"^agent:[^:]+:({'|'.join(INCOGNITO_KINDS)}):incognito-[^:]+$")
 
 
 def _shown(value: str, limit: int = 80) -> str:

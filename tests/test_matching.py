@@ -202,6 +202,9 @@ def test_the_operators_shortcut_sees_what_the_rule_gives(corpus: StateDir, tmp_p
 
     with corpus.open("a", write=True) as db:
         _append(db, "agent:b:filed-here", "f1", None, "tern", 5000, "user")
+        _append(db, "agent:0:filed-below", "f2", None, "tern", 5001, "user")  # sorts before a
+        for n, kind in enumerate(("dashboard", "internal-session-effects", "subagent")):
+            _append(db, f"agent:a:{kind}:incognito-{n}", f"i{n}", None, "tern", 5002 + n, "user")
     with corpus.open("a") as db:
         fast, full = _operator_view(db), _view(db, OPERATOR)
         every = [s.pk for s in db.session_briefs()]

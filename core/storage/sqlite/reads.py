@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ...indexer import INDEXER_VERSION, IndexRow
+from ...keys import INCOGNITO_KINDS
 from ..model import IDLE, Progress, SessionBrief, SessionRow
 from ..stored import parse_events
 from .connection import sqlite_errors
@@ -60,14 +61,21 @@ class Reads(Matching):
         """Every session, with only what deciding visibility needs (cheap to read them all);
         with ``odd_only``, only those whose key is shaped like an incognito one or filed
         under another agent (the only sessions the operator may not see)."""
-        where = ""
-        if odd_only:
-            where = "WHERE s.key GLOB '*incognito-*' OR substr(s.key, 1, :n) != :own"
+        where, params = "", {"version": INDEXER_VERSION}
+        if odd_only:  # key ranges, each read through the key's index (no scan of every session)
+            own = f"agent:{self.agent_id}:"
+            ranges = [("", own), (own[:-1] + ";", None)]  # other agents' keys (";" follows ":")
+            ranges += [(f"{own}{kind}:incognito-", f"{own}{kind}:incognito.")
+                       for kind in INCOGNITO_KINDS]  # keys shaped like an incognito one
+            where = "WHERE " + " OR ".join(
+                f"(s.key >= :lo{n}" + (f" AND s.key < :hi{n})" if hi else ")")
+                for n, (_, hi) in enumerate(ranges))
+            for n, (lo, hi) in enumerate(ranges):
+                params[f"lo{n}"], params[f"hi{n}"] = lo, hi
         rows = self._all(
             f"SELECT s.pk, s.key, s.spawned_by, s.parent_key, NOT {PENDING} {SESSIONS_JOIN} "
             f"{where}",
-            {"version": INDEXER_VERSION, "n": len(self.agent_id) + 7,
-             "own": f"agent:{self.agent_id}:"},
+            params,
         )
         return [SessionBrief._make(row) for row in rows]
 
