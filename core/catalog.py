@@ -12,8 +12,7 @@ from __future__ import annotations
 import heapq
 import re
 import shlex
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import BackscrollError, ValidationError
 from .keys import check_agent_id, is_incognito
@@ -47,8 +46,7 @@ def check_source(source: str | None) -> str | None:
     return source
 
 
-@dataclass(frozen=True)
-class SessionSummary:
+class SessionSummary(NamedTuple):
     """A session for a picker. The label and session id are redacted; the keys stay as stored
     (they are what a caller is made from) and are redacted wherever they are shown."""
 
@@ -194,8 +192,7 @@ def project_list(state: StateDir, caller: Caller) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
-@dataclass(frozen=True)
-class Resume:
+class Resume(NamedTuple):
     """How to go back into a conversation: a shell command (``command``) for Claude Code and
     Codex, the session key (``key``) for OpenClaw, whose runtime opens sessions by key."""
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import deque
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from .query import ParsedQuery, tokens
@@ -26,8 +25,7 @@ _SNAP = 20  # how far an edge may move inwards to land between words
 SCAN_CHARS = 20_000  # the most of one message an excerpt ever looks at
 
 
-@dataclass(frozen=True)
-class Excerpt:
+class Excerpt(NamedTuple):
     text: str
     # (start, end) offsets into ``text`` of each matched token; sorted, never overlapping
     # (tokens of one phrase or CJK word are separate spans that may touch).

@@ -7,8 +7,7 @@ changing extraction or redaction rebuilds every session in the background (SPEC 
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, NamedTuple
 
 from .bounds import cut_text
 from .keys import is_incognito
@@ -33,8 +32,7 @@ MAX_TS = (1 << (62 - ROWID_SHIFT)) - 1
 MAX_ROWID_DRIFT_MS = 60_000
 
 
-@dataclass(frozen=True)
-class IndexRow:
+class IndexRow(NamedTuple):
     entry_id: str
     role: str
     ts: int  # epoch ms

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from .errors import ValidationError
 from .textseg import BLOCK_CLASS, JOIN_CLASS, MARK_CLASS, SEG_CLASS, LazyPattern, segment
@@ -33,8 +32,7 @@ MATCH_MODES = ("exact", "prefix")
 MIN_PREFIX_CHARS = 2
 
 
-@dataclass(frozen=True)
-class ParsedQuery:
+class ParsedQuery(NamedTuple):
     fts: str  # the FTS5 MATCH expression
     terms: tuple[str, ...]  # distinct folded tokens, in query order (for highlighting)
     prefix: bool  # the last token of the last phrase also matches as a prefix

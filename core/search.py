@@ -10,7 +10,7 @@ import heapq
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from .catalog import SOURCES, check_source
 from .errors import StoreError, ValidationError
@@ -75,8 +75,7 @@ class SearchRequest:
         return CardFilter(SOURCES[self.source] if self.source else None, self.project)
 
 
-@dataclass(frozen=True)
-class SearchResult:
+class SearchResult(NamedTuple):
     """One hit. Ids are redacted (a token can sit in any of them); the key stays as stored, for
     opening the session in this process, and is redacted wherever it is shown (``as_json``)."""
 

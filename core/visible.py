@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .errors import Forbidden, StoreError
 from .keys import agent_of, is_incognito, normalize_key
@@ -56,8 +56,7 @@ def open_visible(state: StateDir, caller: Caller, session_key: str
         yield db, session
 
 
-@dataclass(frozen=True)
-class VisibleSessions:
+class VisibleSessions(NamedTuple):
     pks: frozenset[int]  # the sessions the caller may see (or, with ``all_but``, may not)
     all_but: bool
     searchable: frozenset[int]  # pks of visible sessions that are searchable (indexed, clean)

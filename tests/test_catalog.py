@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import replace
 
 import pytest
 
@@ -201,11 +200,11 @@ def test_resume_commands_quote_the_folder_and_need_a_cwd() -> None:
     resume = resume_of(base)
     assert resume is not None
     assert resume.text == "cd '/home/me/my project; rm -rf ~' && claude --resume abc"
-    assert resume_of(replace(base, cwd=None)) is None
-    codex = replace(base, key="agent:cx:codex:0199", session_id="0199", source="codex",
+    assert resume_of(base._replace(cwd=None)) is None
+    codex = base._replace(key="agent:cx:codex:0199", session_id="0199", source="codex",
                     cwd="/w")
     assert resume_of(codex).text == "cd /w && codex resume 0199"  # type: ignore[union-attr]
-    openclaw = replace(base, key="agent:main:telegram:group:42", source="openclaw", cwd=None)
+    openclaw = base._replace(key="agent:main:telegram:group:42", source="openclaw", cwd=None)
     assert resume_of(openclaw) == resume_of(openclaw) and resume_of(openclaw).kind == "key"  # type: ignore[union-attr]
     assert resume_of(openclaw).text == "agent:main:telegram:group:42"  # type: ignore[union-attr]
 

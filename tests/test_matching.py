@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-from dataclasses import replace
 from pathlib import Path
 from unittest.mock import patch
 
@@ -144,7 +143,7 @@ def test_every_plan_returns_what_the_straightforward_plan_finds(
         if budget < 10**9:
             return  # counts of a cut search are scaled from the stretch searched
         for i, part in enumerate(query.parts):
-            holding = db.match_all_then_filter(replace(query, fts=part), pks, 10_000, "recent")
+            holding = db.match_all_then_filter(query._replace(fts=part), pks, 10_000, "recent")
             count = found.stats.parts[i]
             if len(holding) <= window:
                 assert (count.found, count.newer) == (len(holding), None)

@@ -811,8 +811,8 @@ async def test_status_bar_shows_progress_while_reconciling(convo: StateDir) -> N
 
 def test_indexing_view_sums_running_agents() -> None:
     status = running_status("/x", 3, 9)
-    idle = replace(status.agents[0], agent="ops", progress=replace(
-        status.agents[0].progress, state="idle"), dirty=0)
+    idle = replace(status.agents[0], agent="ops", progress=status.agents[0].progress._replace(
+        state="idle"), dirty=0)
     view = IndexingView.of(StateStatus("/x", [status.agents[0], idle]))
     assert (view.running, view.done, view.total, view.pending) == (True, 3, 9, 6)
     assert IndexingView.of(None).running is False

@@ -1,4 +1,6 @@
-"""What the storage layer hands out and takes in: plain dataclasses, the same for every backend.
+"""What the storage layer hands out and takes in: plain records, the same for every backend.
+Those a search reads are named tuples: a frozen dataclass costs about a millisecond to create
+when its module loads, and a search's start loaded nineteen of them (docs/performance.md).
 
 A backend (``storage/sqlite/`` today) turns these into SQL and back; nothing above the storage
 layer sees a connection, a cursor or a row tuple.
@@ -91,8 +93,7 @@ class MatchRow(NamedTuple):  # a tuple: thousands are made per search
     body: str  # the stored (redacted, segmented) text
 
 
-@dataclass(frozen=True)
-class SessionScope:
+class SessionScope(NamedTuple):
     """The sessions a search may return rows of, and what a planner may use to find them.
 
     Every row of a session in ``pks`` may match; no row of any other session may. ``hidden``
@@ -107,8 +108,7 @@ class SessionScope:
     covered: frozenset[int] = frozenset()
 
 
-@dataclass(frozen=True)
-class MatchFilters:
+class MatchFilters(NamedTuple):
     """What narrows the rows a search returns (never its ranking statistics)."""
 
     role: str | None = None
@@ -119,8 +119,7 @@ class MatchFilters:
         return (self.role, self.since_ms, self.until_ms) != (None, None, None)
 
 
-@dataclass(frozen=True)
-class PartCount:
+class PartCount(NamedTuple):
     """One part of a query, counted over the visible messages."""
 
     found: int  # messages holding it, counted up to a cap
@@ -128,8 +127,7 @@ class PartCount:
     # searched): about how many visible messages are as new as the stretch searched
 
 
-@dataclass(frozen=True)
-class CorpusStats:
+class CorpusStats(NamedTuple):
     """The visible, searchable messages of one agent database, as ranking needs them."""
 
     rows: int
@@ -137,8 +135,7 @@ class CorpusStats:
     parts: tuple[PartCount, ...]  # one per query part, in order
 
 
-@dataclass(frozen=True)
-class Matches:
+class Matches(NamedTuple):
     """What one agent database found: rows newest first, whether only the newest matches
     were kept (the rank window), the statistics to rank them with, and, for a query too
     costly to evaluate over every message, the time before which nothing was searched."""
@@ -149,16 +146,14 @@ class Matches:
     searched_since: int | None = None  # epoch ms: older messages were not searched
 
 
-@dataclass(frozen=True)
-class SessionFilter:
+class SessionFilter(NamedTuple):
     """Some sessions of a database: ``pks`` themselves, or (``exclude``) all but them."""
 
     pks: list[int]
     exclude: bool = False
 
 
-@dataclass(frozen=True)
-class CardFilter:
+class CardFilter(NamedTuple):
     """Which sessions a list of conversations shows, besides the caller's: their ``source``
     values (as stored), a project (a cwd; its subfolders count), a time range of last
     activity."""
@@ -169,8 +164,7 @@ class CardFilter:
     until_ms: int | None = None
 
 
-@dataclass(frozen=True)
-class AppendResult:
+class AppendResult(NamedTuple):
     seq: int
     outcome: str  # indexed | stored | dirty
 
@@ -183,8 +177,7 @@ class Imported(NamedTuple):
     messages: int
 
 
-@dataclass(frozen=True)
-class Claim:
+class Claim(NamedTuple):
     session_pk: int
     key: str
     session_id: str
@@ -192,8 +185,7 @@ class Claim:
     seen_seq: int  # transcript length when claimed: publish only if it is unchanged
 
 
-@dataclass(frozen=True)
-class Progress:
+class Progress(NamedTuple):
     """A reconciliation run as any process reads it from the database (SPEC 8)."""
 
     state: str

@@ -26,10 +26,9 @@ from __future__ import annotations
 import heapq
 import json
 import sqlite3
-from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 from ...indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT
 from ...query import ParsedQuery
@@ -59,8 +58,7 @@ def scope_text(pk: int, tree: str) -> str:
     return " ".join([own_tag(pk)] + [tree_tag(int(p)) for p in tree.split()])
 
 
-@dataclass(frozen=True)
-class _Group:
+class _Group(NamedTuple):
     """Rows whose scope holds any ``include`` tag (every row when None) and no ``exclude``."""
 
     include: tuple[str, ...] | None
@@ -77,8 +75,7 @@ class _Group:
         return expr
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     kind: str  # everything | anchor | list | chunks | stream
     groups: tuple[_Group, ...] = ()  # tag plans: disjoint groups, their rows unioned
     sessions: tuple[int, ...] = ()  # stream: the visible sessions
