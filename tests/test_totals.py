@@ -1,6 +1,7 @@
 """The totals of every session's index rows and characters (SQLite's ``index_totals``,
 schema migration 8), which a search as the operator reads instead of summing every session's
-index state: kept by triggers in the transaction of every change, filled by the migration."""
+index state: kept by triggers in the transaction of every change, filled by the migration,
+checked by ``verify``."""
 
 from __future__ import annotations
 
@@ -13,8 +14,11 @@ from hypothesis import strategies as st
 
 from backscroll.core.indexer import session_rows
 from backscroll.core.reconcile import reconcile_agent
+from backscroll.core.search import SearchRequest, sessions_search
 from backscroll.core.state import StateDir
 from backscroll.core.storage import SessionMeta
+from backscroll.core.verify import verify_state
+from backscroll.core.visibility import OPERATOR
 
 from .events import header, leaf, msg
 from .older_schema import downgrade
@@ -147,3 +151,20 @@ def test_the_migration_fills_the_totals_of_a_schema_7_database(state: StateDir) 
     life.step("append", "agent:main:main", 1)  # and the triggers keep them from then on
     assert totals_and_sums(state) == ((8, 94), (8, 94))
 
+
+def test_verify_names_totals_that_are_not_the_sums(state: StateDir) -> None:
+    life = Life(state)
+    life.step("append", "agent:main:main", 2)  # 3 rows of "heron heron"
+    assert verify_state(state).ok
+    path = state.db_path("main")
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute("UPDATE index_totals SET chars = chars + 1")
+    report = verify_state(state)
+    assert report.problems == ["main: the index totals say 3 rows of 34 characters, "
+                               "the sessions' index states 3 of 33"]
+    with closing(sqlite3.connect(path)) as conn, conn:
+        conn.execute("DELETE FROM index_totals")
+    assert verify_state(state).problems == ["main: the index totals are missing"]
+    # a search still ranks (from the sums), and verify said what is wrong
+    assert [r.message_id for r in sessions_search(state, SearchRequest("heron"), OPERATOR).results
+            ] == ["m3", "m2", "m1"]

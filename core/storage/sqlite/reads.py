@@ -147,6 +147,19 @@ class Reads(Matching):
             problems.append("index rows do not carry the session's scope")
         return problems
 
+    def totals_problems(self) -> list[str]:
+        """How the totals kept of every session's rows and characters (``index_totals``,
+        which searches read) disagree with the index states they sum. Empty if none."""
+        kept = self._one("SELECT rows, chars FROM index_totals")
+        rows, chars = self._one(
+            "SELECT coalesce(sum(rows), 0), coalesce(sum(chars), 0) FROM index_state")
+        if kept is None:
+            return ["the index totals are missing"]
+        if tuple(kept) != (rows, chars):
+            return [f"the index totals say {kept[0]} rows of {kept[1]} characters, the "
+                    f"sessions' index states {rows} of {chars}"]
+        return []
+
     # ----------------------------------------------------------------- counts and progress
 
     def has_pending_sessions(self) -> bool:
