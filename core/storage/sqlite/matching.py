@@ -44,6 +44,8 @@ WORK_BUDGET = 60_000
 # "chunks" costs about CHUNK_COST row lookups of "stream" per session named: the planner
 # takes whichever of the two should pass over fewer rows.
 CHUNK_COST = 120
+# Every session's index rows and characters, summed (what index_totals keeps: schema.py, 8).
+SUMS = "SELECT coalesce(sum(rows), 0), coalesce(sum(chars), 0) FROM index_state"
 
 
 def own_tag(pk: int) -> str:
@@ -190,8 +192,7 @@ class Matching:
     def _totals(self, scope: SessionScope) -> tuple[int, int]:
         """Rows and characters of the visible sessions: summed over them when they are the
         smaller side, else every session's less the hidden ones'."""
-        sql = ("SELECT coalesce(sum(rows), 0), coalesce(sum(chars), 0) FROM index_state "
-               "WHERE session_pk IN (SELECT value FROM json_each(?))")
+        sql = f"{SUMS} WHERE session_pk IN (SELECT value FROM json_each(?))"
         if len(scope.pks) <= len(scope.hidden):
             return self._one(sql, (json.dumps(sorted(scope.pks)),))
         rows, chars = self._every_session_totals()
@@ -206,8 +207,7 @@ class Matching:
     def _every_session_totals(self) -> tuple[int, int]:
         """Rows and characters of every session: the row schema migration 8's triggers keep
         (summed again only if someone deleted that row; ``verify`` names it)."""
-        return self._one("SELECT rows, chars FROM index_totals") or self._one(
-            "SELECT coalesce(sum(rows), 0), coalesce(sum(chars), 0) FROM index_state")
+        return self._one("SELECT rows, chars FROM index_totals") or self._one(SUMS)
 
     def _newest(self, plan: Plan, body: str, n: int, filters: MatchFilters,
                 since: int | None = None) -> list[int]:

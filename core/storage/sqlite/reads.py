@@ -13,7 +13,7 @@ from ...indexer import INDEXER_VERSION, IndexRow
 from ..model import IDLE, Progress, SessionBrief, SessionRow
 from ..stored import parse_events
 from .connection import sqlite_errors
-from .matching import Matching, scope_text
+from .matching import SUMS, Matching, scope_text
 
 # The one formulation of "reconciliation has work here" (``SessionRow.pending`` in Python):
 # dirty, claimed, or clean under another indexer version. Needs ``:version`` bound.
@@ -151,10 +151,9 @@ class Reads(Matching):
         """How the totals kept of every session's rows and characters (``index_totals``,
         which searches read) disagree with the index states they sum. Empty if none."""
         kept = self._one("SELECT rows, chars FROM index_totals")
-        rows, chars = self._one(
-            "SELECT coalesce(sum(rows), 0), coalesce(sum(chars), 0) FROM index_state")
         if kept is None:
             return ["the index totals are missing"]
+        rows, chars = self._one(SUMS)
         if tuple(kept) != (rows, chars):
             return [f"the index totals say {kept[0]} rows of {kept[1]} characters, the "
                     f"sessions' index states {rows} of {chars}"]
