@@ -1,5 +1,6 @@
 """``verify``: prove that every clean session's index rows are what its active branch yields,
-and that its stored branch messages (what a conversation's outline reads) are that branch.
+that its stored branch messages (what a conversation's outline reads) are that branch, and
+that the totals searches read are the sums of the sessions' index states.
 
 The expected rows are rebuilt in memory from the stored events with the same functions the
 write path and reconciliation use, then compared with what the index holds.
@@ -67,6 +68,7 @@ def verify_agent(db: AgentReader, report: VerifyReport) -> None:
         report.problems.append(f"{db.agent_id}: {no_session} index rows belong to no session")
     if no_index:
         report.problems.append(f"{db.agent_id}: {no_index} text rows have no index row")
+    report.problems += [f"{db.agent_id}: {p}" for p in db.totals_problems()]
     for session in db.sessions():
         if not session.searchable:
             report.sessions_skipped += 1

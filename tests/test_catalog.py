@@ -4,7 +4,6 @@ activity, cwd; migration 5), the filters, and the command that resumes a convers
 from __future__ import annotations
 
 import json
-import sqlite3
 
 import pytest
 
@@ -26,6 +25,7 @@ from backscroll.core.storage.sqlite.schema import TITLE_CHARS
 from backscroll.core.visibility import OPERATOR, Caller, Policy
 
 from .events import BASE_MS, header, msg
+from .older_schema import downgrade
 
 pytestmark = pytest.mark.backends  # storage behaviour: on both backends
 
@@ -148,17 +148,7 @@ def test_a_restricted_caller_lists_only_what_it_may_see(state: StateDir) -> None
 def test_the_backfill_fills_an_older_database(state: StateDir) -> None:
     store(state, "agent:main:main", [("user", "before the upgrade"), ("assistant", "yes")],
           cwd="/srv/old")
-    path = state.db_path("main")
-    conn = sqlite3.connect(path)
-    conn.executescript(
-        "DROP INDEX events_messages; DROP INDEX sessions_by_activity; "
-        "ALTER TABLE sessions DROP COLUMN cwd; "
-        "ALTER TABLE sessions DROP COLUMN title; "
-        "ALTER TABLE sessions DROP COLUMN last_message_at; "
-        "DROP TABLE branch_messages; ALTER TABLE index_state DROP COLUMN branch_seq; "  # 7's
-        "PRAGMA user_version = 4;"
-    )
-    conn.close()
+    downgrade(state.db_path("main"), 4)
     with state.open("main", write=True):
         pass  # a writer migrates
     [summary] = visible_session_list(state, OPERATOR)

@@ -42,6 +42,7 @@ from backscroll.tui.text import printable
 from backscroll.tui.widgets import EmptyState, IndexingView, StatusBar, row_anchor, row_key
 
 from .events import BASE_MS, header, msg
+from .older_schema import downgrade
 
 NOW = BASE_MS / 1000 + 3 * 3600  # three hours after the first message
 SECRET = "sk-proj-Qx7Lm2Vb9Tn4Rk8Wz3Yp6Hs1Jd5Fg0Ac2Ne7Ut9Ko4Bi6Mq"
@@ -751,10 +752,7 @@ async def test_a_database_of_an_older_schema_is_upgraded_and_listed(state: State
     add_session(state, "agent:main:two", [("user", "the second"), ("assistant", "no")],
                 start_ms=600_000)
     path = state.db_path("main")
-    conn = sqlite3.connect(path)
-    conn.executescript("DROP TABLE branch_messages; ALTER TABLE index_state DROP COLUMN "
-                       "branch_seq; PRAGMA user_version = 6;")
-    conn.close()
+    downgrade(path, 6)
     assert state_status(state).agents[0].state == "older schema"
     app = make_app(state, now=frozen, poll_interval=0.05, grouped=True)  # the real reconciler
     async with app.run_test(size=(120, 35)) as pilot:

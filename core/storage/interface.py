@@ -186,6 +186,11 @@ class AgentReader(Protocol):
         characters; on SQLite also the scope every row carries). Empty if none."""
         ...
 
+    def totals_problems(self) -> list[str]:
+        """How totals kept of every session's rows and characters (SQLite's
+        ``index_totals``) disagree with what they sum. Empty if none, or none are kept."""
+        ...
+
     # --- matching (docs/architecture.md: search and ranking)
     def match(
         self,

@@ -116,6 +116,11 @@ class Reads(Handle):
                     f"the index holds {counted} of {length}"]
         return []
 
+    def totals_problems(self) -> list[str]:
+        """None: no totals of every session are kept here (match.py sums the agent's
+        sessions' counters)."""
+        return []
+
     # ----------------------------------------------------------------- counts and progress
 
     def has_pending_sessions(self) -> bool:

@@ -14,7 +14,7 @@ from ...keys import INCOGNITO_KINDS
 from ..model import IDLE, Progress, SessionBrief, SessionRow
 from ..stored import parse_events
 from .connection import sqlite_errors
-from .matching import Matching, scope_text
+from .matching import SUMS, Matching, scope_text
 
 # The one formulation of "reconciliation has work here" (``SessionRow.pending`` in Python):
 # dirty, claimed, or clean under another indexer version. Needs ``:version`` bound.
@@ -154,6 +154,18 @@ class Reads(Matching):
         if counted and (scopes != 1 or scope != scope_text(session_pk, tree)):
             problems.append("index rows do not carry the session's scope")
         return problems
+
+    def totals_problems(self) -> list[str]:
+        """How the totals kept of every session's rows and characters (``index_totals``,
+        which searches read) disagree with the index states they sum. Empty if none."""
+        kept = self._one("SELECT rows, chars FROM index_totals")
+        if kept is None:
+            return ["the index totals are missing"]
+        rows, chars = self._one(SUMS)
+        if tuple(kept) != (rows, chars):
+            return [f"the index totals say {kept[0]} rows of {kept[1]} characters, the "
+                    f"sessions' index states {rows} of {chars}"]
+        return []
 
     # ----------------------------------------------------------------- counts and progress
 

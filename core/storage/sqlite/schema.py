@@ -228,6 +228,30 @@ MIGRATIONS[7] = """
     ALTER TABLE index_state ADD COLUMN branch_seq INTEGER NOT NULL DEFAULT 0;
 """
 
+MIGRATIONS[8] = """
+    -- The rows and characters of every session's index rows, summed: a search as the
+    -- operator reads them here instead of summing index_state over every session (2-3 ms a
+    -- search at 20,000 sessions). The triggers follow every change of index_state in the
+    -- transaction that makes it, so the totals cannot drift from the sums.
+    CREATE TABLE index_totals (
+        id      INTEGER PRIMARY KEY CHECK (id = 1),
+        rows    INTEGER NOT NULL,
+        chars   INTEGER NOT NULL
+    );
+    INSERT INTO index_totals (id, rows, chars)
+        SELECT 1, coalesce(sum(rows), 0), coalesce(sum(chars), 0) FROM index_state;
+    CREATE TRIGGER index_totals_added AFTER INSERT ON index_state BEGIN
+        UPDATE index_totals SET rows = rows + new.rows, chars = chars + new.chars;
+    END;
+    CREATE TRIGGER index_totals_removed AFTER DELETE ON index_state BEGIN
+        UPDATE index_totals SET rows = rows - old.rows, chars = chars - old.chars;
+    END;
+    CREATE TRIGGER index_totals_changed AFTER UPDATE OF rows, chars ON index_state BEGIN
+        UPDATE index_totals
+        SET rows = rows + new.rows - old.rows, chars = chars + new.chars - old.chars;
+    END;
+"""
+
 SCHEMA_VERSION = max(MIGRATIONS)
 
 

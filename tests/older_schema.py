@@ -1,0 +1,28 @@
+"""A database as an older backscroll left it: what each migration of
+``core/storage/sqlite/schema.py`` added, taken away again, for tests of what the next
+writer's migration does with it."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from backscroll.core.storage.sqlite.schema import SCHEMA_VERSION
+
+UNDO = {
+    8: "DROP TRIGGER index_totals_added; DROP TRIGGER index_totals_removed; "
+       "DROP TRIGGER index_totals_changed; DROP TABLE index_totals;",
+    7: "DROP TABLE branch_messages; ALTER TABLE index_state DROP COLUMN branch_seq;",
+    6: "DROP INDEX events_messages;",
+    5: "DROP INDEX sessions_by_activity; ALTER TABLE sessions DROP COLUMN cwd; "
+       "ALTER TABLE sessions DROP COLUMN title; ALTER TABLE sessions DROP COLUMN last_message_at;",
+}
+
+
+def downgrade(path: Path, version: int) -> None:
+    """Take the current-schema database at ``path`` back to schema ``version``."""
+    steps = range(SCHEMA_VERSION, version, -1)
+    assert all(n in UNDO for n in steps), "a new migration needs its UNDO entry"
+    with closing(sqlite3.connect(path)) as conn:
+        conn.executescript(" ".join(UNDO[n] for n in steps) + f" PRAGMA user_version = {version};")
