@@ -55,8 +55,9 @@ class Imports(Writes):
             try:
                 yield self.conn
             except BaseException:
-                self.conn.execute("ROLLBACK TO import_session")
-                self.conn.execute("RELEASE import_session")
+                if self.conn.in_transaction:  # (an I/O error may have ended it already)
+                    self.conn.execute("ROLLBACK TO import_session")
+                    self.conn.execute("RELEASE import_session")
                 raise
             self.conn.execute("RELEASE import_session")
             self._import_group += events
