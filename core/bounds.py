@@ -40,6 +40,7 @@ _UNLOADED: Any = object()
 # orjson.loads, loaded on first use (a search's start decodes no line); None where orjson is
 # not installed (a dependency, but the library works without it)
 _fast_loads: Any = _UNLOADED
+_REFUSED = object()  # what _fast gives where the standard library must answer
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
@@ -95,9 +96,6 @@ def decode_json(raw: str | bytes, max_bytes: int | None = MAX_LINE_BYTES) -> Any
     if escapes and has_lone_surrogate(value):
         raise ValidationError("holds a lone surrogate (a \\ud800-\\udfff escape), not valid Unicode")
     return value
-
-
-_REFUSED = object()
 
 
 def _fast(raw: str | bytes) -> Any:

@@ -226,11 +226,11 @@ _JSON_VALUES = st.recursive(
 )
 
 
-def _spliced(draw_text: str, tricky: list[str], at: list[int]) -> str:
+def _spliced(text: str, tricky: list[str], at: list[int]) -> str:
     for piece, where in zip(tricky, at):
-        where %= len(draw_text) + 1
-        draw_text = draw_text[:where] + piece + draw_text[where:]
-    return draw_text
+        where %= len(text) + 1
+        text = text[:where] + piece + text[where:]
+    return text
 
 
 def _outcome(raw: str | bytes) -> tuple[str, str]:

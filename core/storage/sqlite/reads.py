@@ -67,11 +67,11 @@ class Reads(Matching):
             ranges = [("", own), (own[:-1] + ";", None)]  # other agents' keys (";" follows ":")
             ranges += [(f"{own}{kind}:incognito-", f"{own}{kind}:incognito.")
                        for kind in INCOGNITO_KINDS]  # keys shaped like an incognito one
-            where = "WHERE " + " OR ".join(
-                f"(s.key >= :lo{n}" + (f" AND s.key < :hi{n})" if hi else ")")
-                for n, (_, hi) in enumerate(ranges))
+            clauses = []
             for n, (lo, hi) in enumerate(ranges):
                 params[f"lo{n}"], params[f"hi{n}"] = lo, hi
+                clauses.append(f"s.key >= :lo{n}" + ("" if hi is None else f" AND s.key < :hi{n}"))
+            where = "WHERE " + " OR ".join(f"({clause})" for clause in clauses)
         rows = self._all(
             f"SELECT s.pk, s.key, s.spawned_by, s.parent_key, NOT {PENDING} {SESSIONS_JOIN} "
             f"{where}",
