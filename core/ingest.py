@@ -7,7 +7,7 @@ path, so the rules (same transaction, dirty on a branch switch) are the storage'
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from .bounds import too_long
@@ -47,8 +47,7 @@ def append_events(
 
     ``lines`` may come from ``bounds.read_lines``: a line over the size bound is given as its
     size (an int), never held in memory, and refused."""
-    meta = replace(
-        meta,
+    meta = meta._replace(
         key=normalize_key(meta.key),  # every key is checked before anything is created
         spawned_by=normalize_key(meta.spawned_by) if meta.spawned_by else None,
         parent_key=normalize_key(meta.parent_key) if meta.parent_key else None,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import heapq
 import json
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple
 
 from .catalog import SOURCES, check_source
@@ -54,8 +53,7 @@ def rank_window(parsed: ParsedQuery) -> int:
     return RANK_WINDOW * WINDOW_PARTS // max(len(parsed.phrases), WINDOW_PARTS)
 
 
-@dataclass(frozen=True)
-class SearchRequest:
+class SearchRequest(NamedTuple):
     query: str
     limit: int = LIMIT_DEFAULT
     match: str = "exact"  # exact | prefix
@@ -102,17 +100,22 @@ class SearchResult(NamedTuple):
         }
 
 
-@dataclass
 class SearchResponse:
-    results: list[SearchResult] = field(default_factory=list)
-    indexing: bool = False
-    truncated: bool = False
-    pending_agents: list[str] = field(default_factory=list)  # agents with sessions to reindex
-    waiting_agents: list[str] = field(default_factory=list)  # ... that the caller may see
-    ranked_window: int | None = None  # ranked only the newest this many matches
-    searched_since: int | None = None  # epoch ms: a costly query searched newer messages only
-    unreadable: list[str] = field(default_factory=list)  # agent databases that failed
-    read_only: list[str] = field(default_factory=list)  # databases whose pending work is stuck
+    """What a search answers; filled in as each agent database answers."""
+
+    __slots__ = ("results", "indexing", "truncated", "pending_agents", "waiting_agents",
+                 "ranked_window", "searched_since", "unreadable", "read_only")
+
+    def __init__(self, results: list[SearchResult] | None = None) -> None:
+        self.results = results if results is not None else []
+        self.indexing = False
+        self.truncated = False
+        self.pending_agents: list[str] = []  # agents with sessions to reindex
+        self.waiting_agents: list[str] = []  # ... that the caller may see
+        self.ranked_window: int | None = None  # ranked only the newest this many matches
+        self.searched_since: int | None = None  # epoch ms: a costly query searched newer only
+        self.unreadable: list[str] = []  # agent databases that failed
+        self.read_only: list[str] = []  # databases whose pending work is stuck
 
     def as_json(self, with_highlights: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {"results": [r.as_json() for r in self.results]}

@@ -20,9 +20,8 @@ layer's question; here a missing caller simply sees what the links give it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 from .errors import ValidationError
 from .keys import is_incognito, is_main_key, normalize_key
@@ -39,27 +38,39 @@ class SessionLink(NamedTuple):  # a tuple: one is made for every session of a da
     parent_key: str | None = None
 
 
-@dataclass(frozen=True)
-class Policy:
+class _PolicyFields(NamedTuple):
     visibility: str = "tree"
     a2a_enabled: bool = False
     a2a_allow: tuple[str, ...] = ()  # agent-id globs (``*`` only); empty = any agent
     sandboxed: bool = False
     sandbox_visibility: str = "spawned"
 
-    def __post_init__(self) -> None:
+
+def _checked_replace(self, **changes: Any):  # type: ignore[no-untyped-def]
+    """``_replace`` through the constructor, so a copy is checked as the original was."""
+    return type(self)(**{**self._asdict(), **changes})
+
+
+class Policy(_PolicyFields):
+    """A named tuple (cheap to define: storage/model.py says why) checked when made."""
+
+    __slots__ = ()
+    _replace = _checked_replace
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Policy:
+        fields = _PolicyFields(*args, **kwargs)
         # An unknown mode must never fall through to "see everything": refuse it up front.
-        if self.visibility not in VISIBILITY_MODES:
+        if fields.visibility not in VISIBILITY_MODES:
             raise ValidationError(
-                f"visibility must be one of {', '.join(VISIBILITY_MODES)}, not {self.visibility!r}"
+                f"visibility must be one of {', '.join(VISIBILITY_MODES)}, not {fields.visibility!r}"
             )
-        if self.sandbox_visibility not in SANDBOX_MODES:
+        if fields.sandbox_visibility not in SANDBOX_MODES:
             raise ValidationError(
                 f"sessionToolsVisibility must be one of {', '.join(SANDBOX_MODES)}, "
-                f"not {self.sandbox_visibility!r}"
+                f"not {fields.sandbox_visibility!r}"
             )
-        # A list would make the frozen dataclass unhashable; keep equality by value.
-        object.__setattr__(self, "a2a_allow", tuple(self.a2a_allow))
+        # A list would make it unhashable; keep equality by value.
+        return super().__new__(cls, *fields._replace(a2a_allow=tuple(fields.a2a_allow)))
 
     @property
     def clamped(self) -> bool:
@@ -67,14 +78,18 @@ class Policy:
         return self.sandboxed and self.sandbox_visibility == "spawned"
 
 
-@dataclass(frozen=True)
-class Caller:
+class _CallerFields(NamedTuple):
     key: str | None  # None: the operator
-    policy: Policy = Policy()
+    policy: Policy
 
-    def __post_init__(self) -> None:
-        if self.key is not None:  # canonical form, so every comparison below is lower-cased
-            object.__setattr__(self, "key", normalize_key(self.key))
+
+class Caller(_CallerFields):
+    __slots__ = ()
+    _replace = _checked_replace
+
+    def __new__(cls, key: str | None, policy: Policy = Policy()) -> Caller:
+        # The key's canonical form, so every comparison below is lower-cased.
+        return super().__new__(cls, None if key is None else normalize_key(key), policy)
 
     @property
     def is_operator(self) -> bool:

@@ -18,6 +18,8 @@ NOT_LOADED = (
     "textual",
     "multiprocessing",
     "orjson",  # loaded by the first line decoded (bounds._fast)
+    "dataclasses",  # ~10 ms to import, ~1 ms a class: the search path's records are tuples
+    "tomllib",  # read only when there is a config.toml
     "backscroll.core.importers",
     "backscroll.core.reconcile",
     "backscroll.core.transcript",

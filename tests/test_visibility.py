@@ -227,6 +227,13 @@ def test_bad_policy_values_are_refused_not_treated_as_all() -> None:
     with pytest.raises(ValidationError):
         Caller("not-a-key")
     assert Policy(a2a_allow=["a"]) == Policy(a2a_allow=("a",))  # type: ignore[arg-type]
+    # A copy is checked as the original was (they are named tuples: _replace, not __init__).
+    with pytest.raises(ValidationError, match="self, tree, agent, all"):
+        Policy()._replace(visibility="everything")
+    with pytest.raises(ValidationError):
+        Caller(MAIN)._replace(key="not-a-key")
+    assert Caller(MAIN)._replace(key="Agent:Main:X").key == "agent:main:x"
+    assert hash(Policy(a2a_allow=["a"])) == hash(Policy(a2a_allow=("a",)))  # type: ignore[arg-type]
 
 
 # ----------------------------------------------------------------- properties

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -242,7 +242,7 @@ def store_live(
     The session is found by its id first, as ``import_session`` finds it."""
     key = db.session_key_of(meta.session_id) if meta.session_id else None
     exists = key is not None or db.session(meta.key) is not None
-    meta = replace(meta, key=key or meta.key)
+    meta = meta._replace(key=key or meta.key)
     added = messages = 0
     for line, event in zip(lines, parsed):
         if event["type"] == "session" and exists:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from contextlib import ExitStack
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -193,7 +193,7 @@ def _plan(source: Source, agent: str, known: dict[str, FileState],
         moved = None if before else by_identity.pop((file.stat.st_dev, file.stat.st_ino), None)
         if moved is not None:  # renamed (an OpenClaw reset archives a transcript this way)
             vanished.pop(moved.path, None)
-            todo.append((file, replace(moved, path=file.path), moved.path))
+            todo.append((file, moved._replace(path=file.path), moved.path))
         else:
             todo.append((file, before, None))
     gone = [path for path, st in vanished.items()

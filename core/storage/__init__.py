@@ -3,7 +3,7 @@
 Search, history, visibility, reconciliation, importers and the front ends call the methods of
 ``interface.Storage`` (which agents exist; open one agent's data for reading or writing) and
 of the ``AgentReader`` / ``AgentWriter`` it opens (``sessions``, ``events``, ``match``,
-``append``, ``import_session``, ``claim_sessions``, ...). They exchange the dataclasses of
+``append``, ``import_session``, ``claim_sessions``, ...). They exchange the records of
 ``storage.model`` and never see a connection. Two backends implement the interface: the
 embedded ``storage.sqlite`` (the default) and ``storage.postgres`` (``open_storage`` with a
 database URL); the second is imported only when a URL asks for it.

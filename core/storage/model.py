@@ -1,6 +1,7 @@
 """What the storage layer hands out and takes in: plain records, the same for every backend.
-Those a search reads are named tuples: a frozen dataclass costs about a millisecond to create
-when its module loads, and a search's start loaded nineteen of them (docs/performance.md).
+They are named tuples: a frozen dataclass costs about a millisecond to create when its module
+loads (and ``dataclasses`` itself ~10 ms to import), and a search's start loaded twenty-two of
+them (docs/performance.md). A copy with other values is ``record._replace(field=value)``.
 
 A backend (``storage/sqlite/`` today) turns these into SQL and back; nothing above the storage
 layer sees a connection, a cursor or a row tuple.
@@ -9,7 +10,6 @@ layer sees a connection, a cursor or a row tuple.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ..indexer import INDEXER_VERSION
@@ -20,8 +20,7 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-@dataclass(frozen=True)
-class SessionRow:
+class SessionRow(NamedTuple):
     pk: int
     key: str
     session_id: str
@@ -70,8 +69,7 @@ class SessionBrief(NamedTuple):
     searchable: bool
 
 
-@dataclass(frozen=True)
-class SessionMeta:
+class SessionMeta(NamedTuple):
     """What a caller knows of a session before its events: used by append and import."""
 
     key: str
@@ -226,8 +224,7 @@ class Progress(NamedTuple):
 IDLE = Progress("idle", None, None, None, 0, 0, 0, None, None, None)
 
 
-@dataclass(frozen=True)
-class FileState:
+class FileState(NamedTuple):
     """What a sync took in from one transcript file (SPEC 14), as the storage keeps it."""
 
     path: str

@@ -12,7 +12,7 @@ that only post messages; a test hands it a fake source and runs it on a throwawa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from rich.text import Text
@@ -62,7 +62,7 @@ class CoreSource:
         return conversation_window(self.state, self.caller, self.session_key, start, stop)
 
     def hits(self, request: SearchRequest) -> list[str]:
-        return session_hits(self.state, self.caller, replace(request, session_key=self.session_key))
+        return session_hits(self.state, self.caller, request._replace(session_key=self.session_key))
 
 
 class ConversationScreen(Screen[None]):
@@ -330,8 +330,8 @@ class ConversationScreen(Screen[None]):
         if not event.value.strip():
             return
         base = self.request or SearchRequest(event.value)
-        self.find(replace(base, query=event.value, session_key=self.source.session_key,
-                          match="prefix"))
+        self.find(base._replace(query=event.value, session_key=self.source.session_key,
+                                match="prefix"))
         if self.view is not None:
             self.view.focus()
 

@@ -13,7 +13,6 @@ import json
 import uuid
 import weakref
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Any, Iterator
 
 from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
@@ -125,7 +124,7 @@ class Writes(Reads):
         with self._tx() as conn:
             found = self._locked("key", key)
             if found is None:
-                found = self._create_session(replace(meta, key=key), True) or self._locked("key", key)
+                found = self._create_session(meta._replace(key=key), True) or self._locked("key", key)
             if found is None:
                 raise Conflict(f"session {key} was created and removed meanwhile")
             pk, _key, session_id, created_at, last_seq, leaf, state, version, branch_seq = found
@@ -391,7 +390,7 @@ class Writes(Reads):
                 if self._locked("key", key) is not None:
                     # The key now names another transcript (a reset): keep both.
                     key = f"{key}:import-{meta.session_id}".lower()
-                found = self._create_session(replace(meta, key=key), clean=not lines)
+                found = self._create_session(meta._replace(key=key), clean=not lines)
                 if found is None:
                     raise Conflict(f"session {key} was created meanwhile by another writer")
                 pk, key, last_seq = found[0], found[1], found[4]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Any, Iterator
 
 from ...keys import normalize_key
@@ -86,7 +85,7 @@ class Imports(Writes):
                 if conn.execute("SELECT 1 FROM sessions WHERE key = ?", (key,)).fetchone():
                     # The key now names another transcript (a reset): keep both.
                     key = f"{key}:import-{meta.session_id}".lower()
-                pk, _, _ = self._create_session(replace(meta, key=key), clean=not lines)
+                pk, _, _ = self._create_session(meta._replace(key=key), clean=not lines)
                 last_seq, seen_ids, seen_bodies = 0, set(), set()
             else:
                 pk, key, last_seq = found

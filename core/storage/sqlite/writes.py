@@ -7,7 +7,6 @@ import json
 import sqlite3
 import uuid
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Any, Iterator
 
 from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
@@ -103,7 +102,7 @@ class Writes(Reads):
                 (key,),
             ).fetchone()
             if found is None:
-                pk, session_id, created_at = self._create_session(replace(meta, key=key), True)
+                pk, session_id, created_at = self._create_session(meta._replace(key=key), True)
                 last_seq, leaf, state, version, branch_seq = 0, None, "clean", INDEXER_VERSION, 0
             else:
                 pk, session_id, created_at, last_seq, leaf, state, version, branch_seq = found
