@@ -86,23 +86,26 @@ class Plan(NamedTuple):
 def plan_for(scope: SessionScope, row_counts: Callable[[], tuple[int, int]], window: int) -> Plan:
     """The cheapest exact way to name ``scope.pks`` (see the module docstring);
     ``row_counts()`` gives (visible rows, all rows) when the choice needs them."""
-    pks, hidden = sorted(scope.pks), sorted(scope.hidden)
+    # Only what a plan names is sorted or walked: either side may hold every session of the
+    # database (the operator's pks, a small caller's hidden ones), and this runs every search.
     options: list[tuple[int, Plan]] = []
-    if len(hidden) <= MAX_TAGS:
-        excluded = tuple(own_tag(p) for p in hidden)
-        options.append((len(hidden), Plan("everything", (_Group(None, excluded),))))
+    if len(scope.hidden) <= MAX_TAGS:
+        excluded = _tags(scope.hidden)
+        options.append((len(excluded), Plan("everything", (_Group(None, excluded),))))
     if scope.anchor is not None:
-        extra = tuple(own_tag(p) for p in pks if p not in scope.covered)
-        minus = tuple(own_tag(p) for p in hidden if p in scope.covered)
+        extra = scope.pks - scope.covered
+        minus = scope.covered & scope.hidden  # walks the smaller of the two
         if 1 + len(extra) + len(minus) <= MAX_TAGS:
-            include = (tree_tag(scope.anchor),) + extra
-            options.append((len(include) + len(minus), Plan("anchor", (_Group(include, minus),))))
-    if len(pks) <= MAX_TAGS:
-        options.append((len(pks), Plan("list", (_Group(tuple(own_tag(p) for p in pks)),))))
+            include = (tree_tag(scope.anchor),) + _tags(extra)
+            options.append((len(include) + len(minus),
+                            Plan("anchor", (_Group(include, _tags(minus)),))))
+    if len(scope.pks) <= MAX_TAGS:
+        options.append((len(scope.pks), Plan("list", (_Group(_tags(scope.pks)),))))
     if options:
         return min(options, key=lambda option: option[0])[1]
     # Many sessions on both sides: chunks of tags cost per session named, a stream per
     # hidden match passed over (about window * all / visible rows for a common word).
+    pks = sorted(scope.pks)
     visible_rows, all_rows = row_counts()
     passed = window * all_rows / max(visible_rows, 1)
     if len(pks) * CHUNK_COST < passed:
@@ -110,6 +113,10 @@ def plan_for(scope: SessionScope, row_counts: Callable[[], tuple[int, int]], win
         groups = tuple(_Group(tuple(own_tag(p) for p in chunk)) for chunk in chunks)
         return Plan("chunks", groups)
     return Plan("stream", sessions=tuple(pks))
+
+
+def _tags(pks: Iterable[int]) -> tuple[str, ...]:
+    return tuple(own_tag(p) for p in sorted(pks))
 
 
 class Matching:
