@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable
 
 import bench_data
-from bench_search import CLASSES, NO_MATCH, cli, percentiles, run_cli
+from bench_search import CLASSES, NO_MATCH, cli, compile_bytecode, percentiles, run_cli
 
 from backscroll.core.search import SearchRequest, sessions_search
 from backscroll.core.state import StateDir
@@ -100,6 +100,7 @@ def main() -> None:
             small, large = alternating(*calls, args.runs)
             row(f"{name}, {label}", percentiles(small), percentiles(large))
 
+    compile_bytecode()
     starts = [lambda d=d: run_cli(cli(d, NO_MATCH, "exact", None)) for d in dirs]
     small, large = alternating(*starts, args.runs)
     row("command line, a search that matches nothing", percentiles(small), percentiles(large))
