@@ -162,6 +162,17 @@ def spawned_closure(root: str, sessions: Iterable[SessionLink]) -> set[str]:
     return seen
 
 
+def within_own_tree(caller: Caller, agent_id: str) -> bool:
+    """Whether ``visible_keys`` gives this caller, in ``agent_id``'s database, at most the
+    sessions spawned from its own (``spawned_closure``): then the sessions linked under its
+    own are all the rule needs to be given (a search need not read every session)."""
+    if caller.key is None or agent_id.lower() != caller.agent_id:
+        return False
+    p = caller.policy
+    return p.clamped or p.visibility == "self" or (
+        p.visibility == "tree" and not is_main_key(caller.key))
+
+
 def visible_keys(caller: Caller, agent_id: str, sessions: Iterable[SessionLink]) -> set[str]:
     """The lower-cased keys of ``sessions`` (all sessions of ``agent_id``'s database) that
     ``caller`` may see."""

@@ -15,7 +15,7 @@ from .errors import Forbidden, StoreError
 from .keys import agent_of, is_incognito, normalize_key
 from .state import StateDir
 from .storage import AgentReader, SessionFilter, SessionRow, SessionScope
-from .visibility import Caller, SessionLink, may_see_agent, visible_keys
+from .visibility import Caller, SessionLink, may_see_agent, visible_keys, within_own_tree
 
 # The one answer for a session that does not exist and one the caller may not see (SPEC 4).
 FORBIDDEN = "session not found or not visible to this caller"
@@ -101,13 +101,18 @@ def visible_sessions(db: AgentReader, caller: Caller) -> VisibleSessions:
 
 
 def _view(db: AgentReader, caller: Caller) -> VisibleSessions:
-    sessions = db.session_briefs()
+    """A session caller's view. The rule is given every session, or, when it can only answer
+    with the caller's own tree, the sessions linked under the caller's own (their number,
+    not the database's, is then the cost); what is not visible is read as numbers only."""
+    below = caller.key if within_own_tree(caller, db.agent_id) else None
+    sessions = db.session_briefs(below=below)
     allowed = visible_keys(
         caller, db.agent_id, [SessionLink(s.key, s.spawned_by, s.parent_key) for s in sessions]
     )
     visible = frozenset(s.pk for s in sessions if s.key in allowed)
     searchable = frozenset(s.pk for s in sessions if s.pk in visible and s.searchable)
-    hidden = frozenset(s.pk for s in sessions if s.pk not in searchable and not is_incognito(s.key))
+    incognito = frozenset(s.pk for s in db.session_briefs(odd_only=True) if is_incognito(s.key))
+    hidden = frozenset(db.session_pks()) - searchable - incognito
     # The caller's own session anchors its tree: the sessions whose rows name it.
     anchor = next((s.pk for s in sessions if s.key == caller.key), None)
     covered = frozenset(db.sessions_naming(anchor)) if anchor is not None else frozenset()
@@ -116,7 +121,7 @@ def _view(db: AgentReader, caller: Caller) -> VisibleSessions:
         False,
         searchable,
         any(not s.searchable for s in sessions if s.pk in visible),
-        any(not s.searchable for s in sessions),
+        bool(db.pending_pks()),
         SessionScope(searchable, hidden, anchor, covered),
     )
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from backscroll.core.storage.sqlite.schema import SCHEMA_VERSION
 
 UNDO = {
+    9: "DROP INDEX sessions_by_spawner; DROP INDEX sessions_by_parent;",
     8: "DROP TRIGGER index_totals_added; DROP TRIGGER index_totals_removed; "
        "DROP TRIGGER index_totals_changed; DROP TABLE index_totals;",
     7: "DROP TABLE branch_messages; ALTER TABLE index_state DROP COLUMN branch_seq;",

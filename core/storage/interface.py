@@ -124,10 +124,13 @@ class AgentReader(Protocol):
         """The sessions of these pks (those that exist), by pk."""
         ...
 
-    def session_briefs(self, odd_only: bool = False) -> list[SessionBrief]:
+    def session_briefs(self, odd_only: bool = False, below: str | None = None
+                       ) -> list[SessionBrief]:
         """Every session with only what deciding visibility needs (cheap to read them all);
         with ``odd_only``, only those whose key is shaped like an incognito one or filed under
-        another agent (the only sessions the operator may not see)."""
+        another agent (the only sessions the operator may not see); with ``below``, the
+        session of that key and every session linked under it (``spawned_by`` or
+        ``parent_key``, compared lower-cased), transitively."""
         ...
 
     def session_pks(self) -> list[int]:

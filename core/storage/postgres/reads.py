@@ -31,16 +31,25 @@ class Reads(Handle):
         )
         return [SessionRow(*row) for row in rows]
 
-    def session_briefs(self, odd_only: bool = False) -> list[SessionBrief]:
+    def session_briefs(self, odd_only: bool = False, below: str | None = None
+                       ) -> list[SessionBrief]:
         """Every session with only what deciding visibility needs; with ``odd_only``, only
-        those shaped like an incognito key or filed under another agent."""
+        those shaped like an incognito key or filed under another agent; with ``below``, that
+        session and every session linked under it, transitively."""
         where = ""
         if odd_only:
             where = "AND (key LIKE '%%incognito-%%' OR left(key, %(n)s) <> %(own)s)"
+        elif below is not None:
+            where = """AND key IN (
+                WITH RECURSIVE tree(key) AS (
+                    SELECT %(root)s::text
+                    UNION SELECT c.key FROM tree JOIN sessions c ON c.agent_id = %(agent)s
+                        AND (lower(c.spawned_by) = tree.key OR lower(c.parent_key) = tree.key)
+                ) SELECT key FROM tree)"""
         rows = self._all(
             f"SELECT pk, key, spawned_by, parent_key, NOT {PENDING} FROM sessions "
             f"WHERE agent_id = %(agent)s {where}",
-            {"agent": self.agent_id, "version": INDEXER_VERSION,
+            {"agent": self.agent_id, "version": INDEXER_VERSION, "root": (below or "").lower(),
              "n": len(self.agent_id) + 7, "own": f"agent:{self.agent_id}:"},
         )
         return [SessionBrief._make(row) for row in rows]

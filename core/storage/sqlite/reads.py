@@ -57,10 +57,13 @@ class Reads(Matching):
         rows = self._all(f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} ORDER BY s.pk")
         return [SessionRow(*row) for row in rows]
 
-    def session_briefs(self, odd_only: bool = False) -> list[SessionBrief]:
+    def session_briefs(self, odd_only: bool = False, below: str | None = None
+                       ) -> list[SessionBrief]:
         """Every session, with only what deciding visibility needs (cheap to read them all);
         with ``odd_only``, only those whose key is shaped like an incognito one or filed
-        under another agent (the only sessions the operator may not see)."""
+        under another agent (the only sessions the operator may not see); with ``below``, the
+        session of that key and every session linked under it (``spawned_by`` or
+        ``parent_key``), transitively: a superset of its spawned tree."""
         where, params = "", {"version": INDEXER_VERSION}
         if odd_only:  # key ranges, each read through the key's index (no scan of every session)
             own = f"agent:{self.agent_id}:"
@@ -72,6 +75,14 @@ class Reads(Matching):
                 params[f"lo{n}"], params[f"hi{n}"] = lo, hi
                 clauses.append(f"s.key >= :lo{n}" + ("" if hi is None else f" AND s.key < :hi{n}"))
             where = "WHERE " + " OR ".join(f"({clause})" for clause in clauses)
+        elif below is not None:  # each step down through the link indexes (schema.py, 9)
+            params["root"] = below.lower()
+            where = """WHERE s.key IN (
+                WITH RECURSIVE tree(key) AS (
+                    SELECT :root
+                    UNION SELECT c.key FROM tree JOIN sessions c ON lower(c.spawned_by) = tree.key
+                    UNION SELECT c.key FROM tree JOIN sessions c ON lower(c.parent_key) = tree.key
+                ) SELECT key FROM tree)"""
         rows = self._all(
             f"SELECT s.pk, s.key, s.spawned_by, s.parent_key, NOT {PENDING} {SESSIONS_JOIN} "
             f"{where}",
