@@ -51,11 +51,18 @@ def _checked_replace(self, **changes: Any):  # type: ignore[no-untyped-def]
     return type(self)(**{**self._asdict(), **changes})
 
 
+def _checked_make(cls, values: Iterable[Any]):  # type: ignore[no-untyped-def]
+    return cls(*values)
+
+
 class Policy(_PolicyFields):
-    """A named tuple (cheap to define: storage/model.py says why) checked when made."""
+    """A named tuple (cheap to define: storage/model.py says why) checked when made: every
+    way a named tuple offers to make one (``_make``, ``_replace``, ``copy.replace``) goes
+    through ``__new__``."""
 
     __slots__ = ()
-    _replace = _checked_replace
+    _replace = __replace__ = _checked_replace
+    _make = classmethod(_checked_make)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Policy:
         fields = _PolicyFields(*args, **kwargs)
@@ -85,9 +92,12 @@ class _CallerFields(NamedTuple):
 
 class Caller(_CallerFields):
     __slots__ = ()
-    _replace = _checked_replace
+    _replace = __replace__ = _checked_replace
+    _make = classmethod(_checked_make)
 
     def __new__(cls, key: str | None, policy: Policy = Policy()) -> Caller:
+        if not isinstance(policy, Policy):  # a mode name or a tuple would be read unchecked
+            raise ValidationError(f"a caller's policy must be a Policy, not {policy!r}")
         # The key's canonical form, so every comparison below is lower-cased.
         return super().__new__(cls, None if key is None else normalize_key(key), policy)
 

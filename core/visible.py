@@ -103,7 +103,7 @@ def visible_sessions(db: AgentReader, caller: Caller) -> VisibleSessions:
 def _view(db: AgentReader, caller: Caller) -> VisibleSessions:
     """A session caller's view. The rule is given every session, or, when it can only answer
     with the caller's own tree, the sessions linked under the caller's own (their number,
-    not the database's, is then the cost); what is not visible is read as numbers only."""
+    not the database's, is then the cost) and the others are read as numbers only."""
     below = caller.key if within_own_tree(caller, db.agent_id) else None
     sessions = db.session_briefs(below=below)
     allowed = visible_keys(
@@ -111,8 +111,14 @@ def _view(db: AgentReader, caller: Caller) -> VisibleSessions:
     )
     visible = frozenset(s.pk for s in sessions if s.key in allowed)
     searchable = frozenset(s.pk for s in sessions if s.pk in visible and s.searchable)
-    incognito = frozenset(s.pk for s in db.session_briefs(odd_only=True) if is_incognito(s.key))
-    hidden = frozenset(db.session_pks()) - searchable - incognito
+    if below is None:
+        hidden = frozenset(s.pk for s in sessions
+                           if s.pk not in searchable and not is_incognito(s.key))
+        reconcile = any(not s.searchable for s in sessions)
+    else:  # the sessions not read: their numbers, less those that never hold rows
+        incognito = {s.pk for s in db.session_briefs(odd_only=True) if is_incognito(s.key)}
+        hidden = frozenset(db.session_pks()) - searchable - incognito
+        reconcile = bool(db.pending_pks())
     # The caller's own session anchors its tree: the sessions whose rows name it.
     anchor = next((s.pk for s in sessions if s.key == caller.key), None)
     covered = frozenset(db.sessions_naming(anchor)) if anchor is not None else frozenset()
@@ -121,7 +127,7 @@ def _view(db: AgentReader, caller: Caller) -> VisibleSessions:
         False,
         searchable,
         any(not s.searchable for s in sessions if s.pk in visible),
-        bool(db.pending_pks()),
+        reconcile,
         SessionScope(searchable, hidden, anchor, covered),
     )
 

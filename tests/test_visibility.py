@@ -233,6 +233,13 @@ def test_bad_policy_values_are_refused_not_treated_as_all() -> None:
     with pytest.raises(ValidationError):
         Caller(MAIN)._replace(key="not-a-key")
     assert Caller(MAIN)._replace(key="Agent:Main:X").key == "agent:main:x"
+    with pytest.raises(ValidationError, match="self, tree, agent, all"):
+        Policy._make(["everything", False, (), False, "spawned"])
+    assert Caller._make(["Agent:Main:X", Policy()]).key == "agent:main:x"
+    with pytest.raises(ValidationError, match="must be a Policy"):
+        Caller(MAIN, "all")  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match="self, tree, agent, all"):
+        Policy().__replace__(visibility="everything")  # copy.replace from Python 3.13
     assert hash(Policy(a2a_allow=["a"])) == hash(Policy(a2a_allow=("a",)))  # type: ignore[arg-type]
 
 

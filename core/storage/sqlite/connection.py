@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from ...errors import StoreError
 from ..interface import SchemaBehind
-from .schema import SCHEMA_VERSION, migrate, refuse_newer
+from .schema import READABLE_SINCE, migrate, refuse_newer
 
 BUSY_TIMEOUT_S = 30.0
 SECURE_DELETE = True  # writers zero what they free (docs/architecture.md; bench_delete.py)
@@ -158,7 +158,7 @@ def _check_readable(conn: sqlite3.Connection, path: Path) -> None:
     refuse_newer(version, str(path))
     if version == 0:
         raise StoreError(f"{path} holds no backscroll data yet (an empty or foreign database)")
-    if version < SCHEMA_VERSION:
+    if version < READABLE_SINCE:
         raise SchemaBehind(
             f"{path} was written by an older backscroll (schema {version}); the next write "
             "or `backscroll reindex` upgrades it"

@@ -92,7 +92,7 @@ def plan_for(scope: SessionScope, row_counts: Callable[[], tuple[int, int]], win
     if len(scope.hidden) <= MAX_TAGS:
         excluded = _tags(scope.hidden)
         options.append((len(excluded), Plan("everything", (_Group(None, excluded),))))
-    if scope.anchor is not None:
+    if scope.anchor is not None and len(scope.pks) - len(scope.covered) < MAX_TAGS:
         extra = scope.pks - scope.covered
         minus = scope.covered & scope.hidden  # walks the smaller of the two
         if 1 + len(extra) + len(minus) <= MAX_TAGS:

@@ -15,6 +15,7 @@ from ..model import IDLE, Progress, SessionBrief, SessionRow
 from ..stored import parse_events
 from .connection import sqlite_errors
 from .matching import SUMS, Matching, scope_text
+from .schema import LINK_INDEXES
 
 # The one formulation of "reconciliation has work here" (``SessionRow.pending`` in Python):
 # dirty, claimed, or clean under another indexer version. Needs ``:version`` bound.
@@ -61,9 +62,10 @@ class Reads(Matching):
                        ) -> list[SessionBrief]:
         """Every session, with only what deciding visibility needs (cheap to read them all);
         with ``odd_only``, only those whose key is shaped like an incognito one or filed
-        under another agent (the only sessions the operator may not see); with ``below``, the
-        session of that key and every session linked under it (``spawned_by`` or
-        ``parent_key``), transitively: a superset of its spawned tree."""
+        under another agent (the only sessions the operator may not see); with ``below`` (not
+        with ``odd_only``), the session of that key and every session linked under it
+        (``spawned_by`` or ``parent_key``), transitively: a superset of its spawned tree
+        (every session, from a file that lacks the link indexes: schema.READABLE_SINCE)."""
         where, params = "", {"version": INDEXER_VERSION}
         if odd_only:  # key ranges, each read through the key's index (no scan of every session)
             own = f"agent:{self.agent_id}:"
@@ -75,13 +77,14 @@ class Reads(Matching):
                 params[f"lo{n}"], params[f"hi{n}"] = lo, hi
                 clauses.append(f"s.key >= :lo{n}" + ("" if hi is None else f" AND s.key < :hi{n}"))
             where = "WHERE " + " OR ".join(f"({clause})" for clause in clauses)
-        elif below is not None:  # each step down through the link indexes (schema.py, 9)
+        elif below is not None and self._one("PRAGMA user_version")[0] >= LINK_INDEXES:
+            # Each step down through both link indexes (SQLite's OR of two indexes).
             params["root"] = below.lower()
             where = """WHERE s.key IN (
                 WITH RECURSIVE tree(key) AS (
                     SELECT :root
-                    UNION SELECT c.key FROM tree JOIN sessions c ON lower(c.spawned_by) = tree.key
-                    UNION SELECT c.key FROM tree JOIN sessions c ON lower(c.parent_key) = tree.key
+                    UNION SELECT c.key FROM tree JOIN sessions c
+                        ON lower(c.spawned_by) = tree.key OR lower(c.parent_key) = tree.key
                 ) SELECT key FROM tree)"""
         rows = self._all(
             f"SELECT s.pk, s.key, s.spawned_by, s.parent_key, NOT {PENDING} {SESSIONS_JOIN} "
