@@ -130,7 +130,8 @@ class AgentReader(Protocol):
         with ``odd_only``, only those whose key is shaped like an incognito one or filed under
         another agent (the only sessions the operator may not see); with ``below``, the
         session of that key and every session linked under it (``spawned_by`` or
-        ``parent_key``, compared lower-cased), transitively."""
+        ``parent_key``, compared lower-cased), transitively, or more (a file without the
+        link indexes gives every session): the caller puts the rows to the rule."""
         ...
 
     def session_pks(self) -> list[int]:
