@@ -39,6 +39,11 @@ class ImportReport:
         self.messages += messages
         self.keys.append(key)
 
+    def take(self, part: ImportReport) -> None:
+        """Add what a part of the import (a file read elsewhere) skipped and noted."""
+        self.skipped += part.skipped
+        self.notes += part.notes
+
     def skip(self, file: Path, lineno: int | None, reason: str) -> None:
         self.skipped.append(f"{file}:{lineno}: {reason}" if lineno else f"{file}: {reason}")
 

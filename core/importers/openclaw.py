@@ -17,17 +17,21 @@ Decisions (see docs/importers.md):
 from __future__ import annotations
 
 import re
+from contextlib import closing
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from ..bounds import MAX_STORE_BYTES, decode_json
 from ..errors import ValidationError
 from ..keys import check_agent_id, normalize_key
 from ..state import StateDir
 from ..storage import AgentWriter, SessionMeta
+from ..storage.stored import as_imported
 from ..transcript import CANONICAL_TYPES, iso_to_ms, parse_event
 from .common import ImportReport, NumberedLines, each_file, found_inside, json_lines
+from .readahead import read_ahead
 
 _ARCHIVE_RE = re.compile(r"^(?P<sid>.+?)\.jsonl\.(?P<kind>reset|deleted)\.(?P<ts>.+)$")
 _SKIPPED_PARTS = (".trajectory.", ".checkpoint.", ".bak-", ".lock", "-path.json")
@@ -80,14 +84,16 @@ def _import_folder(
     store = read_store(store_file, report) if inside else {}
     agent_id = agent or _agent_id(folder, store)  # checked again by the storage's door
     view = StoreView.of(agent_id, store, report, folder)
-    with state.open(agent_id, write=True) as db, db.importing():
+    files = [f for f in sorted(folder.iterdir()) if f.is_file() and is_transcript_name(f.name)]
+    with state.open(agent_id, write=True) as db, db.importing(), closing(
+        read_ahead(files, partial(read_transcript, root))
+    ) as reads:
         seen_ids: set[str | None] = set()
-        for file in sorted(folder.iterdir()):
-            if not (file.is_file() and is_transcript_name(file.name)):
-                continue
-            if found_inside(root, file, report):
+        for file, read in reads:
+            report.take(read.report)
+            if read.lines is not None:
                 with each_file(file, report):
-                    seen_ids.add(import_transcript(db, view, file, report))
+                    seen_ids.add(store_transcript(db, view, file, report, read))
         for key, entry in view.store.items():
             found = entry.get("sessionId")
             if found in seen_ids:
@@ -130,17 +136,43 @@ class StoreView:
         return _meta(key, entry.get("sessionId"), entry, entry.get("label"), None, [], self.own)
 
 
+class TranscriptRead(NamedTuple):
+    """A transcript read for storing (``read_transcript``): what reading it found (links not
+    followed, bad lines), and unless it was not read (``lines`` None) its lines, their events
+    as ``import_session`` reads them (``stored.as_imported``) and its header."""
+
+    report: ImportReport
+    lines: list[str] | None = None
+    events: list[dict[str, Any]] = []
+    header: dict[str, Any] | None = None
+
+
+def read_transcript(root: Path, file: Path) -> TranscriptRead:
+    """Read one transcript found under ``root`` (in a helper process for a big folder:
+    ``readahead.py``); nothing it holds raises."""
+    report = ImportReport()
+    if found_inside(root, file, report):
+        with each_file(file, report):
+            lines, events, header = read_events(file, report)
+            return TranscriptRead(report, lines, [as_imported(e) for e in events], header)
+    return TranscriptRead(report)
+
+
 def import_transcript(
-    db: AgentWriter,
-    view: StoreView,
-    file: Path,
-    report: ImportReport,
-    lines: NumberedLines | None = None,
+    db: AgentWriter, view: StoreView, file: Path, report: ImportReport, lines: NumberedLines
 ) -> str | None:
-    """Store one transcript (read from ``file``, or its ``lines`` already read), keyed and
-    labelled from the store; return its session id (None: no events in it, nothing stored)."""
+    """Store one transcript from its ``lines`` already read; see ``store_transcript``."""
+    read = TranscriptRead(report, *read_events(file, report, lines))
+    return store_transcript(db, view, file, report, read)
+
+
+def store_transcript(
+    db: AgentWriter, view: StoreView, file: Path, report: ImportReport, read: TranscriptRead
+) -> str | None:
+    """Store one transcript read, keyed and labelled from the store; return its session id
+    (None: no events in it, nothing stored)."""
     archive = _ARCHIVE_RE.match(file.name)
-    lines_, events, header = read_events(file, report, lines)
+    lines_, events, header = read.lines or [], read.events, read.header
     if not lines_:
         report.notes.append(f"{file}: no events in it; nothing imported")
         return None

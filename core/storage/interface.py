@@ -312,7 +312,8 @@ class AgentWriter(AgentReader, Protocol):
         self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
     ) -> Imported:
         """Store validated event lines without indexing (the session becomes dirty); events
-        stored before are recognised by id (id-less ones by text) and skipped."""
+        stored before are recognised by id (id-less ones by text) and skipped. ``parsed``,
+        the lines' events, need hold no more than ``stored.as_imported`` keeps."""
         ...
 
     def delete_session(self, key: str) -> bool:

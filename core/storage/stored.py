@@ -23,6 +23,15 @@ def stored_entry_id(event: dict[str, Any]) -> str | None:
     return entry_id
 
 
+def as_imported(event: dict[str, Any]) -> dict[str, Any]:
+    """What ``import_session`` reads of a parsed event: its type and id (``stored_entry_id``),
+    and a header whole (a backend reads its cwd). Much cheaper to send between processes
+    than the event (``importers/readahead.py``)."""
+    if event.get("type") == "session":
+        return event
+    return {"type": event.get("type"), "id": event.get("id")}
+
+
 class NewEvent(NamedTuple):
     seq: int
     entry_id: str | None
