@@ -152,29 +152,6 @@ def test_newer_schema_is_refused_in_one_sentence(state: StateDir) -> None:
 
 
 @pytest.mark.sqlite_only
-def test_new_files_take_16k_pages_and_older_files_keep_theirs(state: StateDir) -> None:
-    with state.open("main", write=True) as db:
-        db.append(MAIN, json.dumps(header("s1")))
-    conn = sqlite3.connect(state.db_path("main"))
-    assert conn.execute("PRAGMA page_size").fetchone()[0] == 16384
-    conn.close()
-    older = state.db_path("older")
-    older.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(older)  # as a file made before: SQLite's 4 KiB pages, in WAL
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.close()
-    meta = SessionMeta("agent:older:main", session_id="s2")
-    with state.open("older", write=True) as db:  # migrated and written: its pages kept
-        db.append(meta, json.dumps(header("s2")))
-        db.append(meta, json.dumps(msg("m1", None, "user", "an older otter")))
-    conn = sqlite3.connect(older)
-    assert conn.execute("PRAGMA page_size").fetchone()[0] == 4096
-    conn.close()
-    with state.open("older") as db:
-        assert [s.key for s in db.sessions()] == ["agent:older:main"]
-
-
-@pytest.mark.sqlite_only
 def test_not_a_database_is_one_sentence(state: StateDir) -> None:
     path = state.db_path("main")
     path.parent.mkdir(parents=True)

@@ -44,10 +44,6 @@ def sqlite_errors(path: Path) -> Iterator[None]:
 
 
 WRITER_CACHE_KIB = 64 * 1024
-# Pages of 16 KiB instead of SQLite's 4 KiB, for new files: events (a JSON line each, often
-# longer than a 4 KiB page holds inline) and FTS5's segments overflow less; a rebuild of a
-# million messages took 10-20% less of the writer's time (docs/performance.md).
-PAGE_SIZE = 16 * 1024
 
 
 def connect(path: Path, write: bool) -> sqlite3.Connection:
@@ -62,9 +58,6 @@ def connect(path: Path, write: bool) -> sqlite3.Connection:
             conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
             if write:
                 if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                    # Set before WAL, this takes on a new file only (an older file keeps its
-                    # size; both are read and written alike).
-                    conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")
                     conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
                 # A rebuild's transaction dirties more than SQLite's default 2 MB of pages (FTS5
