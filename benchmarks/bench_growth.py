@@ -7,7 +7,8 @@ apart, differ by more than what is measured here).
     .venv/bin/python benchmarks/bench_growth.py [--messages 1000000] [--runs 40]
 
 Uses (and builds, once) the same cached states as bench_search.py, at --messages and twice
-that. Not run by CI.
+that. ``--states BEFORE AFTER`` compares two given state dirs the same way instead: two
+builds of one archive (another page size, another schema). Not run by CI.
 """
 
 from __future__ import annotations
@@ -68,18 +69,26 @@ def main() -> None:
     parser.add_argument("--appends", type=int, default=2000, help="appends per size")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/backscroll-bench"))
     parser.add_argument("--json", type=Path, help="also write the numbers to this file")
+    parser.add_argument("--states", type=Path, nargs=2, metavar=("BEFORE", "AFTER"),
+                        help="compare two state dirs of one archive instead (two builds of it: "
+                             "another page size, another schema)")
     args = parser.parse_args()
 
     sizes = (args.messages, 2 * args.messages)
-    for size in sizes:
-        bench_data.ensure(args.cache, size)
-    dirs = [bench_data.state_path(args.cache, size) for size in sizes]
+    names = [f"{size:,} messages" for size in sizes]
+    if args.states:
+        dirs = list(args.states)
+        names = [str(d) for d in dirs]
+    else:
+        for size in sizes:
+            bench_data.ensure(args.cache, size)
+        dirs = [bench_data.state_path(args.cache, size) for size in sizes]
     states = [StateDir(d) for d in dirs]
     load = os.getloadavg()
-    print(f"\n{sizes[0]:,} against {sizes[1]:,} messages, alternating; {os.cpu_count()} cores; "
+    print(f"\n{names[0]} against {names[1]}, alternating; {os.cpu_count()} cores; "
           f"load {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {args.runs} calls per cell and "
           f"size; times in ms, p50/p95; ratio of the p50s (limit {LIMIT})")
-    report: dict = {"sizes": sizes, "load_before": load, "cells": {}}
+    report: dict = {"compared": names, "load_before": load, "cells": {}}
     ratios: list[float] = []
 
     def row(label: str, small: tuple[float, float], large: tuple[float, float], at: int = 0
@@ -90,7 +99,7 @@ def main() -> None:
         print(f"{label:<48} {small[0]:>7.2f}/{small[1]:<7.2f} {large[0]:>7.2f}/{large[1]:<7.2f} "
               f"{ratio:>5.2f}{'' if ratio <= LIMIT else '  over'}")
 
-    print(f"{'':<48} {sizes[0]:>15,} {sizes[1]:>15,} {'ratio':>5}")
+    print(f"{'':<48} {'first':>15} {'second':>15} {'ratio':>5}")
     callers = {"operator": None} | {f"sees {n + 1:,}": k for n, k in bench_data.CALLERS.items()}
     for name, (query, match, _) in CLASSES.items():
         request = SearchRequest(query, match=match)
