@@ -360,3 +360,14 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(filled, argv) -> None:
     proc.stdout.close()  # before anything is written
     err = proc.stderr.read().decode()
     assert (proc.wait(timeout=60), err) == (0, "")
+
+
+def test_emoji_codes_in_keys_and_queries_print_as_typed(state, capsys, monkeypatch) -> None:
+    # Rich turns ``:x:`` into an emoji unless told not to; a key such as agent:x:main has one
+    line = json.dumps(msg("e", None, "user", "ship it :rocket: now"))
+    code, out, _ = run(capsys, "--state-dir", str(state.path), "append", "agent:x:main",
+                       stdin=line, monkeypatch=monkeypatch)
+    assert code == 0 and out.startswith("agent:x:main: stored 1 events")
+    code, out, _ = run(capsys, "search", "nowhere", "--as", "agent:x:main",
+                       "--state-dir", str(state.path))
+    assert code == 0 and out.startswith("no results for nowhere as agent:x:main (tree)")

@@ -20,8 +20,9 @@ from backscroll.core.verify import VerifyReport
 
 from .text import ago, highlighted, plural, printable, shown
 
-console = Console(highlight=False)
-errors = Console(stderr=True, highlight=False)
+# No emoji codes: a key such as agent:x:main would print as agent❌main.
+console = Console(highlight=False, emoji=False)
+errors = Console(stderr=True, highlight=False, emoji=False)
 
 
 def _reader_gone() -> None:
