@@ -371,3 +371,14 @@ def test_emoji_codes_in_keys_and_queries_print_as_typed(state, capsys, monkeypat
     code, out, _ = run(capsys, "search", "nowhere", "--as", "agent:x:main",
                        "--state-dir", str(state.path))
     assert code == 0 and out.startswith("no results for nowhere as agent:x:main (tree)")
+
+
+@pytest.mark.parametrize("argv", [["search", "otter", "--since", "soon", "--json"],
+                                  ["search", "otter", "--since", "soon"]])
+def test_an_error_keeps_its_exit_code_when_the_reader_went_away(filled, argv) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "backscroll.tui.cli", *argv, "--state-dir",
+                             str(filled.path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before anything is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 2
+    assert err.startswith("backscroll: 'soon' is not a time") and err.count("\n") == 1
