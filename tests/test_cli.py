@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -382,3 +383,15 @@ def test_an_error_keeps_its_exit_code_when_the_reader_went_away(filled, argv) ->
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=60) == 2
     assert err.startswith("backscroll: 'soon' is not a time") and err.count("\n") == 1
+
+
+def test_reindex_with_nothing_to_do_shows_no_unfinished_bar(filled, capsys, monkeypatch) -> None:
+    line = json.dumps(msg("u2", "a1", "user", "and the restore test?"))
+    run(capsys, "--state-dir", str(filled.path), "append", "agent:ops:main", stdin=line,
+        monkeypatch=monkeypatch)
+    run(capsys, "--state-dir", str(filled.path), "append", "agent:ops:main",
+        stdin=json.dumps(leaf("l", "u2")), monkeypatch=monkeypatch)  # ops has one to do
+    code, out, _ = run(capsys, "reindex", "--state-dir", str(filled.path))
+    assert code == 0
+    bars = re.findall(r"^(\S+)\s.*?(\d+/\d+) sessions", out, re.M)
+    assert bars == [("ops", "1/1")]  # main had nothing to do: no "0/1 sessions" bar for it

@@ -265,14 +265,15 @@ def reindex_with_progress(state: Any, reconcile_all: Any) -> list[Any]:
     with Progress(*columns, console=console, transient=False) as bar:
 
         def update(agent: str, progress: Any) -> None:
+            total = max(progress.sessions_total, progress.sessions_done)
             if agent not in tasks:
-                tasks[agent] = bar.add_task(
-                    "", agent=agent, messages=0, rate=0.0, total=max(progress.sessions_total, 1)
-                )
+                if not total:  # nothing to do here: no bar that reads "0/1", as if one failed
+                    return
+                tasks[agent] = bar.add_task("", agent=agent, messages=0, rate=0.0, total=total)
             bar.update(
                 tasks[agent],
                 completed=progress.sessions_done,
-                total=max(progress.sessions_total, progress.sessions_done, 1),
+                total=max(total, 1),
                 messages=progress.messages_done,
                 rate=progress.rate,
             )
