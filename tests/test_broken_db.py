@@ -167,3 +167,13 @@ async def test_the_browser_notifies_once_and_keeps_searching(state: StateDir) ->
         await pilot.pause(0.3)  # several polls and a search later
         notes = [n for n in app._notifications if str(state.db_path("broken")) in n.message]
         assert len(notes) == 1 and notes[0].severity == "error"
+
+
+def test_warnings_for_people_are_one_line_each(broken, capsys, monkeypatch) -> None:
+    kind, state = broken
+    code, _, err = cli(state, capsys, monkeypatch, "search", "egret")
+    assert code == 0
+    indexing, problem = err.splitlines()  # not wrapped at 80 columns however long
+    assert indexing == "indexing in progress: results may be incomplete; retry soon"
+    assert str(state.db_path("broken")) in problem
+    assert problem.startswith("skipped an unreadable database: ") == (kind != "read-only")

@@ -20,9 +20,10 @@ from backscroll.core.verify import VerifyReport
 
 from .text import ago, highlighted, plural, printable, shown
 
-# No emoji codes: a key such as agent:x:main would print as agent❌main.
+# No emoji codes: a key such as agent:x:main would print as agent❌main. A problem on stderr
+# is one line whatever its length (soft wrap: the terminal folds it, Rich does not break it).
 console = Console(highlight=False, emoji=False)
-errors = Console(stderr=True, highlight=False, emoji=False)
+errors = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
 
 
 def _reader_gone() -> None:
