@@ -169,6 +169,19 @@ async def test_the_browser_notifies_once_and_keeps_searching(state: StateDir) ->
         assert len(notes) == 1 and notes[0].severity == "error"
 
 
+def test_a_caller_in_a_broken_database_is_told_why_not_that_it_does_not_exist(
+        broken, capsys, monkeypatch) -> None:
+    kind, state = broken
+    path = str(state.db_path("broken"))
+    code, out, err = cli(state, capsys, monkeypatch, "search", "heron", "--as", "agent:broken:main",
+                         "--json")
+    if kind == "read-only":  # readable: the caller searches as usual
+        assert code == 0 and json.loads(out)["results"]
+        return
+    assert code == 1 and json.loads(out)["status"] == "error"
+    assert path in err and len(err.splitlines()) == 1 and "does not exist" not in err
+
+
 def test_warnings_for_people_are_one_line_each(broken, capsys, monkeypatch) -> None:
     kind, state = broken
     code, _, err = cli(state, capsys, monkeypatch, "search", "egret")
