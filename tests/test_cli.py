@@ -68,7 +68,7 @@ def test_search_for_people_shows_key_role_and_excerpt(filled, capsys) -> None:
     code, out, _ = run(capsys, "search", "snapshots", "--state-dir", str(filled.path))
     assert code == 0
     assert "agent:main:main" in out and "assistant" in out and "pruned old snapshots" in out
-    assert "ago" in out
+    assert "ago" in out and out.rstrip().endswith("\n1 result as operator")
 
 
 def test_history_json_and_text(filled, capsys) -> None:

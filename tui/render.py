@@ -159,7 +159,7 @@ def search(request: Any, response: Any, caller: Any) -> None:
         head.append(f"  {shown(result.message_id)}", style="dim")
         console.print(head)
         console.print(highlighted(result.excerpt, result.highlights, one_line=False), "\n")
-    _search_tail(response, caller, "results")
+    _search_tail(response, caller, "result")
 
 
 def conversations(request: Any, grouped: Any, caller: Any) -> None:
@@ -179,7 +179,7 @@ def conversations(request: Any, grouped: Any, caller: Any) -> None:
                                style="bold", no_wrap=True, overflow="ellipsis"))
         result = found.result
         console.print(highlighted(result.excerpt, result.highlights, one_line=False), "\n")
-    _search_tail(grouped.response, caller, "conversations")
+    _search_tail(grouped.response, caller, "conversation")
 
 
 def _no_results(request: Any, caller: Any) -> None:
@@ -192,7 +192,7 @@ def _no_results(request: Any, caller: Any) -> None:
 def _search_tail(response: Any, caller: Any, what: str) -> None:
     from rich.text import Text
 
-    tail = f"{len(response.results)} {what} as {shown(caller.describe())}"
+    tail = f"{plural(len(response.results), what)} as {shown(caller.describe())}"
     if response.truncated:
         tail += " (more matched: raise --limit or narrow the query)"
     if response.ranked_window:
