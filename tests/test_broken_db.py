@@ -107,6 +107,8 @@ def test_every_verb_names_the_broken_database_and_serves_the_others(broken, caps
     report = json.loads(out)
     assert code == 1 and report["sessionsChecked"] >= 2
     assert [p.split(":")[0] for p in report["problems"]] == ["broken"]
+    code, out, _ = cli(state, capsys, monkeypatch, "verify")  # the index itself is right
+    assert code == 1 and out.startswith("not every database could be checked: ")
 
     code, out, err = cli(state, capsys, monkeypatch, "search", "egret", "--json")
     answer = json.loads(out)

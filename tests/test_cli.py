@@ -159,6 +159,7 @@ def test_verify_fails_with_a_diff_summary_when_the_index_is_wrong(filled, capsys
     conn.close()
     code, out, _ = run(capsys, "verify", "--state-dir", str(filled.path))
     assert code == 1 and "1 rows missing" in out and "u1" in out
+    assert out.startswith("index differs from transcripts: ")
 
 
 def test_verify_fails_when_the_stored_branch_is_not_the_active_branch(filled, capsys) -> None:

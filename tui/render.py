@@ -139,7 +139,9 @@ def verify(report: VerifyReport) -> None:
     if report.ok:
         console.print(f"[green]ok[/]: {summary}")
         return
-    console.print(f"[red]index differs from transcripts[/]: {summary}")
+    differs = len(report.problems) > report.databases_unusable
+    headline = "index differs from transcripts" if differs else "not every database could be checked"
+    console.print(f"[red]{headline}[/]: {summary}")
     for problem in report.problems[:50]:
         console.print(f"  {escape(shown(problem))}")
     if len(report.problems) > 50:
