@@ -304,9 +304,13 @@ def test_escape_sequences_in_transcripts_print_as_symbols(state, capsys, monkeyp
 
 
 @pytest.mark.parametrize("argv", [["search", "x"], ["status"], ["import", "codex", "CODEX"],
-                                  ["append", "agent:main:main"], ["sync"], ["sync", "--json"]])
+                                  ["append", "agent:main:main"], ["sync"], ["sync", "--json"],
+                                  []])
 def test_a_state_dir_that_is_a_file_is_named_as_one(tmp_path, capsys, monkeypatch, data_dir,
                                                      argv) -> None:
+    from backscroll.tui import app
+
+    monkeypatch.setattr(app, "run_browser", lambda *a, **k: pytest.fail("the browser opened"))
     not_a_folder = tmp_path / "state"
     not_a_folder.write_text("notes\n")
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))  # a source for sync to read
