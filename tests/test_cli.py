@@ -373,7 +373,7 @@ def test_emoji_codes_in_keys_and_queries_print_as_typed(state, capsys, monkeypat
     line = json.dumps(msg("e", None, "user", "ship it :rocket: now"))
     code, out, _ = run(capsys, "--state-dir", str(state.path), "append", "agent:x:main",
                        stdin=line, monkeypatch=monkeypatch)
-    assert code == 0 and out.startswith("agent:x:main: stored 1 events")
+    assert code == 0 and out.startswith("agent:x:main: stored 1 event, indexed 1")
     code, out, _ = run(capsys, "search", "nowhere", "--as", "agent:x:main",
                        "--state-dir", str(state.path))
     assert code == 0 and out.startswith("no results for nowhere as agent:x:main (tree)")

@@ -68,7 +68,7 @@ def info(text: str) -> None:
 
 def append_summary(report: AppendReport) -> None:
     line = (
-        f"{shown(report.key)}: stored {report.stored} events, indexed {report.indexed}"
+        f"{shown(report.key)}: stored {plural(report.stored, 'event')}, indexed {report.indexed:,}"
         + (f", {report.dirty} marked the session for reindexing" if report.dirty else "")
         + (f", refused {len(report.refused)}" if report.refused else "")
     )
