@@ -303,6 +303,18 @@ def test_escape_sequences_in_transcripts_print_as_symbols(state, capsys, monkeyp
     assert code == 0 and "\x1b" not in out and "␛[31mred[/] alert [bold]x[/bold]" in out
 
 
+def test_bidi_overrides_in_transcripts_print_as_replacement_characters(state, capsys,
+                                                                      monkeypatch) -> None:
+    line = json.dumps(msg("b", None, "user", "invoice \u202etxt.exe\u202c and \u2067isolate\u2069"
+                                             " with a mark \u200f kept"))
+    run(capsys, "--state-dir", str(state.path), "append", "agent:main:main", stdin=line,
+        monkeypatch=monkeypatch)
+    for verb in (["search", "invoice"], ["history", "agent:main:main"]):
+        code, out, _ = run(capsys, *verb, "--state-dir", str(state.path))
+        assert code == 0
+        assert "invoice \ufffdtxt.exe\ufffd and \ufffdisolate\ufffd with a mark \u200f kept" in out
+
+
 @pytest.mark.parametrize("argv", [["search", "x"], ["status"], ["import", "codex", "CODEX"],
                                   ["append", "agent:main:main"], ["sync"], ["sync", "--json"],
                                   []])
