@@ -12,7 +12,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .bounds import cut_text
+from .bounds import check_id, cut_text
 from .errors import ValidationError
 from .keys import normalize_key
 from .redact import redact
@@ -153,6 +153,7 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
     limit = (
         validate_limit(request.limit, HISTORY_LIMIT_MAX) if request.limit is not None else None
     )
+    check_id("messageId", request.message_id)  # no entry has a longer id: not echoed whole
     with open_visible(state, caller, key) as (db, session):
         shown = db.branch_messages(session.pk, session.last_seq)
         if shown is None:  # the stored branch lags behind the log: fold the whole log

@@ -26,6 +26,7 @@ class VerifyReport:
     sessions_skipped: int = 0  # dirty / claimed / older indexer version: not searchable
     rows_checked: int = 0
     problems: list[str] = field(default_factory=list)
+    databases_unusable: int = 0  # of the problems, databases unreadable or read-only as a whole
 
     @property
     def ok(self) -> bool:
@@ -53,10 +54,12 @@ def verify_state(state: StateDir) -> VerifyReport:
                 verify_agent(db, report)
         except BackscrollError as err:  # one unreadable database: the others are checked
             report.problems.append(f"{agent_id}: {err}")
+            report.databases_unusable += 1
             continue
         read_only = state.unwritable(agent_id)
         if read_only:
             report.problems.append(f"{agent_id}: {read_only}")
+            report.databases_unusable += 1
     return report
 
 

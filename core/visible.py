@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from .errors import Forbidden, StoreError
+from .errors import Forbidden
 from .keys import agent_of, is_incognito, normalize_key
 from .state import StateDir
 from .storage import AgentReader, SessionFilter, SessionRow, SessionScope
@@ -23,17 +23,16 @@ FORBIDDEN = "session not found or not visible to this caller"
 
 def resolve_caller(state: StateDir, caller: Caller) -> None:
     """A caller session must exist; otherwise the caller is forbidden. (An incognito caller
-    may search: it never finds incognito sessions, its own included; docs/visibility.md.)"""
+    may search: it never finds incognito sessions, its own included; docs/visibility.md.)
+    When its agent's database cannot be read, that is the answer (a StoreError naming the
+    file): the caller is not told it does not exist, and still sees nothing."""
     if caller.is_operator:
         return
     agent = caller.agent_id or ""
     if agent in state.agents():
-        try:
-            with state.open(agent) as db:
-                if db.session(caller.key or "") is not None:
-                    return
-        except StoreError:
-            pass  # an unreadable database holds no caller we could check
+        with state.open(agent) as db:
+            if db.session(caller.key or "") is not None:
+                return
     raise Forbidden(f"session {caller.key} does not exist or may not search")
 
 

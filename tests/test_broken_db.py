@@ -107,6 +107,8 @@ def test_every_verb_names_the_broken_database_and_serves_the_others(broken, caps
     report = json.loads(out)
     assert code == 1 and report["sessionsChecked"] >= 2
     assert [p.split(":")[0] for p in report["problems"]] == ["broken"]
+    code, out, _ = cli(state, capsys, monkeypatch, "verify")  # the index itself is right
+    assert code == 1 and out.startswith("not every database could be checked: ")
 
     code, out, err = cli(state, capsys, monkeypatch, "search", "egret", "--json")
     answer = json.loads(out)
@@ -167,3 +169,26 @@ async def test_the_browser_notifies_once_and_keeps_searching(state: StateDir) ->
         await pilot.pause(0.3)  # several polls and a search later
         notes = [n for n in app._notifications if str(state.db_path("broken")) in n.message]
         assert len(notes) == 1 and notes[0].severity == "error"
+
+
+def test_a_caller_in_a_broken_database_is_told_why_not_that_it_does_not_exist(
+        broken, capsys, monkeypatch) -> None:
+    kind, state = broken
+    path = str(state.db_path("broken"))
+    code, out, err = cli(state, capsys, monkeypatch, "search", "heron", "--as", "agent:broken:main",
+                         "--json")
+    if kind == "read-only":  # readable: the caller searches as usual
+        assert code == 0 and json.loads(out)["results"]
+        return
+    assert code == 1 and json.loads(out)["status"] == "error"
+    assert path in err and len(err.splitlines()) == 1 and "does not exist" not in err
+
+
+def test_warnings_for_people_are_one_line_each(broken, capsys, monkeypatch) -> None:
+    kind, state = broken
+    code, _, err = cli(state, capsys, monkeypatch, "search", "egret")
+    assert code == 0
+    indexing, problem = err.splitlines()  # not wrapped at 80 columns however long
+    assert indexing == "indexing in progress: results may be incomplete; retry soon"
+    assert str(state.db_path("broken")) in problem
+    assert problem.startswith("skipped an unreadable database: ") == (kind != "read-only")

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -67,7 +68,7 @@ def test_search_for_people_shows_key_role_and_excerpt(filled, capsys) -> None:
     code, out, _ = run(capsys, "search", "snapshots", "--state-dir", str(filled.path))
     assert code == 0
     assert "agent:main:main" in out and "assistant" in out and "pruned old snapshots" in out
-    assert "ago" in out
+    assert "ago" in out and out.rstrip().endswith("\n1 result as operator")
 
 
 def test_history_json_and_text(filled, capsys) -> None:
@@ -158,6 +159,7 @@ def test_verify_fails_with_a_diff_summary_when_the_index_is_wrong(filled, capsys
     conn.close()
     code, out, _ = run(capsys, "verify", "--state-dir", str(filled.path))
     assert code == 1 and "1 rows missing" in out and "u1" in out
+    assert out.startswith("index differs from transcripts: ")
 
 
 def test_verify_fails_when_the_stored_branch_is_not_the_active_branch(filled, capsys) -> None:
@@ -301,10 +303,26 @@ def test_escape_sequences_in_transcripts_print_as_symbols(state, capsys, monkeyp
     assert code == 0 and "\x1b" not in out and "␛[31mred[/] alert [bold]x[/bold]" in out
 
 
+def test_bidi_overrides_in_transcripts_print_as_replacement_characters(state, capsys,
+                                                                      monkeypatch) -> None:
+    line = json.dumps(msg("b", None, "user", "invoice \u202etxt.exe\u202c and \u2067isolate\u2069"
+                                             " with a mark \u200f kept"))
+    run(capsys, "--state-dir", str(state.path), "append", "agent:main:main", stdin=line,
+        monkeypatch=monkeypatch)
+    for verb in (["search", "invoice"], ["history", "agent:main:main"]):
+        code, out, _ = run(capsys, *verb, "--state-dir", str(state.path))
+        assert code == 0
+        assert "invoice \ufffdtxt.exe\ufffd and \ufffdisolate\ufffd with a mark \u200f kept" in out
+
+
 @pytest.mark.parametrize("argv", [["search", "x"], ["status"], ["import", "codex", "CODEX"],
-                                  ["append", "agent:main:main"], ["sync"], ["sync", "--json"]])
+                                  ["append", "agent:main:main"], ["sync"], ["sync", "--json"],
+                                  []])
 def test_a_state_dir_that_is_a_file_is_named_as_one(tmp_path, capsys, monkeypatch, data_dir,
                                                      argv) -> None:
+    from backscroll.tui import app
+
+    monkeypatch.setattr(app, "run_browser", lambda *a, **k: pytest.fail("the browser opened"))
     not_a_folder = tmp_path / "state"
     not_a_folder.write_text("notes\n")
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))  # a source for sync to read
@@ -360,3 +378,37 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(filled, argv) -> None:
     proc.stdout.close()  # before anything is written
     err = proc.stderr.read().decode()
     assert (proc.wait(timeout=60), err) == (0, "")
+
+
+def test_emoji_codes_in_keys_and_queries_print_as_typed(state, capsys, monkeypatch) -> None:
+    # Rich turns ``:x:`` into an emoji unless told not to; a key such as agent:x:main has one
+    line = json.dumps(msg("e", None, "user", "ship it :rocket: now"))
+    code, out, _ = run(capsys, "--state-dir", str(state.path), "append", "agent:x:main",
+                       stdin=line, monkeypatch=monkeypatch)
+    assert code == 0 and out.startswith("agent:x:main: stored 1 event, indexed 1")
+    code, out, _ = run(capsys, "search", "nowhere", "--as", "agent:x:main",
+                       "--state-dir", str(state.path))
+    assert code == 0 and out.startswith("no results for nowhere as agent:x:main (tree)")
+
+
+@pytest.mark.parametrize("argv", [["search", "otter", "--since", "soon", "--json"],
+                                  ["search", "otter", "--since", "soon"]])
+def test_an_error_keeps_its_exit_code_when_the_reader_went_away(filled, argv) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "backscroll.tui.cli", *argv, "--state-dir",
+                             str(filled.path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # before anything is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 2
+    assert err.startswith("backscroll: 'soon' is not a time") and err.count("\n") == 1
+
+
+def test_reindex_with_nothing_to_do_shows_no_unfinished_bar(filled, capsys, monkeypatch) -> None:
+    line = json.dumps(msg("u2", "a1", "user", "and the restore test?"))
+    run(capsys, "--state-dir", str(filled.path), "append", "agent:ops:main", stdin=line,
+        monkeypatch=monkeypatch)
+    run(capsys, "--state-dir", str(filled.path), "append", "agent:ops:main",
+        stdin=json.dumps(leaf("l", "u2")), monkeypatch=monkeypatch)  # ops has one to do
+    code, out, _ = run(capsys, "reindex", "--state-dir", str(filled.path))
+    assert code == 0
+    bars = re.findall(r"^(\S+)\s.*?(\d+/\d+) sessions", out, re.M)
+    assert bars == [("ops", "1/1")]  # main had nothing to do: no "0/1 sessions" bar for it

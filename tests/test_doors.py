@@ -7,6 +7,7 @@ import hashlib
 import io
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from backscroll.core.errors import ValidationError
 from backscroll.core.keys import MAX_AGENT_ID_CHARS, check_agent_id, normalize_key
 from backscroll.core.state import StateDir
 from backscroll.core.storage import SessionMeta
+from backscroll.core.verify import verify_state
 from backscroll.tui.cli import main
 
 from .events import header, lines, msg
@@ -296,3 +298,18 @@ def test_append_reads_every_line_after_a_bad_byte(state: StateDir, capsys, monke
         "stored": 2, "indexed": 2, "dirty": 0, "refused": ["stdin:2: not valid UTF-8 (byte 1)"]
     }
     assert "stdin:2: not valid UTF-8 (byte 1)" in err
+
+
+def test_demo_built_by_two_processes_at_once_is_whole_for_both(tmp_path: Path) -> None:
+    # the README's first command, started twice before the first run finished
+    target = tmp_path / "demo"
+    script = ("import sys; from backscroll.core.demo import ensure_demo; "
+              "print(ensure_demo(sys.argv[1], messages=1000).path)")
+    runs = [subprocess.Popen([sys.executable, "-c", script, str(target)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    answers = [(run.wait(timeout=120), *run.communicate()) for run in runs]
+    assert answers == [(0, f"{target}\n", "")] * 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["demo"]  # no building folder left
+    assert (target / ".demo-complete").is_file()
+    report = verify_state(StateDir(target))
+    assert report.ok and report.sessions_checked > 0, report.problems

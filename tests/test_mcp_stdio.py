@@ -12,7 +12,7 @@ import pytest
 
 from backscroll.core.history import FORBIDDEN
 from backscroll.tui.cli import main
-from backscroll.tui.mcp_wire import NOT_JSON
+from backscroll.tui.mcp_wire import LONE_SURROGATE, NOT_JSON
 
 from .test_search import add
 
@@ -64,6 +64,10 @@ def test_a_real_process_serves_both_tools_and_only_protocol_on_stdout(state) -> 
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send("this line is not JSON-RPC")
         assert reply() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": NOT_JSON}}
+        # half an emoji (a lone surrogate escape): JSON all the same, answered under its id
+        send('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": '
+             '"sessions_search", "arguments": {"query": "backup \\ud83d"}}}')
+        assert reply() == {"jsonrpc": "2.0", "id": 7, "error": {"code": -32600, "message": LONE_SURROGATE}}
         found = call(2, "sessions_search", {"query": "backup", "visibility": "all"})
         hits = found["structuredContent"]["results"]
         assert [h["sessionKey"] for h in hits] == ["agent:main:subagent:a"]  # fixed at launch

@@ -394,6 +394,11 @@ def test_history_anchor_off_the_active_branch_is_an_error(state: StateDir) -> No
         sessions_history(state, HistoryRequest("agent:main:main", message_id="a"), OPERATOR)
     answer = sessions_history(state, HistoryRequest("agent:main:main", message_id="b"), OPERATOR)
     assert [m["id"] for m in answer.messages] == ["r", "b"]
+    # an id no entry can have is refused in a sentence of its own size, not echoed whole
+    with pytest.raises(ValidationError) as refused:
+        sessions_history(state, HistoryRequest("agent:main:main", message_id="x" * 100_000),
+                         OPERATOR)
+    assert str(refused.value) == '"messageId" is 100,000 characters long; the limit is 512'
 
 
 # ------------------------------------------------------------------ review findings

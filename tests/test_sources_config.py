@@ -167,3 +167,13 @@ def test_cli_sources_sync_and_edits(state: StateDir, home, tmp_path, capsys) -> 
     assert json.loads(capsys.readouterr().out)["added"]["agent"] == "team"
     assert main(["sources", "remove", str(tmp_path)]) == 0
     assert "its sessions stay" in capsys.readouterr().out
+
+
+def test_sync_prints_a_file_name_with_an_escape_sequence_as_symbols(state: StateDir, capsys) -> None:
+    folder = Path.home() / ".claude" / "projects" / "p"
+    folder.mkdir(parents=True)
+    (folder / "evil\x1b]0;PWNED\x07\x1b[2J.jsonl").write_text("not json\n")
+    assert main(["sync"]) == 0
+    out, err = capsys.readouterr()
+    assert "\x1b" not in out + err and "\x07" not in out + err
+    assert "evil␛]0;PWNED␇␛[2J.jsonl:notaClaudeCode" in "".join(out.split())  # however wrapped

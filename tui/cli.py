@@ -171,8 +171,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def fail(err: BackscrollError, as_json: bool) -> int:
+    """The error's JSON (with ``--json``) and its line on stderr; the exit code holds even
+    when the reader of standard output has gone (``| head -1``)."""
     if as_json:
-        print(json.dumps(err.as_json(), ensure_ascii=False))
+        try:
+            print(json.dumps(err.as_json(), ensure_ascii=False), flush=True)
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush too
     print(f"backscroll: {shown(str(err))}", file=sys.stderr)
     return err.exit_code
 

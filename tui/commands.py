@@ -306,6 +306,9 @@ def cmd_browse(state: StateDir, args: argparse.Namespace) -> int:
 
 
 def _browse(state: StateDir, sources: bool = True) -> int:
+    from backscroll.core.private import require_state_folder
+
     from .app import run_browser
 
+    require_state_folder(state.path)  # a file: the CLI's sentence, not an empty browser
     return run_browser(state, sources=sources)

@@ -9,6 +9,7 @@ or ``-32600`` invalid request, ``id`` null) with one sentence, and serving goes 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anyio
@@ -20,17 +21,39 @@ from pydantic import ValidationError
 
 NOT_JSON = "Parse error: each line on stdin must be one JSON-RPC message, and this one is not JSON."
 NOT_JSONRPC = "Invalid request: this line is JSON but not a JSON-RPC 2.0 request, notification or response."
+LONE_SURROGATE = ("Invalid request: a string in it holds a lone surrogate (a \\ud800-\\udfff escape), "
+                  "which is not valid Unicode.")
 
 
 def refusal(problem: Exception) -> SessionMessage:
     """The JSON-RPC error answering a line that could not be read as a message."""
-    not_json = isinstance(problem, ValidationError) and any(
-        e["type"] == "json_invalid" for e in problem.errors(include_url=False)
-    )
-    error = ErrorData(code=PARSE_ERROR, message=NOT_JSON) if not_json else ErrorData(
-        code=INVALID_REQUEST, message=NOT_JSONRPC
-    )
-    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=error))
+    invalid_json = [e for e in problem.errors(include_url=False) if e["type"] == "json_invalid"
+                    ] if isinstance(problem, ValidationError) else []
+    if not invalid_json:
+        return _error(None, INVALID_REQUEST, NOT_JSONRPC)
+    request_id = _id_despite_surrogates(invalid_json[0].get("input"))
+    if request_id is None:
+        return _error(None, PARSE_ERROR, NOT_JSON)
+    return _error(request_id, INVALID_REQUEST, LONE_SURROGATE)
+
+
+def _id_despite_surrogates(line: Any) -> int | str | None:
+    """The id of a request the SDK's parser refused only for a lone surrogate escape (a model
+    cutting an emoji in half writes one): the standard library reads it, so the answer can
+    carry the id its client waits for, instead of a parse error it would never match."""
+    try:
+        message = json.loads(line)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+        return None
+    return request_id
+
+
+def _error(request_id: int | str | None, code: int, message: str) -> SessionMessage:
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id,
+                                       error=ErrorData(code=code, message=message)))
 
 
 class _Answering:

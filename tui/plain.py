@@ -13,6 +13,9 @@ from backscroll.core.redact import redact
 _VISIBLE = {c: chr(0x2400 + c) for c in range(32)}  # ␀ … ␟ (control pictures)
 _VISIBLE[127] = "\u2421"  # ␡
 _VISIBLE.update({c: "\ufffd" for c in range(0x80, 0xA0)})  # C1 controls (0x9b is a CSI)
+# Bidi embeddings, overrides and isolates: a terminal that applies them would show the text
+# after one in another order than it was written ("Trojan Source"); marks (U+200E/F) stay.
+_VISIBLE.update({c: "\ufffd" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))})
 _KEEP_LAYOUT = dict(_VISIBLE)
 del _KEEP_LAYOUT[ord("\n")], _KEEP_LAYOUT[ord("\t")]
 _ONE_LINE = dict(_VISIBLE)

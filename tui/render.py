@@ -20,8 +20,10 @@ from backscroll.core.verify import VerifyReport
 
 from .text import ago, highlighted, plural, printable, shown
 
-console = Console(highlight=False)
-errors = Console(stderr=True, highlight=False)
+# No emoji codes: a key such as agent:x:main would print as agent❌main. A problem on stderr
+# is one line whatever its length (soft wrap: the terminal folds it, Rich does not break it).
+console = Console(highlight=False, emoji=False)
+errors = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
 
 
 def _reader_gone() -> None:
@@ -66,7 +68,7 @@ def info(text: str) -> None:
 
 def append_summary(report: AppendReport) -> None:
     line = (
-        f"{shown(report.key)}: stored {report.stored} events, indexed {report.indexed}"
+        f"{shown(report.key)}: stored {plural(report.stored, 'event')}, indexed {report.indexed:,}"
         + (f", {report.dirty} marked the session for reindexing" if report.dirty else "")
         + (f", refused {len(report.refused)}" if report.refused else "")
     )
@@ -137,7 +139,9 @@ def verify(report: VerifyReport) -> None:
     if report.ok:
         console.print(f"[green]ok[/]: {summary}")
         return
-    console.print(f"[red]index differs from transcripts[/]: {summary}")
+    differs = len(report.problems) > report.databases_unusable
+    headline = "index differs from transcripts" if differs else "not every database could be checked"
+    console.print(f"[red]{headline}[/]: {summary}")
     for problem in report.problems[:50]:
         console.print(f"  {escape(shown(problem))}")
     if len(report.problems) > 50:
@@ -157,7 +161,7 @@ def search(request: Any, response: Any, caller: Any) -> None:
         head.append(f"  {shown(result.message_id)}", style="dim")
         console.print(head)
         console.print(highlighted(result.excerpt, result.highlights, one_line=False), "\n")
-    _search_tail(response, caller, "results")
+    _search_tail(response, caller, "result")
 
 
 def conversations(request: Any, grouped: Any, caller: Any) -> None:
@@ -177,7 +181,7 @@ def conversations(request: Any, grouped: Any, caller: Any) -> None:
                                style="bold", no_wrap=True, overflow="ellipsis"))
         result = found.result
         console.print(highlighted(result.excerpt, result.highlights, one_line=False), "\n")
-    _search_tail(grouped.response, caller, "conversations")
+    _search_tail(grouped.response, caller, "conversation")
 
 
 def _no_results(request: Any, caller: Any) -> None:
@@ -190,7 +194,7 @@ def _no_results(request: Any, caller: Any) -> None:
 def _search_tail(response: Any, caller: Any, what: str) -> None:
     from rich.text import Text
 
-    tail = f"{len(response.results)} {what} as {shown(caller.describe())}"
+    tail = f"{plural(len(response.results), what)} as {shown(caller.describe())}"
     if response.truncated:
         tail += " (more matched: raise --limit or narrow the query)"
     if response.ranked_window:
@@ -264,14 +268,15 @@ def reindex_with_progress(state: Any, reconcile_all: Any) -> list[Any]:
     with Progress(*columns, console=console, transient=False) as bar:
 
         def update(agent: str, progress: Any) -> None:
+            total = max(progress.sessions_total, progress.sessions_done)
             if agent not in tasks:
-                tasks[agent] = bar.add_task(
-                    "", agent=agent, messages=0, rate=0.0, total=max(progress.sessions_total, 1)
-                )
+                if not total:  # nothing to do here: no bar that reads "0/1", as if one failed
+                    return
+                tasks[agent] = bar.add_task("", agent=agent, messages=0, rate=0.0, total=total)
             bar.update(
                 tasks[agent],
                 completed=progress.sessions_done,
-                total=max(progress.sessions_total, progress.sessions_done, 1),
+                total=max(total, 1),
                 messages=progress.messages_done,
                 rate=progress.rate,
             )

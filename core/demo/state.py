@@ -7,6 +7,10 @@ start. Big corpora (benchmarks) take the same path: a bulk import, then one reco
 The demo only ever deletes a folder it made: ``ensure_demo`` writes its marker file before it
 writes anything else, and replaces a folder only when that marker is there. Any other folder
 that is not empty (a user's state dir, an agent runtime's home) is refused, untouched.
+
+It is built in a folder of its own beside the target and renamed into place when whole, so
+two first runs at once (the README's first command in two terminals) each build their own
+and the second rename finds the first one's demo: neither deletes what the other writes.
 """
 
 from __future__ import annotations
@@ -14,10 +18,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
 from pathlib import Path
 
 from .. import private
-from ..errors import ValidationError
+from ..errors import StoreError, ValidationError
 from ..indexer import INDEXER_VERSION
 from ..keys import agent_of
 from ..reconcile import reconcile_agent
@@ -51,21 +56,41 @@ def ensure_demo(
         return StateDir(path, database_url="")  # the demo never writes to a server
     if path.is_symlink() or (path.exists() and not path.is_dir()):
         raise ValidationError(f"{path} is not a folder the demo made; choose another --state-dir")
-    if path.is_dir() and any(path.iterdir()):
-        if not made_by_demo:
-            raise ValidationError(
-                f"{path} is not empty and was not made by `backscroll demo`, so the demo will "
-                "not touch it; choose an empty or new --state-dir"
-            )
-        shutil.rmtree(path)
+    if path.is_dir() and any(path.iterdir()) and not made_by_demo:
+        raise ValidationError(
+            f"{path} is not empty and was not made by `backscroll demo`, so the demo will "
+            "not touch it; choose an empty or new --state-dir"
+        )
     if path == default_demo_dir(seed, messages):
         private.make_dir(path.parent, tighten=True)  # the cache folder is backscroll's own
-    private.make_dir(path, tighten=True)
-    private.write_file(path / MARKER, "made by `backscroll demo`; the demo may replace this folder\n")
-    state = StateDir(path, database_url="")
-    build_demo(state, seed=seed, messages=messages)
-    private.write_file(path / _COMPLETE, json.dumps({"seed": seed, "messages": messages}) + "\n")
-    return state
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    building = path.parent / f".{path.name}.building-{os.getpid()}-{threading.get_ident()}"
+    try:
+        private.make_dir(building, tighten=True)
+        private.write_file(building / MARKER,
+                           "made by `backscroll demo`; the demo may replace this folder\n")
+        build_demo(StateDir(building, database_url=""), seed=seed, messages=messages)
+        private.write_file(building / _COMPLETE,
+                           json.dumps({"seed": seed, "messages": messages}) + "\n")
+        _move_into_place(building, path, replace=rebuild)
+    finally:
+        shutil.rmtree(building, ignore_errors=True)  # gone already, unless it failed or lost
+    return StateDir(path, database_url="")
+
+
+def _move_into_place(building: Path, path: Path, replace: bool) -> None:
+    """Rename the whole demo onto ``path`` (an empty folder is replaced by the rename). A demo
+    of the demo's own there, not whole (an interrupted older run) or with ``replace``, is
+    deleted first; a whole one another run moved there meanwhile is kept, and this one dropped."""
+    if path.is_dir() and ((path / MARKER).is_file() or (path / _COMPLETE).is_file()) and (
+            replace or not (path / _COMPLETE).is_file()):
+        shutil.rmtree(path, ignore_errors=True)
+    try:
+        os.rename(building, path)
+    except OSError as err:
+        if not (path / _COMPLETE).is_file():
+            raise StoreError(f"cannot put the demo in {path}: {err.strerror or err}") from None
 
 
 def build_demo(
