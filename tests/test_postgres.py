@@ -262,7 +262,13 @@ def test_a_password_never_survives_masking(user: str, password: str) -> None:
     assert quote(password, safe="") not in mask_url(query_url)
 
 
+def test_a_url_without_a_password_is_shown_as_given() -> None:
+    for url in ("sqlite:///x", "postgresql:///team?host=/tmp", "postgresql://ann@db/team"):
+        assert mask_url(url) == url
+
+
 def test_a_bad_url_is_refused_before_anything_happens(tmp_path: Path) -> None:
-    with pytest.raises(ValidationError, match="not a PostgreSQL URL"):
+    with pytest.raises(ValidationError, match="not a PostgreSQL URL") as refused:
         StateDir(tmp_path, database_url="sqlite:///x")
+    assert "sqlite:///x" in str(refused.value)
     assert not (tmp_path / "agents").exists()

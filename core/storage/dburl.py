@@ -56,6 +56,8 @@ def mask_url(url: str) -> str:
         if any(k in _PASSWORD_PARAMS for k, _ in pairs):
             pairs = [(k, MASK if k in _PASSWORD_PARAMS else v) for k, v in pairs]
             query = urlencode(pairs, safe="*")
+    if netloc == parts.netloc and query == parts.query:
+        return url  # nothing to hide: as given (a rebuilt sqlite:///x would read sqlite:/x)
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
