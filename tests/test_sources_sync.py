@@ -196,6 +196,8 @@ def test_a_database_that_cannot_be_used_is_named_and_the_others_sync(
     report = sync_sources(state)
     assert len(report.problems) == 1 and str(broken) in report.problems[0]
     assert "\n" not in report.problems[0]
+    assert ", 1 problem: " in report.summary()  # not a plain "nothing new" when nothing was
+    assert ", 1 problem" in sync_sources(state).summary()  # ... taken in this time either
     with state.open("claude-code") as db:
         assert db.session(CC_SHORT_KEY) is not None
     broken.unlink()

@@ -59,6 +59,8 @@ class SyncReport:
         what = (f"synced {_plural(self.messages, 'new message')} "
                 f"({_plural(self.events, 'event')}) in {_plural(len(self.sessions), 'session')}"
                 if self.events else "nothing new")
+        if self.problems:  # (said above, one line each): "nothing new" alone would hide them
+            what += f", {_plural(len(self.problems), 'problem')}"
         where = f"{_plural(self.read, 'file')} read of {self.files:,} in " \
                 f"{_plural(self.sources, 'source')}"
         gone = f"; {self.gone} gone (their sessions stay)" if self.gone else ""
