@@ -191,6 +191,16 @@ def test_bad_limit_names_the_range(filled, capsys, limit) -> None:
     assert code == 2 and "1 to 25" in err and err.count("\n") == 1
 
 
+def test_a_query_that_starts_with_a_dash_is_told_how_to_give_it(filled, capsys) -> None:
+    code, _out, err = run(capsys, "search", "-backup", "--state-dir", str(filled.path))
+    assert code == 2 and err.count("\n") == 1
+    assert "-backup was read as an option" in err and "backscroll search -- -backup" in err
+    code, out, _err = run(capsys, "search", "--json", "--state-dir", str(filled.path), "--", "-backup")
+    assert code == 0 and json.loads(out)["results"]  # "-" is punctuation: the word backup
+    code, _out, err = run(capsys, "search", "--state-dir", str(filled.path))
+    assert code == 2 and "required: query" in err  # no query at all: argparse's sentence
+
+
 def test_unknown_as_key_is_forbidden(filled, capsys) -> None:
     code, out, err = run(
         capsys,

@@ -146,7 +146,7 @@ def _add_caller_args(p: argparse.ArgumentParser, as_help: str = "search as this 
 def main(argv: Sequence[str] | None = None) -> int:
     args: argparse.Namespace | None = None
     try:
-        args = build_parser().parse_args(argv)
+        args = _parse(list(sys.argv[1:] if argv is None else argv))
         state = StateDir(getattr(args, "state_dir", None), getattr(args, "database", None))
         handler = getattr(args, "handler", None)
         if handler is None:
@@ -168,6 +168,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    """The arguments; a query that starts with "-" (read as an option, so the query seems
+    missing) is told how to give it."""
+    try:
+        return build_parser().parse_args(argv)
+    except ValidationError as err:
+        dashed = next((a for a in argv if a.startswith("-") and not a.startswith("--")
+                       and len(a) > 2), None)
+        if "required: query" in str(err) and dashed is not None:
+            raise ValidationError(
+                f"{dashed} was read as an option; to search for it, put -- before it: "
+                f"`backscroll search -- {dashed}`"
+            ) from None
+        raise
 
 
 def fail(err: BackscrollError, as_json: bool) -> int:
