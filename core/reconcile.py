@@ -19,7 +19,6 @@ Writers wait for at most one batch. Progress lives in the database for any proce
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import socket
 import subprocess
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import BackscrollError, Forbidden
+from .helper_process import start_helper
 from .indexer import IndexRow, session_rows
 from .state import StateDir
 from .storage import AgentReader, AgentWriter, BranchRow, Claim, Progress, PublishItem, SchemaBehind
@@ -163,20 +163,18 @@ class _RowBuilder:
     written to is skipped and, being dirty again, claimed by a later batch.
     """
 
-    def __init__(self, state: StateDir, agent_id: str) -> None:
-        context = multiprocessing.get_context("spawn")  # never fork a threaded process
-        self.pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+    def __init__(self, state: StateDir, agent_id: str, pool: ProcessPoolExecutor) -> None:
+        self.pool = pool
         self.state, self.agent_id = state, agent_id
         self.inflight: list[Future] = []
 
     @classmethod
     def for_backfill(cls, state: StateDir, db: AgentWriter) -> "_RowBuilder | None":
-        if (os.cpu_count() or 1) < 2 or db.pending_count()[1] < PARALLEL_MIN_EVENTS:
+        """A builder for a big backfill, where a helper process can run (``helper_process``)."""
+        if db.pending_count()[1] < PARALLEL_MIN_EVENTS:
             return None
-        try:
-            return cls(state, db.agent_id)
-        except (OSError, ValueError):
-            return None  # no helper process here (limits, a captured stderr): build in-process
+        pool = start_helper()
+        return None if pool is None else cls(state, db.agent_id, pool)
 
     def submit(self, claims: list[Claim]) -> None:
         self.inflight.append(self.pool.submit(_build, self.state, self.agent_id, claims))
