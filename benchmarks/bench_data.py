@@ -108,7 +108,7 @@ def _build(archive: Path, state_dir: Path) -> None:
 
     state = StateDir(state_dir)
     c0, t0 = _cpu(), time.perf_counter()
-    report = import_openclaw(state, archive)
+    report = import_openclaw(state, archive, read_ahead=True)
     c1, t1 = _cpu(), time.perf_counter()
     results = reconcile_all(state)
     c2, t2 = _cpu(), time.perf_counter()

@@ -88,7 +88,7 @@ def main() -> None:
 
         state = StateDir(Path(tmp) / "state")
         t0 = time.perf_counter()
-        report = import_openclaw(state, archive)
+        report = import_openclaw(state, archive, read_ahead=True)
         imported = time.perf_counter() - t0
         t0 = time.perf_counter()
         results = reconcile_all(state)

@@ -87,7 +87,10 @@ def cmd_import(state: StateDir, args: argparse.Namespace) -> int:
         "claude-code": import_claude_code,
         "codex": import_codex,
     }
-    report: ImportReport = importers[args.kind](state, args.path, agent=args.agent)
+    if args.kind == "openclaw":  # verbatim lines: a helper process reads a big folder's files
+        report: ImportReport = import_openclaw(state, args.path, agent=args.agent, read_ahead=True)
+    else:
+        report = importers[args.kind](state, args.path, agent=args.agent)
     for line in report.skipped:
         print(f"backscroll: skipped {shown(line)}", file=sys.stderr)
     if args.json:

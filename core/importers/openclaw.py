@@ -21,7 +21,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, Sequence
 
 from ..bounds import MAX_STORE_BYTES, decode_json
 from ..errors import ValidationError
@@ -30,8 +30,8 @@ from ..state import StateDir
 from ..storage import AgentWriter, SessionMeta
 from ..storage.stored import as_imported
 from ..transcript import CANONICAL_TYPES, iso_to_ms, parse_event
+from . import readahead
 from .common import ImportReport, NumberedLines, each_file, found_inside, json_lines
-from .readahead import read_ahead
 
 _ARCHIVE_RE = re.compile(r"^(?P<sid>.+?)\.jsonl\.(?P<kind>reset|deleted)\.(?P<ts>.+)$")
 _SKIPPED_PARTS = (".trajectory.", ".checkpoint.", ".bak-", ".lock", "-path.json")
@@ -39,7 +39,13 @@ _SKIPPED_PARTS = (".trajectory.", ".checkpoint.", ".bak-", ".lock", "-path.json"
 _ENTRY_TYPES = CANONICAL_TYPES | {"session", "leaf"}  # an OpenClaw transcript's entries
 
 
-def import_openclaw(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
+def import_openclaw(
+    state: StateDir, path: Path, agent: str | None = None, read_ahead: bool = False
+) -> ImportReport:
+    """Import the transcripts under ``path``. ``read_ahead``: a big folder's files are read
+    in a helper process while this one stores (``readahead.py``). It is the command line's
+    choice; a library caller opts in, since a spawned helper imports the caller's main
+    module again (a script without an ``if __name__ == "__main__"`` guard would run twice)."""
     if agent is not None:
         agent = check_agent_id(agent)  # before anything is read or created
     path = Path(path).expanduser()
@@ -52,7 +58,7 @@ def import_openclaw(state: StateDir, path: Path, agent: str | None = None) -> Im
     report = ImportReport()
     folders = [f for f in session_folders(path) if found_inside(path, f, report)]
     for folder in folders:
-        _import_folder(state, path, folder, agent, report)
+        _import_folder(state, path, folder, agent, report, read_ahead)
     if not report.sessions and not report.skipped:
         raise ValidationError(
             f"{path} holds no OpenClaw transcripts (expected sessions.json and *.jsonl files, "
@@ -77,7 +83,8 @@ def _holds_transcripts(folder: Path) -> bool:
 
 
 def _import_folder(
-    state: StateDir, root: Path, folder: Path, agent: str | None, report: ImportReport
+    state: StateDir, root: Path, folder: Path, agent: str | None, report: ImportReport,
+    read_ahead: bool,
 ) -> None:
     store_file = folder / "sessions.json"
     inside = not store_file.exists() or found_inside(root, store_file, report)
@@ -85,18 +92,19 @@ def _import_folder(
     agent_id = agent or _agent_id(folder, store)  # checked again by the storage's door
     view = StoreView.of(agent_id, store, report, folder)
     files = [f for f in sorted(folder.iterdir()) if f.is_file() and is_transcript_name(f.name)]
-    with state.open(agent_id, write=True) as db, db.importing(), closing(
-        read_ahead(files, partial(read_transcript, root))
-    ) as reads:
-        seen_ids: set[str | None] = set()
+    reader = partial(read_transcript, root)
+    reads = readahead.read_ahead(files, reader) if read_ahead else ((f, reader(f)) for f in files)
+    with state.open(agent_id, write=True) as db, db.importing(), closing(reads):
+        seen_ids: set[str] = set()
         for file, read in reads:
             report.take(read.report)
             if read.lines is not None:
                 with each_file(file, report):
-                    seen_ids.add(store_transcript(db, view, file, report, read))
+                    if (session_id := store_transcript(db, view, file, report, read)) is not None:
+                        seen_ids.add(session_id)
         for key, entry in view.store.items():
             found = entry.get("sessionId")
-            if found in seen_ids:
+            if found is not None and found in seen_ids:
                 continue
             report.add(*db.import_session(view.meta_of(key, entry), []))
             report.notes.append(
@@ -143,7 +151,7 @@ class TranscriptRead(NamedTuple):
 
     report: ImportReport
     lines: list[str] | None = None
-    events: list[dict[str, Any]] = []
+    events: Sequence[dict[str, Any]] = ()
     header: dict[str, Any] | None = None
 
 
