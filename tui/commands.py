@@ -87,10 +87,9 @@ def cmd_import(state: StateDir, args: argparse.Namespace) -> int:
         "claude-code": import_claude_code,
         "codex": import_codex,
     }
-    if args.kind == "openclaw":  # verbatim lines: a helper process reads a big folder's files
-        report: ImportReport = import_openclaw(state, args.path, agent=args.agent, read_ahead=True)
-    else:
-        report = importers[args.kind](state, args.path, agent=args.agent)
+    # OpenClaw lines are stored verbatim: a helper process reads a big folder's files
+    options = {"read_ahead": True} if args.kind == "openclaw" else {}
+    report: ImportReport = importers[args.kind](state, args.path, agent=args.agent, **options)
     for line in report.skipped:
         print(f"backscroll: skipped {shown(line)}", file=sys.stderr)
     if args.json:
