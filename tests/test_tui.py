@@ -288,6 +288,14 @@ async def test_validation_error_shows_inline(convo: StateDir) -> None:
         await pilot.press("backspace", "backspace", *"zebra")
         await until(pilot, lambda: not error.has_class("-shown"))
         await until(pilot, lambda: len(app.results.results) == 2)
+        count = app.search_screen.query_one("#count", Static)
+        assert "2 results" in str(count.render())
+        await pilot.press(*"?!" * 3, "home", *"?!")  # "?!zebra?!?!?!" is zebra: not refused
+        await pilot.press(*["delete"] * 5)  # "?!?!?!?!": nothing to search for
+        await until(pilot, lambda: error.has_class("-shown"))
+        last = app.last_request.query  # the last query answered on the way ("?!zebr?!?!?!"...)
+        await until(pilot, lambda: str(count.render()) == f"below: the answer for {last}")
+        assert app.results.shown_for == last  # the last answer stays, and says whose it is
 
 
 async def test_toggles_change_request_and_status(convo: StateDir) -> None:
@@ -888,15 +896,18 @@ def test_the_browser_can_start_a_helper_process_while_textual_holds_stderr(
     """Textual captures stderr (descriptor -1) while it runs; a big backfill's helper
     process must still start (a fresh interpreter: no tracker started by earlier tests)."""
     script = (
-        "import asyncio, sys\n"
-        "from backscroll.core import reconcile\n"
+        "import asyncio, os, sys\n"
+        "from backscroll.core import helper_process\n"
         "from backscroll.core.state import StateDir\n"
         "from backscroll.tui.app import make_app\n"
+        "helper_process._usable_cpus = lambda: 2\n"
         "app = make_app(StateDir(sys.argv[1]), auto_reconcile=False, sources=False)\n"
         "async def main():\n"
         "    async with app.run_test():\n"
         "        assert sys.stderr.fileno() < 0\n"
-        "        reconcile._RowBuilder(app.state, 'main').pool.shutdown()\n"
+        "        pool = helper_process.start_helper()\n"
+        "        assert pool.submit(os.getpid).result() != os.getpid()\n"
+        "        pool.shutdown()\n"
         "asyncio.run(main())\n"
     )
     done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "state")],

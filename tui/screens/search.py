@@ -225,6 +225,8 @@ class SearchScreen(Browsing, Screen[None]):
             return  # a newer search (or newer text) supersedes it
         if message.error is not None:
             self._show_error(message.error)
+            if self.last_request is not None:  # the rows stay: say whose they are
+                self._show_count(count_line(self.last_request, None, refused=True))
             return
         answer = message.response
         assert answer is not None

@@ -149,8 +149,13 @@ def _excerpt(result: SearchResult, max_chars: int, palette: Palette) -> Text:
 
 
 def count_line(request: SearchRequest | None, rows: Sequence[Row] | None,
-               response: SearchResponse | None = None) -> Text:
-    """Above the list: what it holds (``request`` None: the recent conversations)."""
+               response: SearchResponse | None = None, refused: bool = False) -> Text:
+    """Above the list: what it holds (``request`` None: the recent conversations;
+    ``refused``: the bar's query was refused, and the list still holds ``request``'s answer)."""
+    if refused and request is not None:
+        line = Text("below: the answer for ", style="dim")
+        line.append(printable(request.query, one_line=True), style="bold")
+        return line
     if rows is None:
         return Text("type to search every conversation you may see", style="dim")
     if request is None or response is None:
