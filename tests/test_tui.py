@@ -738,7 +738,7 @@ async def test_indexing_then_results_after_reconciliation(state: StateDir) -> No
         await until(pilot, lambda: len(app.results.results) == 2)
         await until(pilot, lambda: "results may be incomplete" not in app.status_bar.plain_text())
         assert count_text(app) == "2 results"
-        assert "sessions indexed" in app.status_bar.plain_text()
+        assert "sessions, up to date" in app.status_bar.plain_text()
 
 
 async def test_auto_reconcile_on_start_uses_the_background_reconciler(state: StateDir) -> None:
@@ -838,7 +838,7 @@ async def test_status_bar_widget_on_a_host() -> None:
         assert not bar.query_one(ProgressBar).has_class("-running")
         bar.show(IndexingView(False, 0, 0, 0, 0, 0.0), False, 10, "as operator")
         await pilot.pause()
-        assert "10 sessions indexed" in bar.plain_text()
+        assert "10 sessions, up to date" in bar.plain_text()
         assert "may be incomplete" not in bar.plain_text()
 
 

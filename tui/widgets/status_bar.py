@@ -102,8 +102,8 @@ class StatusBar(Horizontal):
                 text += f" · {indexing.messages:,} msgs"
         elif indexing.pending:
             text = f"{plural(indexing.pending, 'session')} awaiting indexing"
-        elif sessions:
-            text = f"{plural(sessions, 'session')} indexed"
+        elif sessions:  # (not "N indexed": incognito sessions are stored, never indexed)
+            text = f"{plural(sessions, 'session')}, up to date"
         else:
             text = "no sessions yet"
         self._put("#status-index", Text(text))
