@@ -20,6 +20,7 @@ keys of the runtime's config are ignored.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -47,8 +48,12 @@ def load_config(state_dir: Path) -> Config:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
-    """The file's tables (``{}`` when there is no file); one sentence naming it if unreadable."""
+    """The file's tables (``{}`` when there is no file); one sentence naming it if unreadable
+    (a folder or a link to nothing by that name too: a policy silently ignored would not be
+    the one its author wrote)."""
     if not path.is_file():
+        if os.path.lexists(path):
+            raise ValidationError(f"{path} cannot be read: not a file")
         return {}
     import tomllib  # only when there is a file: ~5 ms of a search's start otherwise
 

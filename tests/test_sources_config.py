@@ -112,6 +112,20 @@ def test_a_bad_entry_is_one_sentence_naming_the_file(state: StateDir, entry: str
     assert problem in str(err.value) and "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("kind", ["folder", "link to nothing"])
+def test_a_config_that_is_not_a_file_is_one_sentence(state: StateDir, kind: str, capsys) -> None:
+    from backscroll.tui.cli import main
+
+    state.path.mkdir(parents=True)
+    config = state.path / "config.toml"
+    config.mkdir() if kind == "folder" else config.symlink_to(state.path / "gone.toml")
+    with pytest.raises(ValidationError, match="config.toml cannot be read: not a file"):
+        all_sources(state.path)
+    code = main(["--state-dir", str(state.path), "search", "otter", "--as", "agent:main:main"])
+    err = capsys.readouterr().err
+    assert code == 2 and "config.toml cannot be read: not a file" in err and err.count("\n") == 1
+
+
 def test_add_refuses_what_cannot_be_a_source(state: StateDir, home, tmp_path) -> None:
     with pytest.raises(ValidationError, match="does not exist"):
         add_source(state.path, "codex", tmp_path / "nope")
