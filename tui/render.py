@@ -26,6 +26,13 @@ console = Console(highlight=False, emoji=False)
 errors = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
 
 
+def said(text: object) -> str:
+    """A name or a sentence that names them, as Rich markup: as ``shown`` shows it (redacted,
+    one line, control characters visible; a file name can hold an escape sequence), then
+    escaped."""
+    return escape(shown(text))
+
+
 def _reader_gone() -> None:
     """Standard output closed (``| head -1``): Rich would exit 1; end as the JSON output does,
     quietly with exit 0 (``cli.main`` catches the BrokenPipeError)."""
@@ -63,7 +70,7 @@ def print_table(table: Table) -> None:
 
 
 def info(text: str) -> None:
-    console.print(escape(shown(text)))
+    console.print(said(text))
 
 
 def append_summary(report: AppendReport) -> None:
@@ -77,13 +84,13 @@ def append_summary(report: AppendReport) -> None:
 
 def import_summary(kind: str, path: Path, report: ImportReport) -> None:
     line = (f"imported [bold]{plural(report.sessions, 'session')}[/] "
-            f"({plural(report.events, 'new event')}) from {escape(shown(path))}")
+            f"({plural(report.events, 'new event')}) from {said(path)}")
     if report.events:
         line += ("; they are searchable once reconciled (the next search starts it, or run "
                  "[bold]backscroll reindex[/])")
     console.print(line)
     for note in report.notes:
-        console.print(f"  [dim]{escape(shown(note))}[/]")
+        console.print(f"  [dim]{said(note)}[/]")
     if report.skipped:
         console.print(f"  [yellow]{len(report.skipped)} lines skipped[/] (listed on stderr)")
 
@@ -91,11 +98,11 @@ def import_summary(kind: str, path: Path, report: ImportReport) -> None:
 def status(status: StateStatus) -> None:
     if not status.agents:
         console.print(
-            f"{escape(shown(status.backend))} has no agents yet: import some with "
+            f"{said(status.backend)} has no agents yet: import some with "
             "[bold]backscroll import openclaw PATH[/] or try [bold]backscroll demo[/]"
         )
         return
-    table = Table(title=f"backscroll storage: {escape(shown(status.backend))}", title_justify="left")
+    table = Table(title=f"backscroll storage: {said(status.backend)}", title_justify="left")
     table.add_column("agent")
     table.add_column("state", no_wrap=True)  # a short word; the sentence follows the table
     for column in ("sessions", "messages", "indexed rows", "to reindex"):
@@ -128,7 +135,7 @@ def status(status: StateStatus) -> None:
     print_table(table)
     for agent in status.agents:
         if agent.error:
-            console.print(f"  {escape(agent.agent)}: {escape(shown(agent.error))}")
+            console.print(f"  {escape(agent.agent)}: {said(agent.error)}")
 
 
 def verify(report: VerifyReport) -> None:
@@ -143,7 +150,7 @@ def verify(report: VerifyReport) -> None:
     headline = "index differs from transcripts" if differs else "not every database could be checked"
     console.print(f"[red]{headline}[/]: {summary}")
     for problem in report.problems[:50]:
-        console.print(f"  {escape(shown(problem))}")
+        console.print(f"  {said(problem)}")
     if len(report.problems) > 50:
         console.print(f"  ... and {len(report.problems) - 50} more")
 
@@ -186,8 +193,8 @@ def conversations(request: Any, grouped: Any, caller: Any) -> None:
 
 def _no_results(request: Any, caller: Any) -> None:
     console.print(
-        f"no results for [bold]{escape(shown(request.query))}[/] as "
-        f"{escape(shown(caller.describe()))}"
+        f"no results for [bold]{said(request.query)}[/] as "
+        f"{said(caller.describe())}"
     )
 
 
@@ -205,9 +212,9 @@ def _search_tail(response: Any, caller: Any, what: str) -> None:
     if response.indexing:
         errors.print("[yellow]indexing in progress: results may be incomplete; retry soon[/]")
     for problem in response.unreadable:
-        errors.print(f"[yellow]skipped an unreadable database: {escape(shown(problem))}[/]")
+        errors.print(f"[yellow]skipped an unreadable database: {said(problem)}[/]")
     for problem in response.read_only:
-        errors.print(f"[yellow]{escape(shown(problem))}[/]")
+        errors.print(f"[yellow]{said(problem)}[/]")
 
 
 def history(response: Any, anchor: str | None = None) -> None:

@@ -17,8 +17,8 @@ from rich.markup import escape
 from backscroll.core.reconcile import start_background
 from backscroll.core.state import StateDir
 
-from .render import console, errors, print_table
-from .text import ago, printable, shown
+from .render import console, errors, print_table, said
+from .text import ago, printable
 
 if TYPE_CHECKING:  # the live sources are imported when one of these verbs runs
     from backscroll.core.sources import SyncReport
@@ -57,15 +57,15 @@ def cmd_sync(state: StateDir, args: argparse.Namespace) -> int:
     else:
         report = _sync_with_progress(state)
     for problem in report.problems:
-        errors.print(f"backscroll: {_said(problem)}", highlight=False)
+        errors.print(f"backscroll: {said(problem)}", highlight=False)
     for agent in sorted(report.pending):
         start_background(state, agent, "process")
     if args.json:
         print(json.dumps(report.as_json(), ensure_ascii=False))
         return 0
     for note in report.notes:
-        console.print(f"  [dim]{_said(note)}[/]")
-    console.print(_said(report.summary()))
+        console.print(f"  [dim]{said(note)}[/]")
+    console.print(said(report.summary()))
     if report.pending:
         console.print("[dim]indexing the new sessions in the background "
                       "(`backscroll status` shows how far)[/]")
@@ -137,12 +137,12 @@ class _WatchPrinter:
         for problem in report.problems:
             if problem not in self.shown:
                 self.shown.add(problem)
-                errors.print(f"backscroll: {_said(problem)}", highlight=False)
+                errors.print(f"backscroll: {said(problem)}", highlight=False)
         for note in report.notes:
             if note not in self.shown:
                 self.shown.add(note)
                 if not self.as_json:
-                    console.print(f"  [dim]{_said(note)}[/]")
+                    console.print(f"  [dim]{said(note)}[/]")
         if not report.events:
             return
         if self.as_json:
@@ -152,8 +152,8 @@ class _WatchPrinter:
         stamp = time.strftime("%H:%M:%S")
         sessions = ", ".join(sorted(report.sessions)[:3]) + (
             " …" if len(report.sessions) > 3 else "")
-        console.print(f"[dim]{stamp}[/] {_said(report.summary().split(':')[0])} "
-                      f"[dim]({_said(sessions)})[/]")
+        console.print(f"[dim]{stamp}[/] {said(report.summary().split(':')[0])} "
+                      f"[dim]({said(sessions)})[/]")
 
 
 def _sync_with_progress(state: StateDir) -> SyncReport:
@@ -172,7 +172,7 @@ def _sync_with_progress(state: StateDir) -> SyncReport:
             bar.start()
             task.append(bar.add_task("", total=total, file=""))
         if task:
-            bar.update(task[0], completed=done, total=total, file=_said(file[-60:]))
+            bar.update(task[0], completed=done, total=total, file=said(file[-60:]))
 
     try:
         return sync_sources(state, on_progress=update)
@@ -214,14 +214,8 @@ def _done(args: argparse.Namespace, as_json: dict[str, Any], text: str) -> int:
     if args.json:
         print(json.dumps(as_json, ensure_ascii=False))
     else:
-        console.print(_said(text))
+        console.print(said(text))
     return 0
-
-
-def _said(text: str) -> str:
-    """A path, note or problem as Rich markup: a file name can hold an escape sequence (or a
-    token), so it is shown as ``shown`` shows any name, then escaped."""
-    return escape(shown(text))
 
 
 def _entry_json(entry: SourceEntry) -> dict[str, Any]:
