@@ -88,6 +88,7 @@ def test_an_older_schema_waits_for_the_next_writer(pg_url: str, tmp_path: Path, 
     import backscroll.core.storage.postgres as backend
 
     monkeypatch.setattr(backend, "SCHEMA_VERSION", now + 1)
+    monkeypatch.setattr(backend, "WORKS_SINCE", now + 1)  # the new table is needed
     driver.close_pools(pg_url)
     with pytest.raises(SchemaBehind, match=f"older backscroll schema \\(version {now}\\)"):
         state.open("main")
@@ -114,6 +115,7 @@ def test_schema_2_fills_the_summaries_of_an_older_database(pg_url: str, tmp_path
     sql(pg_url, "ALTER TABLE backscroll.sessions DROP COLUMN cwd, DROP COLUMN title, "
         "DROP COLUMN last_message_at, DROP COLUMN index_chars")
     sql(pg_url, "DROP TABLE backscroll.source_files, backscroll.source_syncs")
+    sql(pg_url, "DROP INDEX backscroll.sessions_by_spawner, backscroll.sessions_by_parent")  # 4's
     sql(pg_url, "DROP TABLE backscroll.branch_messages")  # schema 3's
     sql(pg_url, "ALTER TABLE backscroll.sessions DROP COLUMN branch_seq")
     sql(pg_url, "DROP FUNCTION backscroll.header_cwd")
@@ -201,6 +203,75 @@ def test_writer_and_read_only_roles(pg_cluster, empty_db: str, tmp_path: Path, c
     assert cli(writer_url, "verify")[0] == 0  # the refused writes left nothing behind
     with pytest.raises(Forbidden):
         StateDir(tmp_path, database_url=reader_url).open("newagent", write=True)
+
+
+def test_the_tree_read_walks_the_link_indexes(pg_url: str, tmp_path: Path, monkeypatch) -> None:
+    """Schema 4's indexes are what a session caller's tree read (its own spawned tree, link
+    by link) looks up: the real query's plan uses both."""
+    state = StateDir(tmp_path, database_url=pg_url)
+    with state.open("main", write=True) as db:
+        db.append(SessionMeta("agent:main:root"), json.dumps(msg("r", None, "user", "x")))
+        for n in range(3):
+            db.append(SessionMeta(f"agent:main:c{n}", spawned_by="agent:main:root"),
+                      json.dumps(msg(f"c{n}", None, "user", "x")))
+        db.append(SessionMeta("agent:main:t", parent_key="agent:main:c0"),
+                  json.dumps(msg("t", None, "user", "x")))
+        db.append(SessionMeta("agent:main:other"), json.dumps(msg("o", None, "user", "x")))
+    # an agent of 20,000 sessions (the plan depends on the table's size and statistics)
+    sql(pg_url, "INSERT INTO backscroll.sessions (agent_id, key, session_id, spawned_by, "
+        "created_at, updated_at, state) SELECT 'main', 'agent:main:n' || g, 'n' || g, "
+        "CASE WHEN g %% 10 > 0 THEN 'agent:main:n' || (g - g %% 10) END, 0, 0, 'clean' "
+        "FROM generate_series(1, 20000) AS g")
+    sql(pg_url, "ANALYZE backscroll.sessions")
+    with state.open("main") as reader:
+        below = sorted(b.key for b in reader.session_briefs(below="agent:main:ROOT"))
+        assert below == ["agent:main:c0", "agent:main:c1", "agent:main:c2", "agent:main:root",
+                         "agent:main:t"]
+        plans: list[str] = []
+        real = reader._all
+
+        def explain(sql: str, params=None) -> list:
+            plans.append("\n".join(row[0] for row in real("EXPLAIN " + sql, params)))
+            return []
+
+        monkeypatch.setattr(reader, "_all", explain)
+        reader.session_briefs(below="agent:main:root")
+    assert "sessions_by_spawner" in plans[0] and "sessions_by_parent" in plans[0], plans[0]
+
+
+def test_a_writer_who_is_not_the_owner_works_on_a_schema_only_missing_indexes(
+        pg_cluster, empty_db: str, tmp_path: Path, capsys, monkeypatch) -> None:
+    """A member of the writer role may not create indexes (the owner may): on a schema whose
+    missing migrations add indexes only (``WORKS_SINCE``), it writes and searches as it is,
+    readers too, and the owner's `db init` upgrades it later."""
+    assert run(capsys, monkeypatch, "db", "init", "--url", empty_db)[0] == 0
+    sql(empty_db, "DROP INDEX backscroll.sessions_by_spawner, backscroll.sessions_by_parent")
+    sql(empty_db, f"UPDATE backscroll.meta SET value = '{schema.WORKS_SINCE}' "
+        "WHERE key = 'schema_version'")
+    driver.close_pools(empty_db)
+    database = empty_db.split("@/")[1].split("?")[0]
+    writer_url = pg_cluster.url(database, *login_role(pg_cluster, schema.WRITER_ROLE))
+    reader_url = pg_cluster.url(database, *login_role(pg_cluster, schema.READER_ROLE))
+    state = str(tmp_path / "state")
+
+    def cli(url: str, *argv: str, stdin: str = "") -> tuple[int, str, str]:
+        return run(capsys, monkeypatch, *argv, "--state-dir", state, "--database", url, stdin=stdin)
+
+    events = "\n".join(lines(msg("u1", None, "user", "the nightly backup failed")))
+    code, _out, err = cli(writer_url, "append", "agent:main:main", stdin=events)
+    assert code == 0, err
+    for url in (writer_url, reader_url):
+        code, out, err = cli(url, "search", "backup", "--json")
+        found = json.loads(out)
+        assert code == 0 and [r["messageId"] for r in found["results"]] == ["u1"], err
+        assert not found.get("indexing") and "warning" not in found
+    version = "SELECT value FROM backscroll.meta WHERE key = 'schema_version'"
+    assert sql(empty_db, version) == [(str(schema.WORKS_SINCE),)]
+    code, out, _err = run(capsys, monkeypatch, "db", "init", "--url", empty_db, "--json")
+    assert code == 0 and json.loads(out)["schemaBefore"] == schema.WORKS_SINCE
+    assert sql(empty_db, version) == [(str(schema.SCHEMA_VERSION),)]
+    assert sql(empty_db, "SELECT count(*) FROM pg_indexes WHERE indexname IN "
+               "('sessions_by_spawner', 'sessions_by_parent')") == [(2,)]
 
 
 # ------------------------------------------------------------------ bad input, one sentence

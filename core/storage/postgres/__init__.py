@@ -10,7 +10,7 @@ errors), ``schema``, ``fts`` (tokens as tsvectors, bm25), ``reads``, ``match``, 
 
 from __future__ import annotations
 
-from ...errors import StoreError
+from ...errors import Forbidden, StoreError
 from ...keys import check_agent_id
 from ..dburl import mask_url
 from ..interface import SchemaBehind
@@ -18,7 +18,7 @@ from ..model import now_ms
 from .browsing import BrowseReads
 from .claims import Claims
 from .driver import connect, pg_errors, pools_for
-from .schema import SCHEMA_VERSION, migrate, refuse_newer, schema_version
+from .schema import SCHEMA_VERSION, WORKS_SINCE, migrate, refuse_newer, schema_version
 from .sources import SourceReads, SourceWrites
 
 
@@ -55,9 +55,14 @@ class PostgresStorage:
 
     def require(self) -> None:
         """One sentence when the database holds no schema (or a newer one): an older one is
-        readable enough to list agents, and each agent answers ``SchemaBehind``."""
-        if pools_for(self.url).schema_checked:
-            return
+        readable enough to list agents, and each agent answers ``SchemaBehind`` unless the
+        code works with it as it is (``WORKS_SINCE``)."""
+        self._checked_version()
+
+    def _checked_version(self) -> int:
+        pools = pools_for(self.url)
+        if pools.schema_checked:
+            return SCHEMA_VERSION
         version = self._version(write=False)
         refuse_newer(version, self.url)
         if version == 0:
@@ -66,23 +71,31 @@ class PostgresStorage:
                 "`backscroll db init --url URL`, or copy a local state in with `backscroll push URL`"
             )
         if version == SCHEMA_VERSION:
-            pools_for(self.url).schema_checked = True
+            pools.schema_checked = True
+        return version
 
     def _check_readable(self) -> None:
-        self.require()
-        if not pools_for(self.url).schema_checked:
+        version = self._checked_version()
+        if version < WORKS_SINCE:
             raise SchemaBehind(
-                f"{mask_url(self.url)} holds an older backscroll schema (version "
-                f"{self._version(write=False)}): the next write or `backscroll db init --url URL` "
-                "upgrades it"
+                f"{mask_url(self.url)} holds an older backscroll schema (version {version}): "
+                "the next write or `backscroll db init --url URL` upgrades it"
             )
 
     def _migrate(self) -> None:
         pools = pools_for(self.url)
-        if pools.schema_checked:
+        if pools.schema_checked or pools.upgrade_refused:
             return
-        with pools.connection(read_only=False) as conn:
-            migrate(conn, self.url)
+        try:
+            with pools.connection(read_only=False) as conn:
+                migrate(conn, self.url)
+        except Forbidden:
+            # Not the owner: a schema the code works with as it is (what is missing is
+            # indexes) is used as it is, and the owner's `db init` adds them.
+            if self._version(write=True) < WORKS_SINCE:
+                raise
+            pools.upgrade_refused = True
+            return
         pools.schema_checked = True
 
     def unwritable(self, agent_id: str) -> str | None:

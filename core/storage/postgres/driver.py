@@ -136,6 +136,7 @@ class Pools:
         self.lock = threading.Lock()
         self.pools: dict[bool, Any] = {}
         self.schema_checked = False  # the schema was found current (or migrated) once
+        self.upgrade_refused = False  # a migration this role may not run (not the owner)
 
     def get(self, read_only: bool) -> Any:
         pool = self.pools.get(read_only)

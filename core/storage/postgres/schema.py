@@ -230,7 +230,20 @@ MIGRATIONS[3] = """
     ALTER TABLE sessions ADD COLUMN branch_seq integer NOT NULL DEFAULT 0;
 """
 
+# A session caller whose visible set is its spawned tree reads that tree only, following the
+# links down from its own session (``reads.session_briefs(below=...)``): each step an index
+# lookup instead of a read of every session of the agent, as SQLite's migration 9.
+MIGRATIONS[4] = """
+    CREATE INDEX sessions_by_spawner ON sessions (agent_id, lower(spawned_by));
+    CREATE INDEX sessions_by_parent ON sessions (agent_id, lower(parent_key));
+"""
+
 SCHEMA_VERSION = max(MIGRATIONS)
+# The oldest schema read and written as it is: the migrations after it add indexes only, which
+# change no answer. Creating an index takes the table's owner; a writer that is only a member
+# of the writer role goes on without them until the owner's `db init` (or a writer logged in as
+# the owner) adds them.
+WORKS_SINCE = 3
 
 
 def roles_sql() -> str:
