@@ -2,7 +2,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -168,13 +171,42 @@ def test_state_dir_that_is_a_file_is_one_sentence(tmp_path: Path) -> None:
         StateDir(blocker / "state").open("main", write=True)
 
 
+def without_root_powers(argv: list[str]) -> list[str]:
+    """``argv`` run so that file modes bind: root ignores them, so as root the command runs
+    without the capabilities that override them (still uid 0, the owner of the test's files)."""
+    if os.geteuid() != 0:
+        return argv
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv (util-linux): file modes do not bind")
+    return ["setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner", *argv]
+
+
 @pytest.mark.sqlite_only
-@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
 def test_unwritable_state_dir(tmp_path: Path) -> None:
+    """A state dir that cannot be made: one sentence from the library and from the CLI
+    (exit 1), and nothing made."""
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
-    with pytest.raises(StoreError, match="cannot create"):
-        StateDir(locked / "state").open("main", write=True)
+    state = str(locked / "state")
+    library = (
+        "import sys\nfrom backscroll.core.errors import StoreError\n"
+        "from backscroll.core.state import StateDir\n"
+        "try:\n    StateDir(sys.argv[1]).open('main', write=True)\n"
+        "except StoreError as err:\n    print(err)\n"
+    )
+    said = subprocess.run(without_root_powers([sys.executable, "-c", library, state]),
+                          capture_output=True, text=True, timeout=60)
+    assert said.returncode == 0 and "cannot create" in said.stdout, said
+    event = json.dumps(msg("m", None, "user", "kept nowhere"))
+    cli = subprocess.run(
+        without_root_powers([sys.executable, "-m", "backscroll.tui.cli", "append",
+                             "agent:main:main", "--state-dir", state]),
+        input=event + "\n", capture_output=True, text=True, timeout=60,
+    )
+    assert cli.returncode == 1 and cli.stdout == "", cli
+    assert cli.stderr.startswith("backscroll: ") and cli.stderr.count("\n") == 1, cli.stderr
+    assert "cannot create" in cli.stderr and "Traceback" not in cli.stderr
+    assert list(locked.iterdir()) == []
 
 
 @pytest.mark.sqlite_only
