@@ -293,9 +293,17 @@ async def test_errors_are_tool_errors_with_the_clis_sentence(world, capsys, tool
     [
         ({}, "invalid arguments for sessions_search: query: field required"),
         ({"query": 5}, "invalid arguments for sessions_search: query: input should be a valid string"),
-        ({"query": "deploy", "limit": "ten"},
-         "invalid arguments for sessions_search: limit: input should be a valid integer, unable to parse "
-         "string as an integer"),
+        ({"query": "deploy", "limit": "ten"}, "invalid arguments for sessions_search: limit: "
+         "input should be a valid integer"),
+        # strict: a flag, a numeral in a string or a float is not a count
+        ({"query": "deploy", "limit": True}, "invalid arguments for sessions_search: limit: "
+         "input should be a valid integer"),
+        ({"query": "deploy", "limit": "5"}, "invalid arguments for sessions_search: limit: "
+         "input should be a valid integer"),
+        ({"query": "deploy", "limit": 5.0}, "invalid arguments for sessions_search: limit: "
+         "input should be a valid integer"),
+        ({"query": "deploy", "since": True}, "invalid arguments for sessions_search: since: "
+         "input should be a valid string or a valid integer"),
         ({"query": "deploy", "role": "tool", "match": "fuzzy"},
          "invalid arguments for sessions_search: match: input should be 'exact' or 'prefix'; "
          "role: input should be 'user' or 'assistant'"),
@@ -307,10 +315,16 @@ async def test_wrong_argument_types_are_one_sentence(world, arguments, sentence)
 
 
 async def test_wrong_types_for_history_and_an_unknown_tool(world) -> None:
-    result = await call(server_for(world), "sessions_history", {"sessionKey": SUB_A, "includeTools": "maybe"})
+    for flag in ("maybe", "true", 1):
+        arguments = {"sessionKey": SUB_A, "includeTools": flag}
+        result = await call(server_for(world), "sessions_history", arguments)
+        assert result.is_error and result.content[0].text == (
+            "invalid arguments for sessions_history: includeTools: input should be a valid boolean"
+        )
+    result = await call(server_for(world), "sessions_list", {"limit": "3", "since": 1.5})
     assert result.is_error and result.content[0].text == (
-        "invalid arguments for sessions_history: includeTools: input should be a valid boolean, "
-        "unable to interpret input"
+        "invalid arguments for sessions_list: limit: input should be a valid integer; "
+        "since: input should be a valid string or a valid integer"
     )
     result = await call(server_for(world), "sessions_delete", {})
     assert result.is_error and result.content[0].text == "Unknown tool: sessions_delete"

@@ -30,7 +30,7 @@ from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, StrictBool, StrictInt, StrictStr
 from pydantic import ValidationError as ArgumentsError
 from typing_extensions import NotRequired, TypedDict
 
@@ -167,13 +167,14 @@ def _limit(description: str, maximum: int) -> Any:
     return Field(description=description, json_schema_extra={"minimum": 1, "maximum": maximum})
 
 
-# The tools' arguments: types and descriptions a model reads in the input schema.
+# The tools' arguments: types and descriptions a model reads in the input schema. Numbers,
+# flags and times are strict: `true` is not a limit of 1 nor "yes" a flag (docs/mcp.md).
 Query = Annotated[str, Field(
     description=f'words (all must occur) and "quoted phrases"; not blank, at most '
     f"{MAX_QUERY_CHARS} characters",
     json_schema_extra={"maxLength": MAX_QUERY_CHARS},
 )]
-SearchLimit = Annotated[int, _limit("results to return", LIMIT_MAX)]
+SearchLimit = Annotated[StrictInt, _limit("results to return", LIMIT_MAX)]
 Match = Annotated[Literal["exact", "prefix"], Field(
     description="prefix: the last word also matches as a prefix (search as you type)"
 )]
@@ -183,18 +184,20 @@ Order = Annotated[Literal["best", "recent"], Field(
 Agent = Annotated[str | None, Field(description="only this agent id")]
 OnlySession = Annotated[str | None, Field(description="only this session key")]
 Role = Annotated[Literal["user", "assistant"] | None, Field(description="only this role")]
-Since = Annotated[str | int | None, Field(description=f"from this time: {TIME_HELP}")]
-Until = Annotated[str | int | None, Field(description=f"up to this time: {TIME_HELP}")]
+Since = Annotated[StrictStr | StrictInt | None, Field(description=f"from this time: {TIME_HELP}")]
+Until = Annotated[StrictStr | StrictInt | None, Field(description=f"up to this time: {TIME_HELP}")]
 SessionKey = Annotated[str, Field(description="the session: a sessionKey from sessions_search")]
 MessageId = Annotated[str | None, Field(
     description="center the window on this message: a messageId from sessions_search"
 )]
-HistoryLimit = Annotated[int | None, _limit(
+HistoryLimit = Annotated[StrictInt | None, _limit(
     "at most this many messages (default: as many as fit)", HISTORY_LIMIT_MAX
 )]
-IncludeTools = Annotated[bool, Field(description="include tool calls and tool results")]
-ListLimit = Annotated[int, _limit("sessions to return", LIST_LIMIT_MAX)]
-ActiveSince = Annotated[str | int | None, Field(description=f"active since this time: {TIME_HELP}")]
+IncludeTools = Annotated[StrictBool, Field(description="include tool calls and tool results")]
+ListLimit = Annotated[StrictInt, _limit("sessions to return", LIST_LIMIT_MAX)]
+ActiveSince = Annotated[StrictStr | StrictInt | None, Field(
+    description=f"active since this time: {TIME_HELP}"
+)]
 
 
 # ------------------------------------------------------------ the server
@@ -218,10 +221,15 @@ class _Server(MCPServer):
 
 
 def _arguments_sentence(tool: str, err: ArgumentsError) -> str:
-    problems = []
+    # per argument; a union's members (since.str, since.int) are one argument's alternatives
+    found: dict[str, list[str]] = {}
     for problem in err.errors(include_url=False, include_input=False):
-        where = ".".join(str(part) for part in problem["loc"]) or "arguments"
-        problems.append(f"{where}: {problem['msg'][0].lower()}{problem['msg'][1:]}")
+        where = str(problem["loc"][0]) if problem["loc"] else "arguments"
+        found.setdefault(where, []).append(problem["msg"][0].lower() + problem["msg"][1:])
+    problems = [
+        f"{where}: {first}" + "".join(f" or {other.removeprefix('input should be ')}" for other in rest)
+        for where, (first, *rest) in found.items()
+    ]
     return f"invalid arguments for {tool}: {'; '.join(problems)}"
 
 
