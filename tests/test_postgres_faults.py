@@ -5,6 +5,8 @@ and the driver's pool keeping its complaints off the terminal."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import psycopg
@@ -41,3 +43,45 @@ def test_a_handle_whose_reconnect_failed_reconnects_on_its_next_use(
             db.session("agent:main:main")
         monkeypatch.setattr(driver.Pools, "getconn", pools)  # the server is back
         assert db.session("agent:main:main").leaf_id == "m"
+
+
+POOL_NOISE = r"""
+import json, sys, psycopg
+from backscroll.core.errors import BackscrollError
+from backscroll.core.search import SearchRequest, sessions_search
+from backscroll.core.state import StateDir
+from backscroll.core.storage import SessionMeta
+from backscroll.core.storage.postgres import driver
+from backscroll.core.visibility import OPERATOR
+driver.GETCONN_TIMEOUT_S = 1.0
+url, admin, name = sys.argv[1], sys.argv[3], sys.argv[4]
+state = StateDir(sys.argv[2], database_url=url)
+with state.open("main", write=True) as db:
+    db.append(SessionMeta("agent:main:main"), json.dumps(
+        {"type": "message", "id": "m", "parentId": None,
+         "message": {"role": "user", "content": "heron"}}))
+print(len(sessions_search(state, SearchRequest(query="heron"), OPERATOR).results))
+with psycopg.connect(admin, autocommit=True) as conn:  # the database goes away for a while
+    conn.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
+    conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                 "WHERE application_name = 'backscroll' AND pid <> pg_backend_pid()")
+try:
+    sessions_search(state, SearchRequest(query="heron"), OPERATOR)
+except BackscrollError as err:
+    print(err)
+"""
+
+
+def test_the_pools_complaints_stay_off_the_terminal(tmp_path: Path, pg_url: str,
+                                                    pg_cluster) -> None:
+    """psycopg's pool logs a warning for each connection it discards and each reconnect that
+    fails; with no logging set up Python prints those on stderr, many lines for one outage,
+    around the one sentence that says what happened."""
+    name = pg_url.split("@/")[1].split("?")[0]
+    argv = [sys.executable, "-c", POOL_NOISE, pg_url, str(tmp_path / "state"),
+            pg_cluster.url(), name]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    found, error = done.stdout.splitlines()
+    assert found == "1" and error.startswith("no connection to ")
+    assert done.stderr == ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import logging
 import random
 import threading
 import time
@@ -128,6 +129,16 @@ def _configure(conn: Any, read_only: bool) -> None:
         conn.execute("SET default_transaction_read_only TO on")
 
 
+def quiet_pool_log() -> None:
+    """The pool logs a warning for each connection it discards and each reconnect that fails;
+    with no logging set up, Python would print every one on stderr around the one sentence
+    backscroll says. A handler of their own keeps them off the terminal; an application that
+    sets up logging still gets them."""
+    log = logging.getLogger("psycopg.pool")
+    if not log.handlers:
+        log.addHandler(logging.NullHandler())
+
+
 class Pools:
     """The writer and reader pools of one URL in this process, made on first use."""
 
@@ -145,6 +156,7 @@ class Pools:
             pool = self.pools.get(read_only)
             if pool is None:
                 _psycopg, psycopg_pool = driver()
+                quiet_pool_log()
                 connect(self.url, read_only).close()  # a clear sentence if it cannot connect
                 pool = psycopg_pool.ConnectionPool(
                     self.url,
