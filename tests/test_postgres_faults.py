@@ -5,6 +5,7 @@ and the driver's pool keeping its complaints off the terminal."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,17 +14,36 @@ import psycopg
 import pytest
 
 from backscroll.core.errors import StoreError
+from backscroll.core.sources import sync_sources
 from backscroll.core.state import StateDir
 from backscroll.core.storage import SessionMeta
 from backscroll.core.storage.postgres import driver
 
 from .events import msg
+from .fakehome import build_home
 
 
 def drop_connections(url: str) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                      "WHERE application_name = 'backscroll' AND pid <> pg_backend_pid()")
+
+
+def test_a_sync_of_more_agents_than_the_pool_holds_takes_in_every_one(
+    tmp_path: Path, data_dir: Path, pg_url: str, monkeypatch
+) -> None:
+    monkeypatch.setattr(driver, "POOL_MAX", 2)
+    monkeypatch.setattr(driver, "GETCONN_TIMEOUT_S", 1.0)
+    agents = build_home(tmp_path / "home", data_dir)["agents"]
+    for n in range(3):  # five OpenClaw agents, with claude-code and codex seven in all
+        shutil.copytree(data_dir / "openclaw" / "reinforcementsleeping_main",
+                        agents / f"extra{n}" / "sessions")
+    state = StateDir(tmp_path / "state", database_url=pg_url)
+    report = sync_sources(state)
+    assert report.problems == []
+    assert sorted(state.agents()) == sorted(
+        ["chairong", "main", "extra0", "extra1", "extra2", "claude-code", "codex"])
+    assert report.pending == set(state.agents())  # each writer was asked before it closed
 
 
 def test_a_handle_whose_reconnect_failed_reconnects_on_its_next_use(
