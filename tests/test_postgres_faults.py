@@ -13,7 +13,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from backscroll.core.errors import StoreError
+from backscroll.core.errors import StoreError, Unreachable
 from backscroll.core.sources import sync_sources
 from backscroll.core.state import StateDir
 from backscroll.core.storage import SessionMeta
@@ -63,6 +63,27 @@ def test_a_handle_whose_reconnect_failed_reconnects_on_its_next_use(
             db.session("agent:main:main")
         monkeypatch.setattr(driver.Pools, "getconn", pools)  # the server is back
         assert db.session("agent:main:main").leaf_id == "m"
+
+
+def test_a_sync_stops_in_one_sentence_when_the_server_is_gone(
+    tmp_path: Path, data_dir: Path, pg_url: str, monkeypatch
+) -> None:
+    """Not one wait for a connection per file: hundreds of files would take hours."""
+    monkeypatch.setattr(driver, "GETCONN_TIMEOUT_S", 1.0)
+    build_home(tmp_path / "home", data_dir)
+    state = StateDir(tmp_path / "state", database_url=pg_url)
+    with state.open("claude-code", write=True):
+        pass
+    tries = []
+
+    def server_gone(self, read_only: bool):
+        tries.append(read_only)
+        raise driver.translate(driver.driver()[1].PoolTimeout("timed out"), self.url)
+
+    monkeypatch.setattr(driver.Pools, "getconn", server_gone)
+    with pytest.raises(Unreachable, match="no connection to .* within 1 s"):
+        sync_sources(state)
+    assert len(tries) == 1
 
 
 POOL_NOISE = r"""

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import private
-from ..errors import BackscrollError, StoreError
+from ..errors import BackscrollError, StoreError, Unreachable
 from ..importers.claude_code.follow import follow_transcript
 from ..importers.claude_code.reading import Tasks
 from ..importers.codex.follow import follow_rollout
@@ -117,6 +117,8 @@ def sync_sources(
     for agent in dict.fromkeys([*scanned, *existing]):
         try:
             remembered[agent] = _remembered(state, agent, agent in existing)
+        except Unreachable:
+            raise
         except BackscrollError as err:  # a database that cannot be read: the others go on
             report.problems.append(str(err))
     plan: list[_Work] = []
@@ -141,6 +143,8 @@ def sync_sources(
     for agent, works in by_agent.items():  # one writer open at a time: a pool holds a few
         try:
             db = state.open(agent, write=True)
+        except Unreachable:
+            raise
         except BackscrollError as err:  # not writable, locked, not SQLite
             report.problems.append(str(err))
             continue
@@ -228,6 +232,8 @@ class _Follower:
                 return
             try:
                 followed = self._store(found, chunk, before, moved_from, file_report)
+            except Unreachable:  # every other file would wait for the server the same way
+                raise
             except StoreError as err:  # the database stayed locked, or the disk is full
                 self.report.problems.append(f"{path}: not taken in this time: {err}")
                 return

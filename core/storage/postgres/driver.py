@@ -20,7 +20,7 @@ import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, TypeVar
 
-from ...errors import BackscrollError, Forbidden, StoreError, ValidationError
+from ...errors import BackscrollError, Forbidden, StoreError, Unreachable, ValidationError
 from ..dburl import mask_secrets, mask_url
 
 CONNECT_TIMEOUT_S = 10
@@ -73,7 +73,7 @@ def translate(err: BaseException, url: str) -> BackscrollError:
             "`backscroll db init --url URL`"
         )
     elif isinstance(err, psycopg_pool.PoolTimeout):
-        found = StoreError(
+        found = Unreachable(
             f"no connection to {where} within {GETCONN_TIMEOUT_S:.0f} s: the server is "
             "unreachable or every connection is busy; try again"
         )
@@ -110,7 +110,7 @@ def connect(url: str, read_only: bool = False) -> Any:
         )
     except psycopg.Error as err:
         message = f"cannot connect to {mask_url(url)}: {one_line(str(err))}"
-        raise StoreError(mask_secrets(message, url)) from None
+        raise Unreachable(mask_secrets(message, url)) from None
     except Exception as err:  # e.g. a malformed URL the driver cannot parse
         message = f"cannot use the database URL {mask_url(url)}: {one_line(str(err))}"
         raise ValidationError(mask_secrets(message, url)) from None
