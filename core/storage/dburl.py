@@ -77,11 +77,11 @@ def passwords(url: str) -> list[str]:
             "@" in parts.netloc and ":" in parts.netloc.rsplit("@", 1)[0]
         ) else []
         raw += [v for k, v in parse_qsl(parts.query, keep_blank_values=True) if k in _PASSWORD_PARAMS]
+        cut = _cut_userinfo(url, parts.netloc)
     except ValueError:
-        raw = []
-    loose = _loose_password(url)
-    if loose and (not raw or _cut_userinfo(url, urlsplit(url).netloc)):
-        raw.append(loose)
+        raw, cut = [], True
+    if cut and _loose_password(url):
+        raw.append(_loose_password(url))
     for secret in raw:
         for form in (secret, unquote(secret)):
             if form and form not in found:
