@@ -36,3 +36,8 @@ class StoreError(BackscrollError):
     """The state dir or a database cannot be used (not writable, newer schema, corrupt)."""
 
     exit_code = 1
+
+
+class Unreachable(StoreError):
+    """The database server cannot be reached (gone, restarting, out of connections): work on
+    every other agent or file would wait for it the same way, so the operation stops."""

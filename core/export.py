@@ -76,15 +76,20 @@ def write_export(
 ) -> tuple[Path, int]:
     """Export ``key`` to ``path`` (mode 0600 whatever the umask); return (path, bytes).
 
-    An existing file is refused unless ``overwrite``; a symlink is never followed (the link
-    itself would be replaced, never its target). The file is written beside the target and
-    renamed over it, so a reader never sees half an export and an old file's loose mode is not
-    kept.
+    An existing file is refused unless ``overwrite``, a device or a pipe always; a symlink is
+    never followed (the link itself would be replaced, never its target). The file is written
+    beside the target and renamed over it, so a reader never sees half an export and an old
+    file's loose mode is not kept.
     """
     target = Path(path).expanduser().absolute()
     data = export_conversation(state, key, caller, fmt).encode("utf-8")
     if target.is_dir():
         raise ValidationError(f"{target} is a folder: give a file name to export to")
+    if target.exists() and not target.is_symlink() and not target.is_file():
+        raise ValidationError(  # renamed over, a device or a pipe would become a file
+            f"{target} is not a regular file (a device, a pipe or a socket): give a file name "
+            "to export to"
+        )
     if (target.exists() or target.is_symlink()) and not overwrite:
         raise ValidationError(f"{target} already exists: choose another path or overwrite it")
     try:

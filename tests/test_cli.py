@@ -422,3 +422,14 @@ def test_reindex_with_nothing_to_do_shows_no_unfinished_bar(filled, capsys, monk
     assert code == 0
     bars = re.findall(r"^(\S+)\s.*?(\d+/\d+) sessions", out, re.M)
     assert bars == [("ops", "1/1")]  # main had nothing to do: no "0/1 sessions" bar for it
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+def test_output_to_a_full_disk_is_one_sentence_not_an_internal_error(tmp_path: Path) -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "backscroll.tui.cli", "--state-dir", str(tmp_path), "status"],
+            stdout=full, stderr=subprocess.PIPE, text=True, timeout=60,
+        )
+    assert done.returncode == 1
+    assert done.stderr == "backscroll: cannot write the output: No space left on device\n"

@@ -20,7 +20,7 @@ from backscroll.core.reconcile import reconcile_agent
 from backscroll.core.search import SearchRequest, sessions_search
 from backscroll.core.state import StateDir
 from backscroll.core.storage import SchemaBehind, SessionMeta, database_init_sql
-from backscroll.core.storage.dburl import mask_secrets, mask_url
+from backscroll.core.storage.dburl import check_url, mask_secrets, mask_url
 from backscroll.core.storage.postgres import driver, schema
 from backscroll.core.visibility import OPERATOR
 from backscroll.tui.cli import main
@@ -343,3 +343,17 @@ def test_a_bad_url_is_refused_before_anything_happens(tmp_path: Path) -> None:
         StateDir(tmp_path, database_url="sqlite:///x")
     assert "sqlite:///x" in str(refused.value)
     assert not (tmp_path / "agents").exists()
+
+
+@given(before=st.text("ab/#?@:%&=!", max_size=8), after=st.text("ab/#?@:%&=!", max_size=8))
+def test_a_password_written_unescaped_is_never_shown(before: str, after: str) -> None:
+    """``/``, ``#`` or ``?`` in a raw password make a URL parser end the user info early and
+    read the rest as a path or fragment; the password must stay hidden all the same."""
+    url = f"postgresql://ann:{before}Zq9{after}@db.example/team?host=/tmp"
+    assert "Zq9" not in mask_url(url)
+    message = f"cannot connect to {url}: password {before}Zq9{after} refused for ann"
+    assert "Zq9" not in mask_secrets(message, url)
+    if set("/#?") & set(before + after):
+        with pytest.raises(ValidationError, match="must be percent-encoded") as refused:
+            check_url(url)
+        assert "Zq9" not in str(refused.value)

@@ -127,6 +127,19 @@ def test_loose_folders_and_files_are_warned_about_once_and_tightened_by_writers(
     keep.close()
 
 
+def test_an_export_never_replaces_a_device_or_a_pipe(state: StateDir, tmp_path: Path) -> None:
+    """With "overwrite", writing beside the target and renaming over it would turn /dev/null
+    (for root) or a named pipe into a file holding the conversation."""
+    with state.open("main", write=True) as db:
+        db.append(SessionMeta("agent:main:main"), json.dumps(msg("a", None, "user", "heron")))
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    with pytest.raises(ValidationError, match="is not a regular file"):
+        write_export(state, "agent:main:main", OPERATOR, pipe, overwrite=True)
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".pipe")) == []
+
+
 def test_a_reader_never_creates_a_folder(tmp_path: Path, warnings: list[str]) -> None:
     state = StateDir(tmp_path / "nothing-here")
     with pytest.raises(Exception):

@@ -7,6 +7,7 @@ one line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -159,15 +160,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as err:  # a bug: still one line, with a way to see more
-        if os.environ.get("BACKSCROLL_DEBUG"):
-            raise
-        print(
-            f"backscroll: internal error: {type(err).__name__}: {shown(str(err))} "
-            "(set BACKSCROLL_DEBUG=1 to see where)",
-            file=sys.stderr,
-        )
+    except OSError as err:  # the output went to a full disk (or /dev/full): not a bug
+        if err.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO):
+            return _internal(err)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush too
+        print(f"backscroll: cannot write the output: {err.strerror}", file=sys.stderr)
         return 1
+    except Exception as err:
+        return _internal(err)
+
+
+def _internal(err: Exception) -> int:
+    """A bug: still one line, with a way to see more."""
+    if os.environ.get("BACKSCROLL_DEBUG"):
+        raise err
+    print(
+        f"backscroll: internal error: {type(err).__name__}: {shown(str(err))} "
+        "(set BACKSCROLL_DEBUG=1 to see where)",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:

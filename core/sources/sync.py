@@ -17,13 +17,12 @@ indexed in the same transaction, so it is searchable at once.
 from __future__ import annotations
 
 import os
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from .. import private
-from ..errors import BackscrollError, StoreError
+from ..errors import BackscrollError, StoreError, Unreachable
 from ..importers.claude_code.follow import follow_transcript
 from ..importers.claude_code.reading import Tasks
 from ..importers.codex.follow import follow_rollout
@@ -118,6 +117,8 @@ def sync_sources(
     for agent in dict.fromkeys([*scanned, *existing]):
         try:
             remembered[agent] = _remembered(state, agent, agent in existing)
+        except Unreachable:
+            raise
         except BackscrollError as err:  # a database that cannot be read: the others go on
             report.problems.append(str(err))
     plan: list[_Work] = []
@@ -136,31 +137,32 @@ def sync_sources(
                 plan.append(work)
     total = sum(len(work.todo) for work in plan)
     done = 0
-    with ExitStack() as stack:
-        writers: dict[str, AgentWriter] = {}
-        failed: set[str] = set()
-        for work in plan:
-            if work.agent in failed:
-                continue
-            if work.agent not in writers:
-                try:
-                    writers[work.agent] = stack.enter_context(state.open(work.agent, write=True))
-                except BackscrollError as err:  # not writable, locked, not SQLite
-                    report.problems.append(str(err))
-                    failed.add(work.agent)
-                    continue
-            work.db = db = writers[work.agent]
-            follower = _Follower(work, report)
-            for found, before, moved_from in work.todo:
-                if on_progress is not None:
-                    on_progress(done, total, found.path)
-                follower.take_in(found, before, moved_from)
-                done += 1
-            if work.gone:
-                db.mark_missing(work.gone, when)
-                report.gone += len(work.gone)
-            db.record_sync([(work.source.root, work.source.kind)], when)
-        report.pending = {agent for agent, db in writers.items() if db.has_pending_sessions()}
+    by_agent: dict[str, list[_Work]] = {}
+    for work in plan:
+        by_agent.setdefault(work.agent, []).append(work)
+    for agent, works in by_agent.items():  # one writer open at a time: a pool holds a few
+        try:
+            db = state.open(agent, write=True)
+        except Unreachable:
+            raise
+        except BackscrollError as err:  # not writable, locked, not SQLite
+            report.problems.append(str(err))
+            continue
+        with db:
+            for work in works:
+                work.db = db
+                follower = _Follower(work, report)
+                for found, before, moved_from in work.todo:
+                    if on_progress is not None:
+                        on_progress(done, total, found.path)
+                    follower.take_in(found, before, moved_from)
+                    done += 1
+                if work.gone:
+                    db.mark_missing(work.gone, when)
+                    report.gone += len(work.gone)
+                db.record_sync([(work.source.root, work.source.kind)], when)
+            if db.has_pending_sessions():
+                report.pending.add(agent)
     if on_progress is not None and total:
         on_progress(total, total, "")
     return report
@@ -230,6 +232,8 @@ class _Follower:
                 return
             try:
                 followed = self._store(found, chunk, before, moved_from, file_report)
+            except Unreachable:  # every other file would wait for the server the same way
+                raise
             except StoreError as err:  # the database stayed locked, or the disk is full
                 self.report.problems.append(f"{path}: not taken in this time: {err}")
                 return

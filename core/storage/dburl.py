@@ -29,6 +29,11 @@ def check_url(url: str) -> str:
             f"{mask_url(url)} is not a PostgreSQL URL: use postgresql://USER@HOST/DATABASE "
             "(or leave BACKSCROLL_DATABASE_URL unset for the embedded SQLite files)"
         )
+    if _cut_userinfo(url, parts.netloc):
+        raise ValidationError(
+            f"cannot use the database URL {mask_url(url)}: a / # ? or @ in a user name or "
+            "password must be percent-encoded (%2F %23 %3F %40)"
+        )
     try:
         parts.port  # noqa: B018 - raises for a port that is not a number
     except ValueError:
@@ -43,6 +48,8 @@ def mask_url(url: str) -> str:
     try:
         parts = urlsplit(url)
     except ValueError:
+        return _mask_loosely(url)
+    if _cut_userinfo(url, parts.netloc):
         return _mask_loosely(url)
     netloc = parts.netloc
     if "@" in netloc:
@@ -70,8 +77,11 @@ def passwords(url: str) -> list[str]:
             "@" in parts.netloc and ":" in parts.netloc.rsplit("@", 1)[0]
         ) else []
         raw += [v for k, v in parse_qsl(parts.query, keep_blank_values=True) if k in _PASSWORD_PARAMS]
+        cut = _cut_userinfo(url, parts.netloc)
     except ValueError:
-        raw = []
+        raw, cut = [], True
+    if cut and _loose_password(url):
+        raw.append(_loose_password(url))
     for secret in raw:
         for form in (secret, unquote(secret)):
             if form and form not in found:
@@ -87,6 +97,25 @@ def mask_secrets(text: str, url: str) -> str:
     return re.sub(r"(password\s*=\s*)('[^']*'|\S+)", rf"\1{MASK}", text, flags=re.IGNORECASE)
 
 
+def _loose_password(url: str) -> str:
+    """The password as a person wrote it, unescaped: everything between the first ``:`` after
+    ``//`` and the last ``@`` (``/``, ``#``, ``?`` in a password cut the user info short for
+    a URL parser, which then shows the rest as a path or a fragment)."""
+    start, at = url.find("//"), url.rfind("@")
+    colon = url.find(":", start + 2, at) if 0 <= start < at else -1
+    return url[colon + 1:at] if colon >= 0 else ""
+
+
+def _cut_userinfo(url: str, netloc: str) -> bool:
+    """An ``@`` after the part a parser took as user info and host: a password with ``/``,
+    ``#`` or ``?`` written unescaped."""
+    return "@" in url[url.find(netloc) + len(netloc):] if "//" in url else False
+
+
 def _mask_loosely(url: str) -> str:
-    """For a string too broken to parse: hide whatever sits between ``:`` and ``@``."""
-    return re.sub(r"(//[^:/@]*:)[^@]*@", rf"\1{MASK}@", url)
+    """For a string too broken to parse: hide whatever sits between ``:`` and the last ``@``."""
+    secret = _loose_password(url)
+    if not secret:
+        return url
+    at = url.rfind("@")
+    return url[:at - len(secret)] + MASK + url[at:]

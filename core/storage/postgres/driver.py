@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import atexit
 import functools
+import logging
 import random
 import threading
 import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, TypeVar
 
-from ...errors import BackscrollError, Forbidden, StoreError, ValidationError
+from ...errors import BackscrollError, Forbidden, StoreError, Unreachable, ValidationError
 from ..dburl import mask_secrets, mask_url
 
 CONNECT_TIMEOUT_S = 10
@@ -72,7 +73,7 @@ def translate(err: BaseException, url: str) -> BackscrollError:
             "`backscroll db init --url URL`"
         )
     elif isinstance(err, psycopg_pool.PoolTimeout):
-        found = StoreError(
+        found = Unreachable(
             f"no connection to {where} within {GETCONN_TIMEOUT_S:.0f} s: the server is "
             "unreachable or every connection is busy; try again"
         )
@@ -109,7 +110,7 @@ def connect(url: str, read_only: bool = False) -> Any:
         )
     except psycopg.Error as err:
         message = f"cannot connect to {mask_url(url)}: {one_line(str(err))}"
-        raise StoreError(mask_secrets(message, url)) from None
+        raise Unreachable(mask_secrets(message, url)) from None
     except Exception as err:  # e.g. a malformed URL the driver cannot parse
         message = f"cannot use the database URL {mask_url(url)}: {one_line(str(err))}"
         raise ValidationError(mask_secrets(message, url)) from None
@@ -126,6 +127,16 @@ def _configure(conn: Any, read_only: bool) -> None:
     conn.execute("SET work_mem TO '32MB'")
     if read_only:
         conn.execute("SET default_transaction_read_only TO on")
+
+
+def quiet_pool_log() -> None:
+    """The pool logs a warning for each connection it discards and each reconnect that fails;
+    with no logging set up, Python would print every one on stderr around the one sentence
+    backscroll says. A handler of their own keeps them off the terminal; an application that
+    sets up logging still gets them."""
+    log = logging.getLogger("psycopg.pool")
+    if not log.handlers:
+        log.addHandler(logging.NullHandler())
 
 
 class Pools:
@@ -146,6 +157,7 @@ class Pools:
             pool = self.pools.get(read_only)
             if pool is None:
                 _psycopg, psycopg_pool = driver()
+                quiet_pool_log()
                 connect(self.url, read_only).close()  # a clear sentence if it cannot connect
                 pool = psycopg_pool.ConnectionPool(
                     self.url,
