@@ -158,6 +158,9 @@ def test_print_sql_is_the_whole_schema_and_runs_as_is(capsys, monkeypatch, empty
 
 
 def login_role(cluster, group: str) -> tuple[str, str]:
+    """A login in ``group`` (made here when no `db init` of this run has made it yet)."""
+    cluster.sql(f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{group}') "
+                f"THEN CREATE ROLE {group} NOLOGIN; END IF; END $$")
     name, password = f"u_{uuid.uuid4().hex[:10]}", f"pw-{uuid.uuid4().hex}"
     cluster.sql(f"CREATE ROLE {name} LOGIN PASSWORD '{password}' IN ROLE {group}")
     return name, password
@@ -331,6 +334,18 @@ def test_a_password_never_survives_masking(user: str, password: str) -> None:
     assert password not in cleaned.replace(shown, "") and quote(password, safe="") not in cleaned
     query_url = f"postgresql://db.example/team?user={user}&password={quote(password, safe='')}"
     assert quote(password, safe="") not in mask_url(query_url)
+
+
+def test_a_short_password_is_masked_where_it_stands_whole() -> None:
+    """Not inside other words: the password "x" masked everywhere made "timeout e***pired"."""
+    url = "postgresql://ann:x@db.example/team"
+    message = f"cannot connect to {url}: connection timeout expired (password x, 'x')"
+    assert mask_secrets(message, url) == (
+        "cannot connect to postgresql://ann:***@db.example/team: connection timeout expired "
+        "(password ***, '***')"
+    )
+    long_url = "postgresql://ann:k7Vq2pLm9@db.example/team"  # a long one: wherever it stands
+    assert mask_secrets("seen: xk7Vq2pLm9x", long_url) == "seen: x***x"
 
 
 def test_a_url_without_a_password_is_shown_as_given() -> None:

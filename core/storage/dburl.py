@@ -89,11 +89,19 @@ def passwords(url: str) -> list[str]:
     return sorted(found, key=len, reverse=True)
 
 
+# A password this short is masked only where it stands whole, not inside a run of letters and
+# digits: masked everywhere, the password "x" turned "timeout expired" into "timeout e***pired".
+_SHORT_SECRET = 8
+
+
 def mask_secrets(text: str, url: str) -> str:
     """``text`` with the URL shown masked and its password nowhere."""
     text = text.replace(url, mask_url(url))
     for secret in passwords(url):
-        text = text.replace(secret, MASK)
+        if len(secret) >= _SHORT_SECRET:
+            text = text.replace(secret, MASK)
+        else:
+            text = re.sub(rf"(?<![^\W_]){re.escape(secret)}(?![^\W_])", MASK, text)
     return re.sub(r"(password\s*=\s*)('[^']*'|\S+)", rf"\1{MASK}", text, flags=re.IGNORECASE)
 
 
