@@ -741,6 +741,21 @@ async def test_indexing_then_results_after_reconciliation(state: StateDir) -> No
         assert "sessions, up to date" in app.status_bar.plain_text()
 
 
+async def test_the_home_list_drops_indexing_once_reconciliation_is_done(state: StateDir) -> None:
+    """A conversation listed as "indexing…" is listed again with its messages when
+    reconciliation finishes (counts of sessions and messages do not move then)."""
+    add_session(state, "agent:main:main", [("user", "nothing to see")])
+    add_session(state, "agent:main:imported:one", [("user", "the walrus of old"),
+                                                   ("assistant", "walrus noted")], imported=True)
+    app = app_for(state, poll_interval=0.05)
+    async with app.run_test(size=(120, 35)) as pilot:
+        await until(pilot, lambda: len(app.results.rows) == 2)
+        assert [r.searchable for r in app.results.rows if r.key.endswith("one")] == [False]
+        await asyncio.to_thread(reconcile_agent, state, "main")
+        await until(pilot, lambda: len(app.results.rows) == 2
+                    and all(r.searchable for r in app.results.rows))
+
+
 async def test_auto_reconcile_on_start_uses_the_background_reconciler(state: StateDir) -> None:
     add_session(state, "agent:main:imported:one", [("user", "the narwhal")], imported=True)
     app = make_app(state, now=frozen, poll_interval=0.05)  # the real start_background

@@ -297,6 +297,8 @@ class SearchScreen(Browsing, Screen[None]):
         keep = row_identity(current) if current is not None else None
         self._show_count(count_line(None, message.sessions))
         self.results.show_rows(message.sessions, self.browser.now, "", keep)
+        # a row still "indexing…" is listed again when reconciliation is done
+        self.refresh_when_indexed = any(not s.searchable for s in message.sessions)
         if not message.sessions:
             self.history.show_note(self._welcome())
 
