@@ -65,24 +65,40 @@ def test_a_handle_whose_reconnect_failed_reconnects_on_its_next_use(
         assert db.session("agent:main:main").leaf_id == "m"
 
 
-def test_a_sync_stops_in_one_sentence_when_the_server_is_gone(
-    tmp_path: Path, data_dir: Path, pg_url: str, monkeypatch
+@pytest.mark.parametrize("when", ["start", "reading", "opening", "writing"])
+def test_a_sync_stops_at_the_first_sign_the_server_is_gone(
+    when: str, tmp_path: Path, data_dir: Path, pg_url: str, monkeypatch
 ) -> None:
-    """Not one wait for a connection per file: hundreds of files would take hours."""
+    """Wherever the sync is when the server goes (listing the agents, reading what one
+    remembers, opening its writer, taking in a file), it asks for a connection once and stops
+    in one sentence: not a wait for every agent or file left (hundreds would take hours)."""
     monkeypatch.setattr(driver, "GETCONN_TIMEOUT_S", 1.0)
     build_home(tmp_path / "home", data_dir)
     state = StateDir(tmp_path / "state", database_url=pg_url)
     with state.open("claude-code", write=True):
         pass
+    if when != "start":
+        listed = state.agents()
+        monkeypatch.setattr(state, "agents", lambda: listed)  # the server is gone after this
     tries = []
+    real_getconn = driver.Pools.getconn
+    gone = when in ("start", "reading")
 
-    def server_gone(self, read_only: bool):
-        tries.append(read_only)
-        raise driver.translate(driver.driver()[1].PoolTimeout("timed out"), self.url)
+    def getconn(self, read_only: bool):
+        if gone or (when == "opening" and not read_only):
+            tries.append(read_only)
+            raise driver.translate(driver.driver()[1].PoolTimeout("timed out"), self.url)
+        return real_getconn(self, read_only)
 
-    monkeypatch.setattr(driver.Pools, "getconn", server_gone)
+    def progress(done: int, total: int, path: str) -> None:
+        nonlocal gone
+        if when == "writing" and done == 1 and not gone:
+            drop_connections(pg_url)
+            gone = True
+
+    monkeypatch.setattr(driver.Pools, "getconn", getconn)
     with pytest.raises(Unreachable, match="no connection to .* within 1 s"):
-        sync_sources(state)
+        sync_sources(state, on_progress=progress)
     assert len(tries) == 1
 
 
