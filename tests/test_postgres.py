@@ -348,6 +348,20 @@ def test_a_short_password_is_masked_where_it_stands_whole() -> None:
     assert mask_secrets("seen: xk7Vq2pLm9x", long_url) == "seen: x***x"
 
 
+@pytest.mark.parametrize("url", [
+    "postgresql://db.example/team?user=me@corp.example&password=s3cret",  # an @ in the query
+    "postgresql://ann:a/b@db.example/team?sslpassword=s3cret",  # a cut user info
+    "postgresql://[::1/team?password=s3cret",  # not parsed at all
+])
+def test_a_query_password_stays_hidden_in_a_url_read_loosely(url: str) -> None:
+    """A URL read loosely (an ``@`` after the host, or no parse at all) hides its query's
+    password too: the refusal sentence showed ``password=s3cret``."""
+    assert "s3cret" not in mask_url(url) and "***" in mask_url(url)
+    with pytest.raises(ValidationError) as refused:
+        check_url(url)
+    assert "s3cret" not in str(refused.value)
+
+
 def test_a_url_without_a_password_is_shown_as_given() -> None:
     for url in ("sqlite:///x", "postgresql:///team?host=/tmp", "postgresql://ann@db/team"):
         assert mask_url(url) == url

@@ -121,9 +121,10 @@ def _cut_userinfo(url: str, netloc: str) -> bool:
 
 
 def _mask_loosely(url: str) -> str:
-    """For a string too broken to parse: hide whatever sits between ``:`` and the last ``@``."""
+    """For a string too broken to parse: hide whatever sits between ``:`` and the last ``@``,
+    and the value of every password parameter."""
     secret = _loose_password(url)
-    if not secret:
-        return url
-    at = url.rfind("@")
-    return url[:at - len(secret)] + MASK + url[at:]
+    if secret:
+        at = url.rfind("@")
+        url = url[:at - len(secret)] + MASK + url[at:]
+    return re.sub(rf"([?&](?:{'|'.join(_PASSWORD_PARAMS)})=)[^&#]*", rf"\1{MASK}", url)
