@@ -9,6 +9,7 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
+from urllib.parse import quote
 
 import psycopg
 import pytest
@@ -322,8 +323,6 @@ def test_the_driver_is_loaded_only_for_a_url_and_named_when_missing(pg_url: str,
                      max_size=20),
 )
 def test_a_password_never_survives_masking(user: str, password: str) -> None:
-    from urllib.parse import quote
-
     password += "#9!"  # never a piece of the rest of the URL
 
     url = f"postgresql://{user}:{quote(password, safe='')}@db.example:5432/team?sslmode=require"
@@ -346,6 +345,16 @@ def test_a_short_password_is_masked_where_it_stands_whole() -> None:
     )
     long_url = "postgresql://ann:k7Vq2pLm9@db.example/team"  # a long one: wherever it stands
     assert mask_secrets("seen: xk7Vq2pLm9x", long_url) == "seen: x***x"
+    for password, text, masked in [
+        ("hunter22", "hunter22 hunter22x", "*** ***x"),  # 8 characters: wherever it stands
+        ("hunter2", "hunter2 hunter2x", "*** hunter2x"),  # 7: whole only
+        ("pa$$", "pa$$word", "***word"),  # an end that is no letter cuts no word
+        ("-x-", "a-x-b", "a***b"),
+        ("a.b*c+d", "a.b*c+d aXbbc+d", "*** aXbbc+d"),  # regular expression characters: literal
+        ("bö", "bö böse über", "*** böse über"),  # letters of any script
+    ]:
+        url = f"postgresql://ann:{quote(password, safe='')}@db.example/team"
+        assert mask_secrets(text, url) == masked, password
 
 
 @pytest.mark.parametrize("url", [

@@ -92,6 +92,7 @@ def passwords(url: str) -> list[str]:
 # A password this short is masked only where it stands whole, not inside a run of letters and
 # digits: masked everywhere, the password "x" turned "timeout expired" into "timeout e***pired".
 _SHORT_SECRET = 8
+_ALNUM = re.compile(r"[^\W_]")  # a letter or a digit, in any script
 
 
 def mask_secrets(text: str, url: str) -> str:
@@ -100,8 +101,10 @@ def mask_secrets(text: str, url: str) -> str:
     for secret in passwords(url):
         if len(secret) >= _SHORT_SECRET:
             text = text.replace(secret, MASK)
-        else:
-            text = re.sub(rf"(?<![^\W_]){re.escape(secret)}(?![^\W_])", MASK, text)
+        else:  # a run of letters may not go on past an end that is a letter ("pa$$word": masked)
+            before = r"(?<![^\W_])" if _ALNUM.match(secret[0]) else ""
+            after = r"(?![^\W_])" if _ALNUM.match(secret[-1]) else ""
+            text = re.sub(before + re.escape(secret) + after, MASK, text)
     return re.sub(r"(password\s*=\s*)('[^']*'|\S+)", rf"\1{MASK}", text, flags=re.IGNORECASE)
 
 
