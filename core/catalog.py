@@ -14,7 +14,7 @@ import re
 import shlex
 from typing import Any, NamedTuple
 
-from .errors import BackscrollError, ValidationError
+from .errors import BackscrollError, Unreachable, ValidationError
 from .keys import check_agent_id, is_incognito
 from .redact import redact
 from .state import StateDir
@@ -121,6 +121,8 @@ def list_sessions(state: StateDir) -> list[SessionSummary]:
         try:
             with state.open(agent_id) as db:
                 sessions = db.session_cards(SessionFilter([], exclude=True))
+        except Unreachable:
+            raise  # the server: every other agent would wait for it the same way
         except BackscrollError:
             continue
         found.extend(summary_of(agent_id, s) for s in sessions)
@@ -158,6 +160,8 @@ def visible_session_list(
             with state.open(agent_id) as db, db.snapshot():
                 visible = visible_sessions(db, caller)
                 rows = db.session_cards(visible.as_filter(), cards, limit)
+        except Unreachable:
+            raise
         except BackscrollError:
             continue  # as in search: an unreadable database hides nothing else
         per_agent.append([summary_of(agent_id, s) for s in rows])
@@ -185,6 +189,8 @@ def project_list(state: StateDir, caller: Caller) -> list[tuple[str, int]]:
         try:
             with state.open(agent_id) as db, db.snapshot():
                 found = db.projects(visible_sessions(db, caller).as_filter())
+        except Unreachable:
+            raise
         except BackscrollError:
             continue
         for cwd, count in found:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .errors import BackscrollError, Forbidden
+from .errors import BackscrollError, Forbidden, Unreachable
 from .helper_process import start_helper
 from .indexer import IndexRow, session_rows
 from .state import StateDir
@@ -244,8 +244,8 @@ def reconcile_all(state: StateDir, on_progress: Callable[[str, Progress], None] 
         callback = (lambda p, a=agent_id: on_progress(a, p)) if on_progress else None
         try:
             results.append(reconcile_agent(state, agent_id, on_progress=callback, stop=stop))
-        except Forbidden:
-            raise  # the role may not write at all (a server's read-only role): every agent alike
+        except (Forbidden, Unreachable):
+            raise  # the role may not write at all, or the server is gone: every agent alike
         except BackscrollError as err:
             results.append(ReconcileStats(agent_id, started=False, error=str(err)))
     return results

@@ -12,7 +12,7 @@ from collections import Counter
 from typing import Any, Callable, NamedTuple
 
 from .catalog import SOURCES, check_source
-from .errors import StoreError, ValidationError
+from .errors import StoreError, Unreachable, ValidationError
 from .excerpt import make_excerpt
 from .keys import agent_of, check_agent_id, normalize_key
 from .query import ParsedQuery, parse_query
@@ -206,6 +206,8 @@ def search_rows(
             response.unreadable.append(str(err))
             response.pending_agents.append(agent_id)
             response.indexing = True
+        except Unreachable:
+            raise  # the server: every other agent would wait for it the same way
         except StoreError as err:
             response.unreadable.append(str(err))  # the other agents still answer
             continue

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import BackscrollError
+from .errors import BackscrollError, Unreachable
 from .redact import redact
 from .state import StateDir
 from .storage import IDLE, Progress, SchemaBehind
@@ -97,6 +97,8 @@ def state_status(state: StateDir) -> StateStatus:
         except SchemaBehind as err:
             agents.append(AgentStatus(agent_id, 0, 0, 0, 0, 0, IDLE, str(err), "older schema"))
             continue
+        except Unreachable:
+            raise  # the server: every other agent would wait for it the same way
         except BackscrollError as err:
             agents.append(AgentStatus(agent_id, 0, 0, 0, 0, 0, IDLE, str(err), "unreadable"))
             continue

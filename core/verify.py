@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .errors import BackscrollError
+from .errors import BackscrollError, Unreachable
 from .indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT, session_rows
 from .redact import redact
 from .state import StateDir
@@ -52,6 +52,8 @@ def verify_state(state: StateDir) -> VerifyReport:
         try:
             with state.open(agent_id) as db, db.snapshot():
                 verify_agent(db, report)
+        except Unreachable:
+            raise  # the server: every other agent would wait for it the same way
         except BackscrollError as err:  # one unreadable database: the others are checked
             report.problems.append(f"{agent_id}: {err}")
             report.databases_unusable += 1

@@ -13,11 +13,18 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from backscroll.core.catalog import list_sessions, project_list, visible_session_list
 from backscroll.core.errors import StoreError, Unreachable
+from backscroll.core.reconcile import reconcile_all
+from backscroll.core.search import SearchRequest, sessions_search
 from backscroll.core.sources import sync_sources
+from backscroll.core.sources.listing import sources_status
 from backscroll.core.state import StateDir
+from backscroll.core.status import state_status
 from backscroll.core.storage import SessionMeta
 from backscroll.core.storage.postgres import driver
+from backscroll.core.verify import verify_state
+from backscroll.core.visibility import OPERATOR
 
 from .events import msg
 from .fakehome import build_home
@@ -99,6 +106,42 @@ def test_a_sync_stops_at_the_first_sign_the_server_is_gone(
     monkeypatch.setattr(driver.Pools, "getconn", getconn)
     with pytest.raises(Unreachable, match="no connection to .* within 1 s"):
         sync_sources(state, on_progress=progress)
+    assert len(tries) == 1
+
+
+
+@pytest.mark.parametrize("operation", [
+    lambda state: reconcile_all(state),
+    lambda state: sessions_search(state, SearchRequest(query="heron"), OPERATOR),
+    lambda state: state_status(state),
+    lambda state: verify_state(state),
+    lambda state: list_sessions(state),
+    lambda state: visible_session_list(state, OPERATOR),
+    lambda state: project_list(state, OPERATOR),
+    lambda state: sources_status(state),
+], ids=["reconcile_all", "search", "status", "verify", "list_sessions", "visible_session_list",
+        "project_list", "sources_status"])
+def test_an_operation_over_every_agent_stops_when_the_server_is_gone(
+    operation, tmp_path: Path, pg_url: str, monkeypatch
+) -> None:
+    """An unreadable agent is one problem and the others go on; a server that cannot be
+    reached is every agent's problem: one sentence after one wait, not one wait per agent."""
+    monkeypatch.setattr(driver, "GETCONN_TIMEOUT_S", 1.0)
+    state = StateDir(tmp_path, database_url=pg_url)
+    for agent in ("alpha", "beta", "gamma"):
+        with state.open(agent, write=True) as db:
+            db.append(SessionMeta(f"agent:{agent}:main"), json.dumps(msg("m", None, "user", "heron")))
+    listed = state.agents()
+    monkeypatch.setattr(state, "agents", lambda: listed)  # the server goes after this
+    tries = []
+
+    def server_gone(self, read_only: bool):
+        tries.append(read_only)
+        raise driver.translate(driver.driver()[1].PoolTimeout("timed out"), self.url)
+
+    monkeypatch.setattr(driver.Pools, "getconn", server_gone)
+    with pytest.raises(Unreachable, match="no connection to .* within 1 s"):
+        operation(state)
     assert len(tries) == 1
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import BackscrollError
+from ..errors import BackscrollError, Unreachable
 from ..state import StateDir
 from ..storage import FileState
 from .detect import Source, all_sources
@@ -82,6 +82,8 @@ def _remembered(state: StateDir) -> tuple[dict[str, FileState], dict[str, int]]:
                 known.update(db.file_states())
                 for root, when in db.source_syncs().items():
                     syncs[root] = max(when, syncs.get(root, 0))
+        except Unreachable:
+            raise  # the server: every other agent would wait for it the same way
         except BackscrollError:
             continue  # unreadable or older: `status` names it
     return known, syncs
