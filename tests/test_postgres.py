@@ -278,6 +278,26 @@ def test_a_writer_who_is_not_the_owner_works_on_a_schema_only_missing_indexes(
                "('sessions_by_spawner', 'sessions_by_parent')") == [(2,)]
 
 
+def test_a_writer_who_is_not_the_owner_is_told_who_upgrades_an_older_schema(
+        pg_cluster, empty_db: str, tmp_path: Path, capsys, monkeypatch) -> None:
+    """Below ``WORKS_SINCE`` the writer may not go on, and the cure is the owner's `db init`,
+    not "the writer role" the writer already has."""
+    assert run(capsys, monkeypatch, "db", "init", "--url", empty_db)[0] == 0
+    older = schema.WORKS_SINCE - 1
+    sql(empty_db, f"UPDATE backscroll.meta SET value = '{older}' WHERE key = 'schema_version'")
+    driver.close_pools(empty_db)
+    database = empty_db.split("@/")[1].split("?")[0]
+    writer_url = pg_cluster.url(database, *login_role(pg_cluster, schema.WRITER_ROLE))
+    events = "\n".join(lines(msg("u1", None, "user", "the nightly backup failed")))
+    code, _out, err = run(capsys, monkeypatch, "append", "agent:main:main", "--state-dir",
+                          str(tmp_path), "--database", writer_url, stdin=events)
+    assert code == 3 and one_sentence(err), err
+    assert f"holds an older backscroll schema (version {older}) that this role may not " \
+        "upgrade: run `backscroll db init --url URL` as the schema's owner" in err
+    assert "writer role" not in err
+    assert sql(empty_db, "SELECT count(*) FROM backscroll.events") == [(0,)]
+
+
 # ------------------------------------------------------------------ bad input, one sentence
 
 

@@ -92,8 +92,13 @@ class PostgresStorage:
         except Forbidden:
             # Not the owner: a schema the code works with as it is (what is missing is
             # indexes) is used as it is, and the owner's `db init` adds them.
-            if self._version(write=True) < WORKS_SINCE:
-                raise
+            version = self._version(write=True)
+            if version < WORKS_SINCE:  # the cure is the owner's, not another role
+                raise Forbidden(
+                    f"{mask_url(self.url)} holds an older backscroll schema (version {version}) "
+                    "that this role may not upgrade: run `backscroll db init --url URL` as the "
+                    "schema's owner"
+                ) from None
             pools.upgrade_refused = True
             return
         pools.schema_checked = True
