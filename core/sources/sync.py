@@ -89,7 +89,6 @@ class _Work:
     known: dict[str, FileState]
     todo: list[tuple[FoundFile, FileState | None, str | None]]  # (file, before, moved from)
     gone: list[str]
-    db: AgentWriter | None = None  # opened once there is something to write
 
 
 def sync_sources(
@@ -150,8 +149,7 @@ def sync_sources(
             continue
         with db:
             for work in works:
-                work.db = db
-                follower = _Follower(work, report)
+                follower = _Follower(work, db, report)
                 for found, before, moved_from in work.todo:
                     if on_progress is not None:
                         on_progress(done, total, found.path)
@@ -208,10 +206,9 @@ def _plan(source: Source, agent: str, known: dict[str, FileState],
 class _Follower:
     """Takes in the changed files of one ``_Work``, each in one transaction."""
 
-    def __init__(self, work: _Work, report: SyncReport) -> None:
-        assert work.db is not None
+    def __init__(self, work: _Work, db: AgentWriter, report: SyncReport) -> None:
         self.work = work
-        self.db = work.db
+        self.db = db
         self.report = report
         self.tasks: Tasks = {}  # Claude Code: what sub-agents were asked, for their labels
         self.views: dict[Path, StoreView] = {}  # OpenClaw: each folder's sessions.json
