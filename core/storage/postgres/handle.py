@@ -50,9 +50,7 @@ class Handle:
         """Swap a dropped connection for a new one (only ever between transactions); a swap
         that failed (the server still down) is tried again at the next statement."""
         if self._depth == 0 and (self.conn is None or self.conn.broken or self.conn.closed):
-            if self.conn is not None:
-                self._pools.putconn(self.conn, read_only=not self.write)
-                self.conn = None
+            self.close()
             self.conn = self._pools.getconn(read_only=not self.write)
 
     @contextmanager
