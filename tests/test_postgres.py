@@ -243,19 +243,25 @@ def test_the_tree_read_walks_the_link_indexes(pg_url: str, tmp_path: Path, monke
     assert "sessions_by_spawner" in plans[0] and "sessions_by_parent" in plans[0], plans[0]
 
 
+def schema_4_set_back(pg_cluster, url: str, version: int, capsys, monkeypatch) -> tuple[str, str]:
+    """``url``'s database made by `db init`, then marked as holding schema ``version`` without
+    schema 4's indexes; a writer's and a reader's URL (logins that do not own it)."""
+    assert run(capsys, monkeypatch, "db", "init", "--url", url)[0] == 0
+    sql(url, "DROP INDEX backscroll.sessions_by_spawner, backscroll.sessions_by_parent")
+    sql(url, f"UPDATE backscroll.meta SET value = '{version}' WHERE key = 'schema_version'")
+    driver.close_pools(url)
+    database = url.split("@/")[1].split("?")[0]
+    return (pg_cluster.url(database, *login_role(pg_cluster, schema.WRITER_ROLE)),
+            pg_cluster.url(database, *login_role(pg_cluster, schema.READER_ROLE)))
+
+
 def test_a_writer_who_is_not_the_owner_works_on_a_schema_only_missing_indexes(
         pg_cluster, empty_db: str, tmp_path: Path, capsys, monkeypatch) -> None:
     """A member of the writer role may not create indexes (the owner may): on a schema whose
     missing migrations add indexes only (``WORKS_SINCE``), it writes and searches as it is,
     readers too, and the owner's `db init` upgrades it later."""
-    assert run(capsys, monkeypatch, "db", "init", "--url", empty_db)[0] == 0
-    sql(empty_db, "DROP INDEX backscroll.sessions_by_spawner, backscroll.sessions_by_parent")
-    sql(empty_db, f"UPDATE backscroll.meta SET value = '{schema.WORKS_SINCE}' "
-        "WHERE key = 'schema_version'")
-    driver.close_pools(empty_db)
-    database = empty_db.split("@/")[1].split("?")[0]
-    writer_url = pg_cluster.url(database, *login_role(pg_cluster, schema.WRITER_ROLE))
-    reader_url = pg_cluster.url(database, *login_role(pg_cluster, schema.READER_ROLE))
+    writer_url, reader_url = schema_4_set_back(pg_cluster, empty_db, schema.WORKS_SINCE,
+                                               capsys, monkeypatch)
     state = str(tmp_path / "state")
 
     def cli(url: str, *argv: str, stdin: str = "") -> tuple[int, str, str]:
@@ -282,12 +288,8 @@ def test_a_writer_who_is_not_the_owner_is_told_who_upgrades_an_older_schema(
         pg_cluster, empty_db: str, tmp_path: Path, capsys, monkeypatch) -> None:
     """Below ``WORKS_SINCE`` the writer may not go on, and the cure is the owner's `db init`,
     not "the writer role" the writer already has."""
-    assert run(capsys, monkeypatch, "db", "init", "--url", empty_db)[0] == 0
     older = schema.WORKS_SINCE - 1
-    sql(empty_db, f"UPDATE backscroll.meta SET value = '{older}' WHERE key = 'schema_version'")
-    driver.close_pools(empty_db)
-    database = empty_db.split("@/")[1].split("?")[0]
-    writer_url = pg_cluster.url(database, *login_role(pg_cluster, schema.WRITER_ROLE))
+    writer_url, _reader_url = schema_4_set_back(pg_cluster, empty_db, older, capsys, monkeypatch)
     events = "\n".join(lines(msg("u1", None, "user", "the nightly backup failed")))
     code, _out, err = run(capsys, monkeypatch, "append", "agent:main:main", "--state-dir",
                           str(tmp_path), "--database", writer_url, stdin=events)
