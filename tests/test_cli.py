@@ -433,3 +433,20 @@ def test_output_to_a_full_disk_is_one_sentence_not_an_internal_error(tmp_path: P
         )
     assert done.returncode == 1
     assert done.stderr == "backscroll: cannot write the output: No space left on device\n"
+
+
+def test_an_io_error_elsewhere_is_not_called_the_output(capsys, monkeypatch, tmp_path: Path) -> None:
+    """An I/O error while reading (a failing disk under a transcript, say) is not "cannot
+    write the output": the output is fine, so it is an internal error, still one line."""
+    import errno
+
+    import backscroll.core.status as status
+
+    def failing(state):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(status, "state_status", failing)
+    code, out, err = run(capsys, "--state-dir", str(tmp_path), "status")
+    assert code == 1 and out == ""
+    assert err == ("backscroll: internal error: OSError: [Errno 5] Input/output error "
+                   "(set BACKSCROLL_DEBUG=1 to see where)\n")

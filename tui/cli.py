@@ -161,13 +161,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except OSError as err:  # the output went to a full disk (or /dev/full): not a bug
-        if err.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO):
+        if err.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):  # what only writes get
             return _internal(err)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush too
+        _silence_stdout()
         print(f"backscroll: cannot write the output: {err.strerror}", file=sys.stderr)
         return 1
     except Exception as err:
         return _internal(err)
+
+
+def _silence_stdout() -> None:
+    """Standard output to /dev/null, so the interpreter's last flush of what could not be
+    written fails no more (without a file descriptor, as in-process, there is none)."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _internal(err: Exception) -> int:
@@ -205,7 +214,7 @@ def fail(err: BackscrollError, as_json: bool) -> int:
         try:
             print(json.dumps(err.as_json(), ensure_ascii=False), flush=True)
         except BrokenPipeError:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the final flush too
+            _silence_stdout()
     print(f"backscroll: {shown(str(err))}", file=sys.stderr)
     return err.exit_code
 
