@@ -28,12 +28,10 @@ import psycopg  # noqa: E402
 from backscroll.core import visible  # noqa: E402
 from backscroll.core.indexer import INDEXER_VERSION  # noqa: E402
 from backscroll.core.state import StateDir  # noqa: E402
+from backscroll.core.storage.postgres import schema  # noqa: E402
 from backscroll.core.visibility import Caller, Policy  # noqa: E402
 
-INDEXES = {
-    "sessions_by_spawner": "(agent_id, lower(spawned_by))",
-    "sessions_by_parent": "(agent_id, lower(parent_key))",
-}
+LINK_INDEXES = schema.MIGRATIONS[4]  # the two link indexes, as the schema makes them
 TREES = {"sees 11": 10, "sees 1,001": 1000}
 
 
@@ -110,12 +108,10 @@ def main() -> int:
         for _round in range(rounds):
             for indexed in (True, False):
                 with psycopg.connect(url, autocommit=True) as conn:
-                    for name, columns in INDEXES.items():
-                        if indexed:
-                            conn.execute(f"CREATE INDEX IF NOT EXISTS {name} ON "
-                                         f"backscroll.sessions {columns}")
-                        else:
-                            conn.execute(f"DROP INDEX IF EXISTS backscroll.{name}")
+                    conn.execute("SET search_path TO backscroll")
+                    conn.execute("DROP INDEX IF EXISTS sessions_by_spawner, sessions_by_parent")
+                    if indexed:
+                        conn.execute(LINK_INDEXES)
                 for size, callers in cells.items():
                     for label, caller in callers.items():
                         view_ms(state, f"a{size}", caller, 1)  # a fresh plan, warm pages
