@@ -1,0 +1,83 @@
+"""Secrets where the text rules do not see them whole: inside a tool call's JSON arguments, and
+in a label an importer cuts to one line (SPEC 6: no output shows a secret, nor part of one)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from backscroll.core.export import export_conversation
+from backscroll.core.history import HistoryRequest, sessions_history
+from backscroll.core.state import StateDir
+from backscroll.core.storage import SessionMeta
+from backscroll.core.visibility import OPERATOR
+
+from .events import header, msg
+from .redaction_vectors import CONTEXT_FORMS, TOKENS, context, token_secret
+
+KEY = "agent:main:main"
+
+
+def _vectors(seed: int) -> list[tuple[str, str]]:
+    """(text, secret) for every context form and every vendor token, from one seed."""
+    rng = random.Random(seed)
+    out = []
+    for form in sorted(CONTEXT_FORMS):
+        text, [secret] = context(form, rng)
+        out.append((text, secret))
+    for kind, make in sorted(TOKENS.items()):
+        token = make(rng)
+        out.append((f"export VALUE={token}" if kind == "aws_secret" else f"run it with {token}",
+                    token_secret(kind, token)))
+    return out
+
+
+def _shown(secret: str, text: str) -> bool:
+    """The secret, or any 12 characters of it, in ``text`` (also as JSON escapes it)."""
+    escaped = json.dumps(text, ensure_ascii=False)
+    for part in {secret, *(secret[i : i + 12] for i in range(0, max(len(secret) - 11, 1)))}:
+        if len(part.strip()) >= 8 and (part in text or json.dumps(part)[1:-1] in escaped):
+            return True
+    return False
+
+
+def test_a_secret_inside_tool_call_arguments_never_shows(state: StateDir) -> None:
+    vectors = _vectors(5)
+    meta = SessionMeta(KEY, session_id="s-tools")
+    blocks = [{"type": "toolCall", "id": f"c{i}", "name": "exec",
+               "arguments": {"command": text, "env": {"note": [text]}}}
+              for i, (text, _secret) in enumerate(vectors)]
+    with state.open("main", write=True) as db:
+        db.append(meta, json.dumps(header("s-tools")))
+        db.append(meta, json.dumps(msg("u1", None, "user", "run the tools")))
+        for i in range(0, len(blocks), 8):  # a few calls per turn, as agents make them
+            db.append(meta, json.dumps(msg(f"a{i}", f"a{i - 8}" if i else "u1", "assistant",
+                                           blocks[i : i + 8])))
+    request = HistoryRequest(KEY, include_tools=True, max_bytes=10**7, field_max_chars=10**6)
+    shown = json.dumps(sessions_history(state, request, OPERATOR).as_json(), ensure_ascii=False)
+    exported = export_conversation(state, KEY, OPERATOR, "markdown")
+    assert shown.count('"toolCall"') == len(vectors)
+    leaked = [secret for _text, secret in vectors if _shown(secret, shown) or _shown(secret, exported)]
+    assert leaked == []
+    assert '"command": "mysql -h db -uroot -p*** app"' in exported  # the call still reads
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_arguments_over_the_bound_are_cut_not_redacted_by_halves(state: StateDir, n: int) -> None:
+    secret = TOKENS["github"](random.Random(n))
+    words = "word " * 12_000  # 60,000 characters: the bound is reached inside this string
+    meta = SessionMeta(KEY, session_id="s-big")
+    call = {"type": "toolCall", "id": "c", "name": "write",
+            "arguments": {"content": words, "more": [words, f"token {secret}"]}}
+    with state.open("main", write=True) as db:
+        db.append(meta, json.dumps(header("s-big")))
+        db.append(meta, json.dumps(msg("a1", None, "assistant", [call])))
+    request = HistoryRequest(KEY, include_tools=True, max_bytes=10**7, field_max_chars=10**6)
+    history = sessions_history(state, request, OPERATOR)
+    [message] = history.messages
+    arguments = message["content"][0]["arguments"]
+    assert secret not in arguments and history.content_truncated
+    assert json.loads(arguments)["more"] == ["…", "…"]  # past the bound: left out, marked
+
