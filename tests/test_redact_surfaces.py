@@ -81,3 +81,52 @@ def test_arguments_over_the_bound_are_cut_not_redacted_by_halves(state: StateDir
     assert secret not in arguments and history.content_truncated
     assert json.loads(arguments)["more"] == ["…", "…"]  # past the bound: left out, marked
 
+
+def _claude_code_files(root, vectors: list[tuple[str, str]]) -> None:
+    """A project of main sessions whose first prompt is each text, each with a subagent whose
+    first prompt is the same (labelled "subagent: <prompt>")."""
+    project = root / "-srv-app"
+    for i, (text, _secret) in enumerate(vectors):
+        sid = f"00000000-0000-4000-8000-{i:012d}"
+        line = {"type": "user", "uuid": f"u{i}", "parentUuid": None, "sessionId": sid,
+                "cwd": "/srv/app", "timestamp": "2026-05-01T10:00:00.000Z",
+                "message": {"role": "user", "content": text}}
+        (project / sid / "subagents").mkdir(parents=True)
+        (project / f"{sid}.jsonl").write_text(json.dumps(line) + "\n")
+        sub = {**line, "uuid": f"s{i}", "isSidechain": True, "agentId": f"a{i:06x}"}
+        (project / sid / "subagents" / f"agent-a{i:06x}.jsonl").write_text(json.dumps(sub) + "\n")
+
+
+def _codex_files(root, vectors: list[tuple[str, str]]) -> None:
+    day = root / "2026" / "05" / "01"
+    day.mkdir(parents=True)
+    for i, (text, _secret) in enumerate(vectors):
+        tid = f"019e1625-789d-76c0-80ab-{i:012x}"
+        lines = [{"timestamp": "2026-05-01T10:00:00.000Z", "type": "session_meta",
+                  "payload": {"id": tid, "timestamp": "2026-05-01T10:00:00.000Z", "cwd": "/srv/app"}},
+                 {"timestamp": "2026-05-01T10:00:01.000Z", "type": "response_item",
+                  "payload": {"type": "message", "role": "user",
+                              "content": [{"type": "input_text", "text": text}]}}]
+        (day / f"rollout-2026-05-01T10-00-00-{tid}.jsonl").write_text(
+            "\n".join(json.dumps(x) for x in lines) + "\n")
+
+
+def test_a_label_cut_from_a_first_prompt_shows_no_part_of_a_secret(tmp_path) -> None:
+    from backscroll.core.catalog import list_sessions
+    from backscroll.core.importers.claude_code import import_claude_code
+    from backscroll.core.importers.codex import import_codex
+
+    # the secret far enough in that the label's cut (80 characters) falls inside it
+    vectors = [(f"deploy it {'now ' * (i % 9)}\n{text}", secret)
+               for i, (text, secret) in enumerate(_vectors(9))]
+    state = StateDir(tmp_path / "state")
+    _claude_code_files(tmp_path / "projects", vectors)
+    _codex_files(tmp_path / "sessions", vectors)
+    import_claude_code(state, tmp_path / "projects")
+    import_codex(state, tmp_path / "sessions")
+    labels = [s.label for s in list_sessions(state)]
+    assert len(labels) == 3 * len(vectors)
+    assert sum(label.startswith("app: subagent: deploy it") for label in labels) == len(vectors)
+    leaked = [(secret, label) for text, secret in vectors for label in labels
+              if _shown(secret, label)]
+    assert leaked == []
