@@ -130,3 +130,19 @@ def test_a_label_cut_from_a_first_prompt_shows_no_part_of_a_secret(tmp_path) -> 
     leaked = [(secret, label) for text, secret in vectors for label in labels
               if _shown(secret, label)]
     assert leaked == []
+
+
+def test_the_session_list_for_programs_redacts_keys_and_spawners(state: StateDir) -> None:
+    """MCP's ``sessions_list`` answers ``SessionSummary.as_json``: its keys are masked as
+    search and history mask them."""
+    from backscroll.core.catalog import list_sessions
+
+    token_key = "agent:main:xoxb-123456789012-1234567890123-abcdefghijklmnopqrstuvwx"
+    with state.open("main", write=True) as db:
+        db.append(SessionMeta(token_key, session_id="s1"), json.dumps(header("s1")))
+        db.append(SessionMeta("agent:main:subagent:x", session_id="s2", spawned_by=token_key),
+                  json.dumps(header("s2")))
+    listed = {s.session_id: s.as_json() for s in list_sessions(state)}
+    assert listed["s1"]["sessionKey"] == listed["s2"]["spawnedBy"] == "agent:main:xoxb-1…uvwx"
+    assert listed["s2"]["sessionKey"] == "agent:main:subagent:x"
+    assert "abcdefghijklmnopqrstuvwx" not in json.dumps(listed)
