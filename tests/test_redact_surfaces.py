@@ -8,10 +8,14 @@ import random
 
 import pytest
 
+from backscroll.core.config import Config, make_caller
+from backscroll.core.errors import ValidationError
 from backscroll.core.export import export_conversation
 from backscroll.core.history import HistoryRequest, sessions_history
+from backscroll.core.keys import check_agent_id, normalize_key
 from backscroll.core.state import StateDir
 from backscroll.core.storage import SessionMeta
+from backscroll.core.timeparse import parse_time
 from backscroll.core.visibility import OPERATOR
 
 from .events import header, msg
@@ -146,3 +150,30 @@ def test_the_session_list_for_programs_redacts_keys_and_spawners(state: StateDir
     assert listed["s1"]["sessionKey"] == listed["s2"]["spawnedBy"] == "agent:main:xoxb-1…uvwx"
     assert listed["s2"]["sessionKey"] == "agent:main:subagent:x"
     assert "abcdefghijklmnopqrstuvwx" not in json.dumps(listed)
+
+
+ANTHROPIC = TOKENS["anthropic"](random.Random(2))  # 108 characters: longer than any cut
+
+
+@pytest.mark.parametrize("call", [
+    lambda: check_agent_id(ANTHROPIC * 2),
+    lambda: normalize_key(f"agent:ma in:{ANTHROPIC}"),
+    lambda: parse_time(f"2026-01-01 {ANTHROPIC}"),
+    lambda: parse_time(f"é {ANTHROPIC} " * 3),
+])
+def test_an_error_sentence_quoting_a_long_value_shows_no_part_of_a_token(call) -> None:
+    with pytest.raises(ValidationError) as raised:
+        call()
+    sentence = str(raised.value)
+    assert not _shown(ANTHROPIC, sentence) and "sk-ant…" in sentence, sentence
+
+
+def test_the_mcp_server_names_a_caller_holding_a_token_masked(state: StateDir) -> None:
+    pytest.importorskip("mcp")
+    from backscroll.tui.mcp_server import build_server, startup_line
+
+    caller = make_caller(Config(), f"agent:main:{ANTHROPIC}")
+    line = startup_line(state, caller)
+    told = build_server(state, caller, on_pending=lambda agent: None).instructions or ""
+    assert "sk-ant…" in line and "sk-ant…" in told
+    assert not _shown(ANTHROPIC.lower(), line) and not _shown(ANTHROPIC.lower(), told)
