@@ -177,3 +177,19 @@ def test_the_mcp_server_names_a_caller_holding_a_token_masked(state: StateDir) -
     told = build_server(state, caller, on_pending=lambda agent: None).instructions or ""
     assert "sk-ant…" in line and "sk-ant…" in told
     assert not _shown(ANTHROPIC.lower(), line) and not _shown(ANTHROPIC.lower(), told)
+
+
+def test_sources_show_a_folder_holding_a_token_masked(tmp_path, capsys) -> None:
+    from backscroll.tui.cli import main
+
+    token = TOKENS["github"](random.Random(4))
+    folder = tmp_path / f"rollouts {token}"
+    folder.mkdir()
+    base = ["--state-dir", str(tmp_path / "state")]
+    assert main(base + ["sources", "add", "codex", str(folder)]) == 0
+    for argv in (["sources"], ["sources", "--json"], ["sync", "--json"],
+                 ["sources", "remove", str(folder), "--json"]):
+        assert main(base + argv) == 0, argv
+        out, err = capsys.readouterr()
+        assert token not in out + err, (argv, out)
+        assert argv[0] == "sync" or f"{token[:6]}…{token[-4:]}" in out, (argv, out)
