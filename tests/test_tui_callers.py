@@ -9,12 +9,17 @@ from backscroll.core.state import StateDir
 from backscroll.tui.cli import main
 from backscroll.tui.screens import ViewAsScreen
 
-from .test_tui import app_for, convo, count_text, type_query, until  # noqa: F401 - a fixture
+from .test_tui import add_session, app_for, count_text, type_query, until
 
 ALPHA = "agent:main:subagent:alpha"
 
 
-async def test_a_caller_deleted_while_the_browser_views_as_it_shows_nothing(convo: StateDir) -> None:
+async def test_a_caller_deleted_while_the_browser_views_as_it_shows_nothing(state: StateDir) -> None:
+    add_session(state, "agent:main:main", [("user", "Please deploy checkout-web.")])
+    add_session(state, ALPHA, [("user", "Investigate the deploy latency graphs."),
+                               ("assistant", "Latency rose after the deploy at noon.")],
+                spawned_by="agent:main:main", start_ms=600_000)
+    convo = state
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
         await pilot.press("tab", "v")
@@ -35,7 +40,8 @@ async def test_a_caller_deleted_while_the_browser_views_as_it_shows_nothing(conv
         await pilot.pause(0.3)
         assert count_text(app) == "nothing to show as this caller"
         assert "Latency" not in app.history.plain_text()
-        assert [n.message for n in app._notifications] == [f"searching as {ALPHA} (tree)"]  # said under the bar
+        # said under the bar: the only notification is the one of the switch
+        assert [n.message for n in app._notifications] == [f"searching as {ALPHA} (tree)"]
 
         app.search_input.value = ""  # the home list: refused the same way
         await until(pilot, lambda: app.last_request is None and app.results.option_count == 0
