@@ -1,10 +1,13 @@
-"""The browser's caller ("view as") when its session goes away: nothing of an earlier answer
-stays on screen, one sentence says why (not a notification per keystroke)."""
+"""The browser when a search cannot run: a "view as" caller whose session goes away (nothing
+of an earlier answer stays on screen), a server gone away (the earlier answer stays, marked as
+such); one line under the bar says why, not a notification per keystroke."""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Static
 
+from backscroll.core.errors import Unreachable
 from backscroll.core.state import StateDir
 from backscroll.tui.cli import main
 from backscroll.tui.screens import ViewAsScreen
@@ -48,3 +51,26 @@ async def test_a_caller_deleted_while_the_browser_views_as_it_shows_nothing(stat
                     and "does not exist" in str(error.content))
         assert count_text(app) == "nothing to show as this caller"
         assert len(app._notifications) == 1
+
+
+async def test_a_search_the_storage_cannot_answer_keeps_the_last_answer_marked(
+        state: StateDir, monkeypatch: pytest.MonkeyPatch) -> None:
+    from backscroll.tui.screens import search as search_screen
+
+    add_session(state, "agent:main:main", [("user", "Please deploy checkout-web.")])
+    app = app_for(state)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await type_query(pilot, app, "deploy")
+        assert len(app.results.results) == 1
+
+        def server_gone(*args, **kwargs):
+            raise Unreachable("cannot connect to postgresql://db.example/backscroll: connection "
+                              "refused " + "and more detail " * 10)
+
+        monkeypatch.setattr(search_screen, "sessions_search", server_gone)
+        await pilot.press(*" checkout")
+        error = app.search_screen.query_one("#search-error", Static)
+        await until(pilot, lambda: "cannot connect" in str(error.content))
+        assert count_text(app) == "below: the answer for deploy"
+        assert len(app.results.results) == 1 and not app._notifications
+        assert error.size.height == 1  # one line, however long the sentence

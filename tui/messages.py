@@ -44,12 +44,13 @@ class SearchAnswered(Message):
 class HomeLoaded(Message):
     """The recent conversations, for the list shown before anything is typed."""
 
-    def __init__(self, generation: int, sessions: list[SessionSummary], error: str | None = None
-                 ) -> None:
+    def __init__(self, generation: int, sessions: list[SessionSummary], error: str | None = None,
+                 forbidden: bool = False) -> None:
         super().__init__()
         self.generation = generation
         self.sessions = sessions
-        self.error = error  # why nothing is listed (the caller may not search)
+        self.error = error  # why nothing new is listed (the server is gone, ...)
+        self.forbidden = forbidden  # the caller may not search: nothing may stay listed
 
 
 class HistoryLoaded(Message):

@@ -24,7 +24,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker
 
 from backscroll.core.catalog import visible_session_list
-from backscroll.core.errors import Forbidden, ValidationError
+from backscroll.core.errors import BackscrollError, Forbidden
 from backscroll.core.grouped import GroupedResponse, conversations_search
 from backscroll.core.search import LIMIT_MAX, SearchRequest, SearchResponse, sessions_search
 from backscroll.core.visibility import Caller
@@ -215,11 +215,11 @@ class SearchScreen(Browsing, Screen[None]):
         search = conversations_search if grouped else sessions_search
         try:
             response = search(state, request, caller, on_pending=on_pending)
-        except ValidationError as err:
-            self.post_message(SearchAnswered(generation, request, error=str(err)))
-            return
         except Forbidden as err:  # the caller's session was deleted meanwhile
             self.post_message(SearchAnswered(generation, request, error=str(err), forbidden=True))
+            return
+        except BackscrollError as err:  # a refused query, a server gone: said under the bar
+            self.post_message(SearchAnswered(generation, request, error=str(err)))
             return
         self.post_message(SearchAnswered(generation, request, response))
 
@@ -271,13 +271,14 @@ class SearchScreen(Browsing, Screen[None]):
         self.query_one("#count", Static).update(line, layout=False)
 
     def _show_error(self, error: str | None) -> None:
-        """The query's validation error under the bar (every keystroke clears it: only a
-        change is drawn, as a change lays the screen out again)."""
+        """Why the bar's text was not searched (a refused query, a caller that may not
+        search, a server gone away), on one line under the bar (every keystroke clears it:
+        only a change is drawn, as a change lays the screen out again)."""
         if error == self._error_shown:
             return
         self._error_shown = error
         line = self.query_one("#search-error", Static)
-        line.update(Text(error or ""))
+        line.update(Text(error or ""))  # on one line (app.tcss), cut with an ellipsis
         line.set_class(error is not None, "-shown")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -303,6 +304,9 @@ class SearchScreen(Browsing, Screen[None]):
                 since_ms=filters.since_ms(self.browser.now()), source=filters.source,
                 project=filters.project, limit=HOME_LIMIT)
         except Forbidden as err:  # the caller's session was deleted meanwhile
+            self.post_message(HomeLoaded(generation, [], error=str(err), forbidden=True))
+            return
+        except BackscrollError as err:  # e.g. the server went away: the list stays
             self.post_message(HomeLoaded(generation, [], error=str(err)))
             return
         if self.scope.kind == "session":
@@ -314,7 +318,8 @@ class SearchScreen(Browsing, Screen[None]):
             return
         if message.error is not None:
             self._show_error(shown(message.error))
-            self._show_nothing(None)
+            if message.forbidden:
+                self._show_nothing(None)
             return
         current = self.results.current
         keep = row_identity(current) if current is not None else None
