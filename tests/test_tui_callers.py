@@ -74,3 +74,20 @@ async def test_a_search_the_storage_cannot_answer_keeps_the_last_answer_marked(
         assert count_text(app) == "below: the answer for deploy"
         assert len(app.results.results) == 1 and not app._notifications
         assert error.size.height == 1  # one line, however long the sentence
+
+
+async def test_a_sync_that_fails_leaves_no_progress_behind(state: StateDir) -> None:
+    """A reader's browser syncs the local sources on open and is refused: the status bar must
+    not say "syncing 0/3 files" for the rest of the run."""
+    from backscroll.core.sources.sync import SyncReport
+    from backscroll.tui.messages import SourcesSynced, SyncProgress
+
+    add_session(state, "agent:main:main", [("user", "Please deploy checkout-web.")])
+    app = app_for(state, sources=False)  # the sync's messages come from this test alone
+    async with app.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: app.status is not None)
+        app.post_message(SyncProgress(0, 3))
+        await until(pilot, lambda: "syncing 0/3 files" in app.status_bar.plain_text())
+        app.post_message(SourcesSynced(SyncReport(sources=1, problems=[
+            "the database role may not do this (permission denied for table sessions)"])))
+        await until(pilot, lambda: "syncing" not in app.status_bar.plain_text())
