@@ -8,8 +8,8 @@ import pytest
 from textual.widgets import Static
 
 from backscroll.core.errors import Unreachable
+from backscroll.core.ingest import delete_session
 from backscroll.core.state import StateDir
-from backscroll.tui.cli import main
 from backscroll.tui.screens import ViewAsScreen
 
 from .test_tui import add_session, app_for, count_text, type_query, until
@@ -34,7 +34,7 @@ async def test_a_caller_deleted_while_the_browser_views_as_it_shows_nothing(stat
         await type_query(pilot, app, "latency")
         assert {r.session_key for r in app.results.results} == {ALPHA}
 
-        assert main(["--state-dir", str(convo.path), "delete", ALPHA]) == 0
+        delete_session(convo, ALPHA)  # as `backscroll delete` does, from another process
         app.search_input.value = ""
         await pilot.press(*"latency")  # a search per keystroke, each refused
         error = app.search_screen.query_one("#search-error", Static)
