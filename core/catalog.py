@@ -73,13 +73,14 @@ class SessionSummary(NamedTuple):
         return self.label or _ENVELOPE.sub("", self.title or "", count=1)
 
     def as_json(self) -> dict[str, Any]:
-        """For programs (the MCP server's ``sessions_list``); a label is text, so redacted."""
+        """For programs (the MCP server's ``sessions_list``): keys are redacted here, as in
+        every answer (a key may hold a token); a label is text, so redacted too."""
         return {
-            "sessionKey": self.key,
+            "sessionKey": redact(self.key),
             "sessionId": self.session_id,
             "agent": self.agent,
             "label": redact(self.label) if self.label else None,
-            "spawnedBy": self.spawned_by,
+            "spawnedBy": redact(self.spawned_by) if self.spawned_by else None,
             "createdAt": self.created_at,
             "updatedAt": self.updated_at,
             "indexing": not self.searchable,

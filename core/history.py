@@ -12,7 +12,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .bounds import check_id, cut_text
+from .bounds import MAX_MESSAGE_CHARS, check_id, cut_text
 from .errors import ValidationError
 from .keys import normalize_key
 from .redact import redact
@@ -112,9 +112,37 @@ class Cleaner:
             return {
                 "type": "toolCall",
                 "name": self.text(str(block.get("name") or "tool")),
-                "arguments": self.text(json.dumps(arguments, ensure_ascii=False)),
+                "arguments": self.arguments(arguments),
             }
         return None
+
+    def arguments(self, value: Any) -> str:
+        """A tool call's arguments as JSON. Each string in them is redacted on its own first:
+        inside a dump, JSON's quotes and escapes hide a command's start and a line's end from
+        the rules (``{"command": "mysql -pS3cret"}``). The dump is then redacted whole, for
+        the rules that read a field's name (``"password": "..."``). The strings share half
+        the bound of one text field (JSON's escapes can nearly double them), so a huge call
+        costs no more than a huge message; strings past it are left out, marked."""
+        budget = MAX_MESSAGE_CHARS // 2
+
+        def clean(item: Any) -> Any:
+            nonlocal budget
+            if isinstance(item, str):
+                if budget <= 0:
+                    self.cut = True
+                    return "…"
+                bounded = cut_text(item, budget)
+                budget -= len(bounded)
+                shown = redact(bounded)
+                self.redacted = self.redacted or shown != bounded
+                return shown
+            if isinstance(item, dict):
+                return {redact(str(k)): clean(v) for k, v in item.items()}
+            if isinstance(item, list):
+                return [clean(v) for v in item]
+            return item
+
+        return self.text(json.dumps(clean(value), ensure_ascii=False))
 
 
 def _image_placeholder(block: dict[str, Any]) -> str:

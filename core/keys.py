@@ -18,6 +18,7 @@ import re
 import unicodedata
 
 from .errors import ValidationError
+from .redact import redact
 
 MAX_AGENT_ID_CHARS = 64
 MAX_KEY_CHARS = 512
@@ -28,8 +29,11 @@ _INCOGNITO_RE = re.compile(rf"^agent:[^:]+:({'|'.join(INCOGNITO_KINDS)}):incogni
 
 
 def _shown(value: str, limit: int = 80) -> str:
-    """A value quoted for an error sentence: escapes visible, long values cut."""
-    text = ascii(value) if not value.isprintable() or not value.isascii() else repr(value)
+    """A value quoted for an error sentence: redacted (before the cut, which could leave part
+    of a token no rule knows), escapes visible, long values cut."""
+    value = redact(value)
+    text = ascii(value).replace("\\u2026", "…") if not value.isprintable() or not value.isascii() \
+        else repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -7,6 +7,7 @@ import time
 from datetime import datetime, timezone
 
 from .errors import ValidationError
+from .redact import redact
 
 _AGO_RE = re.compile(r"^([0-9]{1,12})\s*(m|min|h|d|w)(?:\s+ago)?$")
 _DIGITS = re.compile(r"^[0-9]{1,20}$")  # ASCII digits only: "²".isdigit() is True
@@ -54,6 +55,7 @@ def _parse(text: str | None, now_ms: int | None) -> int | None:
 
 
 def _shown(text: object) -> str:
-    """A value quoted for an error sentence: escapes visible, long values cut."""
-    shown = ascii(str(text))
+    """A value quoted for an error sentence: redacted (before the cut, which could leave part
+    of a token no rule knows), escapes visible, long values cut."""
+    shown = ascii(redact(str(text))).replace("\\u2026", "…")  # a mask's ellipsis stays one
     return shown if len(shown) <= 40 else shown[:39] + "…"

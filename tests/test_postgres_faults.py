@@ -183,5 +183,28 @@ def test_the_pools_complaints_stay_off_the_terminal(tmp_path: Path, pg_url: str,
     done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     found, error = done.stdout.splitlines()
-    assert found == "1" and error.startswith("no connection to ")
+    assert found == "1" and error.startswith("cannot connect to ")  # said at once
     assert done.stderr == ""
+
+
+def test_a_stopped_server_is_said_at_once_not_after_the_whole_wait(
+    tmp_path: Path, pg_url: str, pg_cluster, monkeypatch
+) -> None:
+    """A search (the browser's, a host's) whose pooled connection died with the server asks
+    the server itself before waiting 15 s for the pool: "cannot connect" with its reason."""
+    from backscroll.core.search import SearchRequest, sessions_search
+    from backscroll.core.visibility import OPERATOR
+
+    state = StateDir(tmp_path, database_url=pg_url)
+    with state.open("main", write=True) as db:
+        db.append(SessionMeta("agent:main:main"), json.dumps(msg("m", None, "user", "heron")))
+    assert len(sessions_search(state, SearchRequest("heron"), OPERATOR).results) == 1
+    name = pg_url.split("@/", 1)[1].split("?", 1)[0]
+    pg_cluster.sql(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
+    try:
+        drop_connections(pg_cluster.url())
+        with pytest.raises(Unreachable, match=r"^cannot connect to .* is not currently accepting"):
+            sessions_search(state, SearchRequest("heron"), OPERATOR)
+    finally:
+        pg_cluster.sql(f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
+    assert len(sessions_search(state, SearchRequest("heron"), OPERATOR).results) == 1  # back

@@ -135,6 +135,7 @@ class LiveSources(_Base):
             self._taking_in = False
             self.poll_status()
         if not report.events:
+            self.show_live()  # no "syncing 0/3 files" left over from a sync that failed
             return
         self.poll_status()  # the counts, the welcome note, indexing progress
         if report.messages:

@@ -39,6 +39,7 @@ from backscroll.core.errors import BackscrollError
 from backscroll.core.history import HISTORY_LIMIT_MAX, HistoryRequest, sessions_history
 from backscroll.core.query import MAX_QUERY_CHARS
 from backscroll.core.reconcile import start_background
+from backscroll.core.redact import redact
 from backscroll.core.search import (
     LIMIT_DEFAULT,
     LIMIT_MAX,
@@ -339,7 +340,7 @@ def _run(call: Callable[[], dict[str, Any]]) -> CallToolResult:
 def describe(caller: Caller) -> str:
     if caller.is_operator:
         return "the operator (every session of every agent)"
-    return f"session {caller.describe()}"
+    return f"session {redact(caller.describe())}"  # told to the model too: a key may hold a token
 
 
 def startup_line(state: StateDir, caller: Caller) -> str:
@@ -349,7 +350,7 @@ def startup_line(state: StateDir, caller: Caller) -> str:
         state.require()
         resolve_caller(state, caller)
     except BackscrollError as err:
-        line += f"; until that changes every call answers: {err}"
+        line += f"; until that changes every call answers: {redact(str(err))}"
     return line
 
 

@@ -31,21 +31,26 @@ class SearchAnswered(Message):
         request: SearchRequest,
         response: SearchResponse | GroupedResponse | None = None,
         error: str | None = None,
+        forbidden: bool = False,
     ) -> None:
         super().__init__()
         self.generation = generation
         self.request = request
         self.response = response
         self.error = error
+        self.forbidden = forbidden  # the caller may not search (its session is gone)
 
 
 class HomeLoaded(Message):
     """The recent conversations, for the list shown before anything is typed."""
 
-    def __init__(self, generation: int, sessions: list[SessionSummary]) -> None:
+    def __init__(self, generation: int, sessions: list[SessionSummary], error: str | None = None,
+                 forbidden: bool = False) -> None:
         super().__init__()
         self.generation = generation
         self.sessions = sessions
+        self.error = error  # why nothing new is listed (the server is gone, ...)
+        self.forbidden = forbidden  # the caller may not search: nothing may stay listed
 
 
 class HistoryLoaded(Message):

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 from rich.markup import escape
 
 from backscroll.core.reconcile import start_background
+from backscroll.core.redact import redact
 from backscroll.core.state import StateDir
 
 from .render import console, errors, print_table, said
-from .text import ago, printable
+from .text import ago, shown
 
 if TYPE_CHECKING:  # the live sources are imported when one of these verbs runs
     from backscroll.core.sources import SyncReport
@@ -40,7 +41,7 @@ def cmd_sources(state: StateDir, args: argparse.Namespace) -> int:
                      f"added {entry.kind} source {entry.path}: `backscroll sync` takes it in")
     if args.action == "remove":
         text = remove_source(state.path, args.path)
-        return _done(args, {"removed": str(resolve_path(args.path, state.path))}, text)
+        return _done(args, {"removed": redact(str(resolve_path(args.path, state.path)))}, text)
     statuses = sources_status(state)
     if args.json:
         print(json.dumps({"sources": [s.as_json() for s in statuses]}, ensure_ascii=False))
@@ -123,13 +124,13 @@ class _WatchPrinter:
 
     def watching(self, sources: list[Source]) -> None:
         if self.as_json:
-            print(json.dumps({"watching": [s.root for s in sources]}), flush=True)
+            print(json.dumps({"watching": [redact(s.root) for s in sources]}), flush=True)
             return
         if not sources:
             console.print("[yellow]no sources to watch yet[/]: waiting for one to appear "
                           "(see `backscroll sources`); ctrl+c stops")
             return
-        listed = ", ".join(f"{s.kind} {printable(s.root, True)}" for s in sources)
+        listed = ", ".join(f"{s.kind} {shown(s.root)}" for s in sources)
         console.print(f"watching {len(sources)} source{'s' if len(sources) != 1 else ''} "
                       f"[dim]({escape(listed)}); ctrl+c stops[/]")
 
@@ -193,7 +194,7 @@ def _print_sources(statuses: list[SourceStatus]) -> None:
         dim = "" if status.present else "[dim]"
         table.add_row(
             f"{dim}{source.kind}",
-            f"{dim}{escape(printable(source.root, True))}"
+            f"{dim}{said(source.root)}"
             + ("" if source.origin == "detected" else " [dim](config)"),
             escape(source.agent or ("per folder" if source.kind == "openclaw" else source.kind)),
             f"{status.files:,}",
@@ -203,7 +204,7 @@ def _print_sources(statuses: list[SourceStatus]) -> None:
     print_table(table)
     for status in statuses:
         for note in status.notes:
-            console.print(f"  [yellow]•[/] {escape(printable(note, True))}")
+            console.print(f"  [yellow]•[/] {said(note)}")
     unread = sum(s.unread for s in statuses)
     if unread:
         console.print(f"  {unread:,} file{'s' if unread != 1 else ''} new or changed since the "
@@ -219,4 +220,4 @@ def _done(args: argparse.Namespace, as_json: dict[str, Any], text: str) -> int:
 
 
 def _entry_json(entry: SourceEntry) -> dict[str, Any]:
-    return {"kind": entry.kind, "path": str(entry.path), "agent": entry.agent}
+    return {"kind": entry.kind, "path": redact(str(entry.path)), "agent": entry.agent}

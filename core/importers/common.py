@@ -179,6 +179,15 @@ def import_agent_id(agent: str | None, default: str) -> str:
     return check_agent_id(agent if agent is not None else default)
 
 
+def label_of(project: str, what: str, lead: str = "") -> str:
+    """A session's label: ``<project>: <lead><what>`` on one line, cut. ``what`` (a first
+    prompt, a task) is redacted before anything else, as it is: a cut through a secret would
+    leave a part no rule knows, and a prefix would hide a command's start
+    (``app: mysql -pS3cret``)."""
+    what = lead + redact(what)
+    return shorten(f"{project}: {what}" if project else what)
+
+
 def shorten(text: str, limit: int = LABEL_CHARS) -> str:
     """One line of at most ``limit`` characters, cut at a word when possible."""
     line = " ".join(text.split())

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import BackscrollError, Unreachable
+from ..redact import redact
 from ..state import StateDir
 from ..storage import FileState
 from .detect import Source, all_sources
@@ -28,9 +29,10 @@ class SourceStatus:
     notes: list[str] = field(default_factory=list)  # one sentence each
 
     def as_json(self) -> dict[str, Any]:
+        """Paths are redacted as every name on output is (a folder's name can hold a token)."""
         return {
             "kind": self.source.kind,
-            "path": self.source.root,
+            "path": redact(self.source.root),
             "agent": self.source.agent,
             "origin": self.source.origin,
             "present": self.present,
@@ -39,7 +41,7 @@ class SourceStatus:
             "unsynced": self.unread,
             "gone": self.gone,
             "lastSync": self.last_sync,
-            "notes": self.notes,
+            "notes": [redact(note) for note in self.notes],
         }
 
 

@@ -24,7 +24,7 @@ from textual.widgets import Footer, Input, Static
 from textual.worker import Worker
 
 from backscroll.core.catalog import visible_session_list
-from backscroll.core.errors import ValidationError
+from backscroll.core.errors import BackscrollError, Forbidden
 from backscroll.core.grouped import GroupedResponse, conversations_search
 from backscroll.core.search import LIMIT_MAX, SearchRequest, SearchResponse, sessions_search
 from backscroll.core.visibility import Caller
@@ -215,7 +215,10 @@ class SearchScreen(Browsing, Screen[None]):
         search = conversations_search if grouped else sessions_search
         try:
             response = search(state, request, caller, on_pending=on_pending)
-        except ValidationError as err:
+        except Forbidden as err:  # the caller's session was deleted meanwhile
+            self.post_message(SearchAnswered(generation, request, error=str(err), forbidden=True))
+            return
+        except BackscrollError as err:  # a refused query, a server gone: said under the bar
             self.post_message(SearchAnswered(generation, request, error=str(err)))
             return
         self.post_message(SearchAnswered(generation, request, response))
@@ -224,7 +227,10 @@ class SearchScreen(Browsing, Screen[None]):
         if not self.scheduler.is_current(message.generation):
             return  # a newer search (or newer text) supersedes it
         if message.error is not None:
-            self._show_error(message.error)
+            self._show_error(shown(message.error))
+            if message.forbidden:  # this caller sees nothing: no row of an earlier answer
+                self._show_nothing(message.request)
+                return
             if self.last_request is not None:  # the rows stay: say whose they are
                 self._show_count(count_line(self.last_request, None, refused=True))
             return
@@ -252,18 +258,27 @@ class SearchScreen(Browsing, Screen[None]):
             self.history.show_note("No results: nothing to show.")
         self.show_status()
 
+    def _show_nothing(self, request: SearchRequest | None) -> None:
+        """No rows at all, as for a caller that may not search (said under the bar)."""
+        self.last_request = self.last_response = None
+        self._show_count(Text("nothing to show as this caller", style="dim"))
+        self.results.show_rows([], self.browser.now, request.query if request else "", None)
+        self.history.show_note("Nothing to show: choose another caller with view as.")
+        self.show_status()
+
     def _show_count(self, line: Text) -> None:
         """The count line: one row whatever it says, so no layout is needed."""
         self.query_one("#count", Static).update(line, layout=False)
 
     def _show_error(self, error: str | None) -> None:
-        """The query's validation error under the bar (every keystroke clears it: only a
-        change is drawn, as a change lays the screen out again)."""
+        """Why the bar's text was not searched (a refused query, a caller that may not
+        search, a server gone away), on one line under the bar (every keystroke clears it:
+        only a change is drawn, as a change lays the screen out again)."""
         if error == self._error_shown:
             return
         self._error_shown = error
         line = self.query_one("#search-error", Static)
-        line.update(Text(error or ""))
+        line.update(Text(error or ""))  # on one line (app.tcss), cut with an ellipsis
         line.set_class(error is not None, "-shown")
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -283,15 +298,28 @@ class SearchScreen(Browsing, Screen[None]):
     def load_home(self, generation: int, caller: Caller) -> None:
         filters = self.filters
         agent = self.scope.value if self.scope.kind == "agent" else filters.agent
-        sessions = visible_session_list(
-            self.browser.state, caller, agent=agent, since_ms=filters.since_ms(self.browser.now()),
-            source=filters.source, project=filters.project, limit=HOME_LIMIT)
+        try:
+            sessions = visible_session_list(
+                self.browser.state, caller, agent=agent,
+                since_ms=filters.since_ms(self.browser.now()), source=filters.source,
+                project=filters.project, limit=HOME_LIMIT)
+        except Forbidden as err:  # the caller's session was deleted meanwhile
+            self.post_message(HomeLoaded(generation, [], error=str(err), forbidden=True))
+            return
+        except BackscrollError as err:  # e.g. the server went away: the list stays
+            self.post_message(HomeLoaded(generation, [], error=str(err)))
+            return
         if self.scope.kind == "session":
             sessions = [s for s in sessions if s.key == self.scope.value]
         self.post_message(HomeLoaded(generation, sessions))
 
     def on_home_loaded(self, message: HomeLoaded) -> None:
         if not self.scheduler.is_current(message.generation) or self.search_input.value.strip():
+            return
+        if message.error is not None:
+            self._show_error(shown(message.error))
+            if message.forbidden:
+                self._show_nothing(None)
             return
         current = self.results.current
         keep = row_identity(current) if current is not None else None

@@ -4,6 +4,13 @@
 focus (it has it when the browser opens) meant to focus it, not to search for a slash. Only
 into an empty bar: inside a query the key is text like any other (``src/app``). Leading
 punctuation is not searched anyway (it is no word), so nothing is lost.
+
+Editing keys (backspace, delete, left, home, ctrl+u, ...) are the ``Input``'s bindings, which
+Textual runs only after the key has bubbled up to the app and found no handler on its way; a
+printable key typed right after one is inserted at once, so in a burst (a terminal that reads
+many keys in one go, a held backspace then a word) letters overtook the deletes before them
+and the query came out garbled. The bar runs its own bindings as it receives the keys, in
+order.
 """
 
 from __future__ import annotations
@@ -20,4 +27,13 @@ class SearchBar(Input):
             event.stop()
             event.prevent_default()
             return
+        # the bar's own bindings as the screen has them (a keymap applied)
+        own = next((b for node, b in self.screen._modal_binding_chain if node is self), None)
+        for binding in own.key_to_bindings.get(event.key, ()) if own else ():
+            # an action that does not apply (scrolling a bar that cannot scroll) lets the key
+            # go on to the screen's bindings (down: the next result)
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                event.stop()
+                event.prevent_default()
+                return
         await super()._on_key(event)

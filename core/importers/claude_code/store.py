@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ...storage import AgentWriter, SessionMeta
-from ..common import ImportReport, shorten, store_converted
+from ..common import ImportReport, label_of, store_converted
 from .convert import Group
 from .reading import Tasks
 
@@ -54,12 +54,15 @@ def _label(group: Group, file: Path, tasks: Tasks) -> str:
         if sub.startswith("acompact"):
             what = "compaction summariser"
         else:
-            what = tasks.get((group.parent_session_id or "", sub)) or (
-                f"subagent: {group.first_prompt}" if group.first_prompt else f"subagent {sub}"
-            )
+            task = tasks.get((group.parent_session_id or "", sub))
+            if task:
+                return label_of(project, task)
+            if group.first_prompt:
+                return label_of(project, group.first_prompt, "subagent: ")
+            what = f"subagent {sub}"
     else:
         what = group.title or group.first_prompt or file.stem
-    return shorten(f"{project}: {what}" if project else what)
+    return label_of(project, what)
 
 
 def _ordered(entry: dict[str, Any]) -> dict[str, Any]:

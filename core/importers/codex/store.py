@@ -8,7 +8,7 @@ from typing import Any
 
 from ...storage import AgentWriter, SessionMeta
 from ...transcript import iso_to_ms
-from ..common import ImportReport, shorten, store_converted
+from ..common import ImportReport, label_of, store_converted
 from .convert import Converted
 from .reading import Rollout, str_or_none
 
@@ -58,8 +58,8 @@ def _label(rollout: Rollout, converted: Converted, spawned: bool) -> str:
         nick = str_or_none(rollout.meta.get("agent_nickname")) or str_or_none(
             rollout.meta.get("agent_role")
         )
-        what = f"subagent {nick}: {what}" if nick else f"subagent: {what}"
-    return shorten(f"{project}: {what}" if project else what)
+        return label_of(project, what, f"subagent {nick}: " if nick else "subagent: ")
+    return label_of(project, what)
 
 
 def _spawning_thread(source: Any) -> str | None:

@@ -25,6 +25,7 @@ from ..dburl import mask_secrets, mask_url
 
 CONNECT_TIMEOUT_S = 10
 GETCONN_TIMEOUT_S = 15.0
+FIRST_WAIT_S = 1.0  # then a server that no connection can be made to is said at once
 POOL_MAX = 8
 RETRIES = 4
 INSTALL_HINT = "pip install 'backscroll[postgres]'"
@@ -179,8 +180,17 @@ class Pools:
 
     def getconn(self, read_only: bool) -> Any:
         pool = self.get(read_only)
+        _psycopg, psycopg_pool = driver()
         with pg_errors(self.url):
-            return pool.getconn()
+            try:
+                return pool.getconn(timeout=min(FIRST_WAIT_S, GETCONN_TIMEOUT_S))
+            except psycopg_pool.PoolTimeout:
+                pass
+            # None at hand: ask the server itself, so a stopped one is said at once (the
+            # pool would retry for the whole wait); one that answers has every connection
+            # busy, and the wait goes on.
+            connect(self.url, read_only).close()
+            return pool.getconn(timeout=max(GETCONN_TIMEOUT_S - FIRST_WAIT_S, 0.1))
 
     @contextmanager
     def connection(self, read_only: bool) -> Iterator[Any]:
