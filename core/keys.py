@@ -18,7 +18,7 @@ import re
 import unicodedata
 
 from .errors import ValidationError
-from .redact import redact
+from .redact import quoted
 
 MAX_AGENT_ID_CHARS = 64
 MAX_KEY_CHARS = 512
@@ -26,15 +26,6 @@ _AGENT_ID_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 _KEY_RE = re.compile(r"^agent:([^:]*):(.+)$")
 INCOGNITO_KINDS = ("dashboard", "subagent", "internal-session-effects")
 _INCOGNITO_RE = re.compile(rf"^agent:[^:]+:({'|'.join(INCOGNITO_KINDS)}):incognito-[^:]+$")
-
-
-def _shown(value: str, limit: int = 80) -> str:
-    """A value quoted for an error sentence: redacted (before the cut, which could leave part
-    of a token no rule knows), escapes visible, long values cut."""
-    value = redact(value)
-    text = ascii(value).replace("\\u2026", "…") if not value.isprintable() or not value.isascii() \
-        else repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _canonical(value: str) -> str:
@@ -46,7 +37,7 @@ def check_agent_id(agent_id: str) -> str:
     if not isinstance(agent_id, str):
         raise ValidationError("an agent id must be text, like main or research-bot")
     canonical = _canonical(agent_id)
-    shown = _shown(agent_id)
+    shown = quoted(agent_id)
     if not canonical:
         raise ValidationError("an agent id cannot be empty")
     if any(not c.isprintable() for c in canonical):
@@ -79,7 +70,7 @@ def normalize_key(key: str) -> str:
     if not isinstance(key, str):
         raise ValidationError("a session key must be a string like agent:<id>:<name>")
     canonical = _canonical(key)
-    shown = _shown(key)
+    shown = quoted(key)
     if len(canonical) > MAX_KEY_CHARS:
         raise ValidationError(
             f"session key {shown} is {len(canonical)} characters long; "

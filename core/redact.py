@@ -34,3 +34,11 @@ def redact(text: str) -> str:
 def contains_secret(text: str) -> bool:
     """Whether ``redact`` would change ``text``."""
     return (_engine or _load()).contains_secret(text)
+
+
+def quoted(value: object, limit: int = 80) -> str:
+    """A value quoted for an error sentence: redacted (before the cut, which could leave part
+    of a token no rule knows), escapes visible, at most ``limit`` characters."""
+    text = redact(str(value))
+    shown = repr(text) if text.isprintable() and text.isascii() else ascii(text).replace("\\u2026", "…")
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"

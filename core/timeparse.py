@@ -7,7 +7,7 @@ import time
 from datetime import datetime, timezone
 
 from .errors import ValidationError
-from .redact import redact
+from .redact import quoted
 
 _AGO_RE = re.compile(r"^([0-9]{1,12})\s*(m|min|h|d|w)(?:\s+ago)?$")
 _DIGITS = re.compile(r"^[0-9]{1,20}$")  # ASCII digits only: "²".isdigit() is True
@@ -19,7 +19,7 @@ def parse_time(text: str | None, now_ms: int | None = None) -> int | None:
     """Epoch milliseconds for a time given on the command line, or None when not given."""
     ms = _parse(text, now_ms)
     if ms is not None and not -MAX_MS <= ms <= MAX_MS:
-        raise ValidationError(f"{_shown(text)} is too far from now to be a time")
+        raise ValidationError(f"{quoted(text, 40)} is too far from now to be a time")
     return ms
 
 
@@ -31,7 +31,7 @@ def _parse(text: str | None, now_ms: int | None) -> int | None:
         return None
     value = str(text).strip().lower()
     if len(value) > MAX_TIME_CHARS:
-        raise ValidationError(f"{_shown(text)} is not a time: it is {len(value):,} characters long")
+        raise ValidationError(f"{quoted(text, 40)} is not a time: it is {len(value):,} characters long")
     if _DIGITS.match(value):
         number = int(value)
         return number * 1000 if number < 100_000_000_000 else number  # seconds or ms
@@ -43,7 +43,7 @@ def _parse(text: str | None, now_ms: int | None) -> int | None:
         moment = datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
     except ValueError:
         raise ValidationError(
-            f"{_shown(text)} is not a time: use an ISO date (2026-11-30 or 2026-11-30T12:00), "
+            f"{quoted(text, 40)} is not a time: use an ISO date (2026-11-30 or 2026-11-30T12:00), "
             "epoch milliseconds, or an age like 3h, 2d, 1w"
         ) from None
     if moment.tzinfo is None:
@@ -51,11 +51,4 @@ def _parse(text: str | None, now_ms: int | None) -> int | None:
     try:
         return int(moment.timestamp() * 1000)
     except (OverflowError, OSError, ValueError):
-        raise ValidationError(f"{_shown(text)} is too far from now to be a time") from None
-
-
-def _shown(text: object) -> str:
-    """A value quoted for an error sentence: redacted (before the cut, which could leave part
-    of a token no rule knows), escapes visible, long values cut."""
-    shown = ascii(redact(str(text))).replace("\\u2026", "…")  # a mask's ellipsis stays one
-    return shown if len(shown) <= 40 else shown[:39] + "…"
+        raise ValidationError(f"{quoted(text, 40)} is too far from now to be a time") from None
