@@ -27,8 +27,10 @@ class SearchBar(Input):
             event.stop()
             event.prevent_default()
             return
-        # the bar's own bindings as the screen has them (a keymap applied)
-        own = next((b for node, b in self.screen._modal_binding_chain if node is self), None)
+        # the bar's own bindings as the screen has them (a keymap applied); a Textual without
+        # this private chain gets its usual order, not an error on every key
+        chain = getattr(self.screen, "_modal_binding_chain", ())
+        own = next((b for node, b in chain if node is self), None)
         for binding in own.key_to_bindings.get(event.key, ()) if own else ():
             # an action that does not apply (scrolling a bar that cannot scroll) lets the key
             # go on to the screen's bindings (down: the next result)
