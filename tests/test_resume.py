@@ -55,9 +55,12 @@ SHELLS = {  # name: (argv before the script, the functions that print their word
     "dash": (["-c"], _POSIX_STUBS),
     "zsh": (["-f", "-c"], _POSIX_STUBS),
     "fish": (["--no-config", "-c"], _FISH_STUBS),
+    # as a person's prompt reads a paste: history expansion (!!, !$) on; the script on stdin
+    "bash -i": (["--norc", "--noprofile", "-i"], _POSIX_STUBS),
+    "zsh -i": (["-f", "-i"], _POSIX_STUBS),
 }
-PRESENT = {name: path for name in SHELLS if (path := shutil.which(name)) is not None}
-REQUIRED = ("bash", "dash")  # zsh and fish are read when installed, skipped otherwise
+PRESENT = {name: path for name in SHELLS if (path := shutil.which(name.split()[0])) is not None}
+REQUIRED = ("bash", "dash", "bash -i")  # zsh and fish are read when installed, else skipped
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +76,11 @@ def words_read_by(shell: str, commands: list[str], sandbox: Path) -> list[list[s
     are functions printing theirs; an offered word never holds a line break)."""
     flags, stubs = SHELLS[shell]
     script = stubs + "".join(f"{command}\necho ---\n" for command in commands)
+    typed = flags[-1] == "-i"  # read from stdin, line by line, as typed at a prompt
     done = subprocess.run(
-        [PRESENT[shell], *flags, script], capture_output=True, cwd=sandbox, timeout=60,
+        [PRESENT[shell], *flags] + ([] if typed else [script]),
+        input=script.encode("utf-8", "surrogateescape") if typed else None,
+        capture_output=True, cwd=sandbox, timeout=60,
         env={"PATH": str(sandbox / "bin"), "HOME": str(sandbox), "LC_ALL": "C.UTF-8"},
     )
     out = done.stdout.decode("utf-8", "surrogateescape")
@@ -178,26 +184,33 @@ def test_the_fish_breakout_of_shlex_quote_is_one_word(sandbox: Path) -> None:
 
 def test_quotes_and_backslashes_are_one_word_in_every_shell(sandbox: Path) -> None:
     cwds = ["/it's", "/a\\b", "/\\", "/'", "/a b'\\'c", "/$(touch pwned)", "/`id`", "/a;b&&c|d",
-            "/~x", "/!x", "/*", "/{a,b}", "/%self", "/=ls", "/a#b", "/é ü", "/日本"]
+            "/~x", "/!x", "/a!!b", "/x!$", "/!-1", "/*", "/{a,b}", "/%self", "/=ls", "/a#b",
+            "/é ü", "/日本"]
     commands = [resume_of(summary(CLAUDE_ID, cwd)).text for cwd in cwds]
     expected = [["cd", cwd, "claude", "--resume", CLAUDE_ID] for cwd in cwds]
     for shell in shells():
         assert words_read_by(shell, commands, sandbox) == expected, shell
 
 
-ATTACK_CHARS = "'\\\"$`!*?[]{}()~#;&|<> \t\n%=^,:@+-_.é\x1b\x15\r\x7f\x85\u202e\u2066\u200b\u2028"
+SHELL_CHARS = "'\\\"$`!*?[]{}()~#;&|<> %=^,:@+-_.é日"
+REFUSED_CHARS = "\t\n\x1b\x15\r\x7f\x85\u202e\u2066\u200b\u2028\ufeff"
+pasteable = st.one_of(st.sampled_from(SHELL_CHARS),
+                      st.characters(blacklist_categories=tuple(REFUSED)))
+absolute = st.text(pasteable, max_size=24).map(lambda rest: "/" + rest)
 cwds = st.one_of(
-    st.none(),
-    st.text(max_size=12),
-    st.text(st.one_of(st.sampled_from(ATTACK_CHARS), st.characters()), max_size=24)
+    absolute, absolute, absolute,  # mostly offered: these are read by the shells
+    st.text(st.one_of(pasteable, st.sampled_from(REFUSED_CHARS)), max_size=24)
     .map(lambda rest: "/" + rest),
+    st.text(max_size=12),
+    st.none(),
 )
-ids = st.one_of(st.uuids().map(str), st.uuids().map(lambda u: str(u).upper()),
+uuids = st.uuids().map(str)
+ids = st.one_of(uuids, uuids, uuids, uuids.map(str.upper),
                 st.sampled_from([HOOK_ID, SKIP_ID, f"-{CLAUDE_ID}", f"{CLAUDE_ID};id"]),
                 st.text(max_size=40))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["claude-code", "codex"]), ids, cwds),
                 min_size=1, max_size=12))
 def test_an_offered_command_is_exactly_its_words_in_every_shell(sandbox: Path, cases) -> None:
