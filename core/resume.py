@@ -8,9 +8,11 @@ trusted (SECURITY.md, "Commands to paste"):
 
 - the session id must have the shape the tool itself writes (a UUID, for Claude Code and
   Codex alike), so it can never be read as an option (``--settings=…``,
-  ``--dangerously-skip-permissions``); Codex also gets ``--`` before it (its ``resume``
-  takes the id as a clap positional). Claude Code gets none: ``--resume`` takes an optional
-  value, and ``--`` would end it, so there the shape check alone holds;
+  ``--dangerously-skip-permissions``); Codex also gets ``--`` before it (``codex resume``'s
+  ``SESSION_ID`` is its first clap positional, codex-rs/cli/src/main.rs ``ResumeCommand``,
+  and clap reads every word after ``--`` as a positional). Claude Code gets none: its
+  ``--resume`` takes an optional value, and ``--`` would end it, so there the shape check
+  alone holds;
 - the cwd must be an absolute path of at most 4096 bytes holding no control character (C0,
   C1, DEL: a pasted ``ESC [201~`` ends a bracketed paste, a carriage return presses Enter),
   no format character (Unicode Cf: bidi controls, zero-width characters), no line or
