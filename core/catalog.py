@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import heapq
 import re
-import shlex
 from typing import Any, NamedTuple
 
 from .errors import BackscrollError, Unreachable, ValidationError
 from .keys import check_agent_id, is_incognito
 from .redact import redact
+from .resume import Resume, resume_command
 from .state import StateDir
 from .storage import CardFilter, SessionFilter, SessionRow
 from .visibility import Caller, may_see_agent
@@ -74,7 +74,8 @@ class SessionSummary(NamedTuple):
 
     def as_json(self) -> dict[str, Any]:
         """For programs (the MCP server's ``sessions_list``): keys are redacted here, as in
-        every answer (a key may hold a token); a label is text, so redacted too."""
+        every answer (a key may hold a token); a label is text, so redacted too. ``resume``:
+        the command that resumes it (``resume_of``), None where none is offered."""
         return {
             "sessionKey": redact(self.key),
             "sessionId": self.session_id,
@@ -88,6 +89,7 @@ class SessionSummary(NamedTuple):
             "messages": self.messages,
             "lastActivity": self.last_activity,
             "source": self.source,
+            "resume": resume_of(self).command,
         }
 
 
@@ -199,21 +201,11 @@ def project_list(state: StateDir, caller: Caller) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
-class Resume(NamedTuple):
-    """How to go back into a conversation: a shell command (``command``) for Claude Code and
-    Codex, the session key (``key``) for OpenClaw, whose runtime opens sessions by key."""
-
-    kind: str  # command | key
-    text: str
-
-
-def resume_of(summary: SessionSummary) -> Resume | None:
-    """The way back into ``summary``'s conversation; None when it cannot be said (a Claude
-    Code or Codex session whose cwd is unknown, a sub-agent's sidechain)."""
+def resume_of(summary: SessionSummary) -> Resume:
+    """The way back into ``summary``'s conversation: its command (``resume.resume_command``,
+    the one rule), its key for OpenClaw, or a sentence saying why there is none."""
     if summary.source == "openclaw":
         return Resume("key", redact(summary.key))
     rest = summary.key.split(":", 2)[2] if summary.key.count(":") >= 2 else ""
-    tool = {"claude-code": "claude --resume", "codex": "codex resume"}[summary.source]
-    if not summary.cwd or not rest.startswith(f"{summary.source}:") or not summary.session_id:
-        return None
-    return Resume("command", f"cd {shlex.quote(summary.cwd)} && {tool} {shlex.quote(summary.session_id)}")
+    return resume_command(summary.source, rest.startswith(f"{summary.source}:"),
+                          summary.session_id, summary.cwd)

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .catalog import SessionSummary, summary_of
+from .catalog import SessionSummary, resume_of, summary_of
 from .redact import redact
 from .search import RESULTS_MAX_BYTES, SearchRequest, SearchResponse, SearchResult, search_rows
 from .state import StateDir
@@ -42,6 +42,7 @@ class ConversationHit:
             "messages": self.session.messages,
             "lastActivity": self.session.last_activity,
             "hits": self.hits,
+            "resume": resume_of(self.session).command,
             "best": best,
         }
 

@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .bounds import MAX_MESSAGE_CHARS, check_id, cut_text
+from .catalog import resume_of, summary_of
 from .errors import ValidationError
 from .keys import normalize_key
 from .redact import redact
 from .search import validate_limit
 from .state import StateDir
+from .storage import AgentReader, SessionFilter, SessionRow
 from .transcript import (
     INDEXED_ROLES,
     SHOWN_ROLES,
@@ -60,6 +62,7 @@ class HistoryResponse:
     bytes: int = 0
     has_more: bool = False  # older messages exist before the window
     has_newer: bool = False  # newer messages exist after the window (anchored windows)
+    resume: str | None = None  # the command that resumes it (catalog.resume_of), if offered
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -71,6 +74,7 @@ class HistoryResponse:
             "contentRedacted": self.content_redacted,
             "bytes": self.bytes,
             "hasMore": self.has_more,
+            "resume": self.resume,
         }
 
 
@@ -204,7 +208,8 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
                     f"message {request.message_id!r} is not on the active branch of {key} "
                     "(it may be on an abandoned branch, a tool message, or unknown)"
                 )
-        response = HistoryResponse(session_key=key, session_id=redact(session.session_id))
+        response = HistoryResponse(session_key=key, session_id=redact(session.session_id),
+                                   resume=_resume(db, session))
         picked = _window(messages, anchor, limit, response, request.max_bytes)
         has_more = messages.older(picked[0] if picked else len(candidates)) is not None
         has_newer = bool(picked) and messages.newer(picked[-1]) is not None
@@ -224,6 +229,12 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
     response.has_newer = has_newer
     response.bytes = len(json.dumps(response.as_json(), ensure_ascii=False).encode("utf-8"))
     return response
+
+
+def _resume(db: AgentReader, session: SessionRow) -> str | None:
+    """The session's resume command, by the rule a list applies (``catalog.resume_of``)."""
+    [card] = db.session_cards(SessionFilter([session.pk]))
+    return resume_of(summary_of(db.agent_id, card)).command
 
 
 @dataclass

@@ -175,28 +175,27 @@ def test_imported_claude_code_and_codex_sessions_can_be_resumed(state: StateDir,
     for summary in claude + codex:
         resume = resume_of(summary)
         if summary.cwd is None:
-            assert resume is None
+            assert resume.kind == "none" and resume.command is None
             continue
-        assert resume is not None and resume.kind == "command"
-        tool = "claude --resume" if summary.source == "claude-code" else "codex resume"
+        assert resume.kind == "command"
+        tool = "claude --resume" if summary.source == "claude-code" else "codex resume --"
         assert resume.text.startswith("cd ") and f"&& {tool} {summary.session_id}" in resume.text
     sidechains = [s for s in summaries if ":subagent:" in s.key]
-    assert all(resume_of(s) is None for s in sidechains)
+    assert sidechains and all(resume_of(s).command is None for s in sidechains)
 
 
 def test_resume_commands_quote_the_folder_and_need_a_cwd() -> None:
-    base = SessionSummary("agent:cc:claude-code:abc", "cc", "abc", None, None, 0, 0, 1, True,
+    uuid = "55604662-cf2a-4331-851a-ec234028f8ca"
+    base = SessionSummary(f"agent:cc:claude-code:{uuid}", "cc", uuid, None, None, 0, 0, 1, True,
                           False, source="claude-code", cwd="/home/me/my project; rm -rf ~")
     resume = resume_of(base)
-    assert resume is not None
-    assert resume.text == "cd '/home/me/my project; rm -rf ~' && claude --resume abc"
-    assert resume_of(base._replace(cwd=None)) is None
-    codex = base._replace(key="agent:cx:codex:0199", session_id="0199", source="codex",
-                    cwd="/w")
-    assert resume_of(codex).text == "cd /w && codex resume 0199"  # type: ignore[union-attr]
+    assert resume.text == f"cd '/home/me/my project; rm -rf ~' && claude --resume {uuid}"
+    assert resume_of(base._replace(cwd=None)).command is None
+    codex = base._replace(key=f"agent:cx:codex:{uuid}", source="codex", cwd="/w")
+    assert resume_of(codex).text == f"cd /w && codex resume -- {uuid}"
     openclaw = base._replace(key="agent:main:telegram:group:42", source="openclaw", cwd=None)
-    assert resume_of(openclaw) == resume_of(openclaw) and resume_of(openclaw).kind == "key"  # type: ignore[union-attr]
-    assert resume_of(openclaw).text == "agent:main:telegram:group:42"  # type: ignore[union-attr]
+    assert resume_of(openclaw) == resume_of(openclaw) and resume_of(openclaw).kind == "key"
+    assert resume_of(openclaw).text == "agent:main:telegram:group:42"
 
 
 def test_source_kinds() -> None:

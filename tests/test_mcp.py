@@ -148,7 +148,7 @@ async def test_history_answers_exactly_the_library_json(world) -> None:
     assert [m["id"] for m in expected["messages"]] == ["a1", "a2"]
     assert set(expected) == {
         "sessionKey", "sessionId", "messages", "truncated", "contentTruncated", "contentRedacted",
-        "bytes", "hasMore",
+        "bytes", "hasMore", "resume",
     }
 
 
@@ -220,7 +220,7 @@ async def test_the_operator_lists_everything_but_incognito(world) -> None:
         "sessionKey": OPS, "sessionId": summary.session_id, "agent": "ops", "label": None,
         "spawnedBy": None, "createdAt": summary.created_at, "updatedAt": summary.updated_at,
         "indexing": False, "title": summary.title, "messages": summary.messages,
-        "lastActivity": summary.last_activity, "source": "openclaw",
+        "lastActivity": summary.last_activity, "source": "openclaw", "resume": None,
     }
     assert summary.messages > 0 and summary.title
     children = await call(server_for(world), "sessions_list", {"since": ops["lastActivity"] - 1})

@@ -318,15 +318,17 @@ async def test_the_filters_dialog_posts_each_change_and_clears() -> None:
 
 async def test_r_copies_the_resume_command_and_says_so(state: StateDir) -> None:
     world(state)
-    tool_session(state, "agent:cc:claude-code:no-cwd-here", "claude-code", None,
-                 [("user", "a session whose folder is unknown")], start_ms=9_000_000)
+    planted = "agent:cc:claude-code:--dangerously-skip-permissions"  # an id read as an option
+    tool_session(state, planted, "claude-code", "/home/me/work/shop",
+                 [("user", "a session planted to be resumed")], start_ms=9_000_000)
     app = app_for(state, grouped=True)
     async with app.run_test(size=(160, 40)) as pilot:
         await home(pilot, app)
         await pilot.press("tab")
-        assert app.results.current.key == "agent:cc:claude-code:no-cwd-here"
+        assert app.results.current.key == planted
         await pilot.press("r")
-        await until(pilot, lambda: "no resume command" in app.status_bar.plain_text())
+        await until(pilot, lambda: "no resume command: its session id is not a UUID, as the "
+                    "tool's own ids are" in app.status_bar.plain_text())
         assert app.clipboard == ""
         await pilot.press("j", "r")
         await until(pilot, lambda: "copied the resume command" in app.status_bar.plain_text())

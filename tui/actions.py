@@ -83,9 +83,9 @@ class SessionActions(_Base):
         """Copy the way back into a conversation (OSC 52) and say what it was where the
         person looks: the status bar, or the conversation's position line."""
         resume = resume_of(summary)
-        if resume is None:
+        if resume.kind == "none":  # nothing is copied; the sentence says why
             self.bell()
-            self.flash("no resume command: its folder or session id is not known")
+            self.flash(resume.text)
             return
         self.copy_to_clipboard(resume.text)
         what = "the resume command" if resume.kind == "command" else "the session key"

@@ -101,6 +101,7 @@ class HistoryAnswer(TypedDict):
     contentRedacted: bool
     bytes: int
     hasMore: bool
+    resume: str | None
 
 
 class SessionItem(TypedDict):
@@ -116,6 +117,7 @@ class SessionItem(TypedDict):
     messages: int
     lastActivity: int
     source: str
+    resume: str | None
 
 
 class SessionList(TypedDict):
