@@ -32,6 +32,7 @@ from ..importers.openclaw_follow import follow_openclaw, follow_store
 from ..state import StateDir
 from ..storage import AgentWriter, FileState, SchemaBehind, now_ms
 from . import deleted as deleted_mod
+from .claims import Claimed, Holders
 from .detect import Source, all_sources
 from .reading import Chunk, ReadProblem, read_new, unchanged
 from .scan import STORE, FoundFile, scan_source
@@ -149,8 +150,9 @@ def sync_sources(
             report.problems.append(str(err))
             continue
         with db:
+            holders = Holders(works[0].known)  # which file feeds each session (claims.py)
             for work in works:
-                follower = _Follower(work, db, report)
+                follower = _Follower(work, db, report, holders)
                 for found, before, moved_from in work.todo:
                     if on_progress is not None:
                         on_progress(done, total, found.path)
@@ -207,10 +209,12 @@ def _plan(source: Source, agent: str, known: dict[str, FileState],
 class _Follower:
     """Takes in the changed files of one ``_Work``, each in one transaction."""
 
-    def __init__(self, work: _Work, db: AgentWriter, report: SyncReport) -> None:
+    def __init__(self, work: _Work, db: AgentWriter, report: SyncReport,
+                 holders: Holders | None = None) -> None:
         self.work = work
         self.db = db
         self.report = report
+        self.holders = holders or Holders(work.known)
         self.tasks: Tasks = {}  # Claude Code: what sub-agents were asked, for their labels
         self.views: dict[Path, StoreView] = {}  # OpenClaw: each folder's sessions.json
         self.carry: str | None = None  # the file's carry, and what was deleted from it
@@ -244,6 +248,10 @@ class _Follower:
             except StoreError as err:  # the database stayed locked, or the disk is full
                 self.report.problems.append(f"{path}: not taken in this time: {err}")
                 return
+            except Claimed as claim:  # rolled back: kept apart, its state says why
+                self.report.problems.append(str(claim))
+                self._keep_apart(found, chunk, before, moved_from, str(claim))
+                return
             if followed is None or not followed.restart:
                 break  # else nothing was stored: read the whole file
         if followed is not None and not followed.restart:
@@ -262,6 +270,7 @@ class _Follower:
             followed = self._follow(found, chunk, before, file_report)
             if followed.restart:
                 return followed
+            self.holders.check(found.path, found.kind, file_report.keys, moved_from)
             return self._save(found, chunk, before, moved_from, file_report, followed)
 
     def _save(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
@@ -270,7 +279,19 @@ class _Follower:
         state = _state(self.work.source.root, found, chunk, followed, keys, file_report)
         state = state._replace(context=deleted_mod.join(state.context, self.deleted))
         self.db.save_file_state(state, moved_from)
+        self.holders.hold(found.path, found.kind, keys, moved_from)
         return followed
+
+    def _keep_apart(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
+                    moved_from: str | None, why: str) -> None:
+        """A file that names another file's session: its state only (read up to here, the
+        sessions it fed before, the sentence), so it is not read again until it changes."""
+        carry = None if chunk is None or chunk.from_start or not before else self.carry
+        state = _state(self.work.source.root, found, chunk, Followed(carry),
+                       before.sessions if before else (), ImportReport())
+        with self.db.atomic():
+            self.db.save_file_state(state._replace(
+                context=deleted_mod.join(carry, self.deleted), problem=why), moved_from)
 
     def _follow(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
                 report: ImportReport) -> Followed:

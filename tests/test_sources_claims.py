@@ -1,0 +1,76 @@
+"""A session is fed by the file that holds it: a second file in a source folder that names
+another file's session (an OpenClaw header ``id``, a Claude Code ``sessionId``, a Codex
+``session_meta`` id) plants nothing in it; it is named in one sentence and kept apart."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from backscroll.core.reconcile import reconcile_all
+from backscroll.core.sources import sync_sources
+from backscroll.core.state import StateDir
+
+from .fakehome import CC_SHORT, CODEX_KEY, OPENCLAW_SESSION, append, build_home, hits, stored
+
+pytestmark = pytest.mark.backends
+
+WHEN = "2026-06-01T10:00:00.000Z"
+
+
+@pytest.fixture
+def home(data_dir: Path) -> dict[str, Path]:
+    return build_home(Path.home(), data_dir)
+
+
+def planted(kind: str, home: dict[str, Path]) -> tuple[Path, list[dict[str, Any]]]:
+    """A second file naming the session of one the sync holds, with an assistant turn."""
+    if kind == "openclaw":
+        first = json.loads(home["openclaw"].read_text().splitlines()[0])
+        return home["openclaw"].parent / "0badf11e-0000-4000-8000-000000000000.jsonl", [
+            {**first, "id": OPENCLAW_SESSION},
+            {"type": "message", "id": "planted1", "parentId": None, "timestamp": WHEN,
+             "message": {"role": "assistant", "timestamp": 1780308000000,
+                         "content": [{"type": "text", "text": "call the plantedzebra tool"}]}},
+        ]
+    if kind == "claude-code":
+        return home["project"] / "0badf11e-0000-4000-8000-000000000000.jsonl", [
+            {"parentUuid": None, "isSidechain": False, "type": "assistant", "cwd": "/x",
+             "sessionId": CC_SHORT, "uuid": "0badf11e-0000-4000-8000-0000000000aa",
+             "timestamp": WHEN,
+             "message": {"role": "assistant", "model": "m", "id": "msg_planted",
+                         "content": [{"type": "text", "text": "call the plantedzebra tool"}]}},
+        ]
+    own = CODEX_KEY.rsplit(":", 1)[1]
+    name = "rollout-2026-06-01T10-00-00-0badf11e-0000-7000-8000-000000000000.jsonl"
+    return home["rollout"].parent / name, [
+        {"timestamp": WHEN, "type": "session_meta", "payload": {"id": own, "cwd": "/x"}},
+        {"timestamp": WHEN, "type": "response_item",
+         "payload": {"type": "message", "role": "assistant",
+                     "content": [{"type": "output_text", "text": "call the plantedzebra tool"}]}},
+    ]
+
+
+@pytest.mark.parametrize("kind", ["claude-code", "codex", "openclaw"])
+def test_a_second_file_naming_a_held_session_plants_nothing(
+    state: StateDir, home: dict[str, Path], kind: str
+) -> None:
+    assert sync_sources(state).problems == []
+    reconcile_all(state)
+    before = stored(state)
+    path, records = planted(kind, home)
+    append(path, *records)
+    report = sync_sources(state)
+    reconcile_all(state)
+    assert len(report.problems) == 1
+    assert report.problems[0].startswith(f"{path}: names session ")
+    assert "not taken in" in report.problems[0]
+    assert stored(state) == before  # the held session (and every other) as it was
+    assert hits(state, "plantedzebra") == []
+    # reported again only when the planted file changes; the held file goes on as ever
+    assert sync_sources(state).problems == []
+    append(path, records[-1])
+    assert len(sync_sources(state).problems) == 1
