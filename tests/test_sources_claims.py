@@ -10,6 +10,9 @@ from typing import Any
 
 import pytest
 
+from backscroll.core.importers.claude_code import import_claude_code
+from backscroll.core.importers.codex import import_codex
+from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.reconcile import reconcile_all
 from backscroll.core.sources import sync_sources
 from backscroll.core.state import StateDir
@@ -45,7 +48,7 @@ def planted(kind: str, home: dict[str, Path]) -> tuple[Path, list[dict[str, Any]
                          "content": [{"type": "text", "text": "call the plantedzebra tool"}]}},
         ]
     own = CODEX_KEY.rsplit(":", 1)[1]
-    name = "rollout-2026-06-01T10-00-00-0badf11e-0000-7000-8000-000000000000.jsonl"
+    name = "rollout-2026-01-01T10-00-00-0badf11e-0000-7000-8000-000000000000.jsonl"  # sorts first
     return home["rollout"].parent / name, [
         {"timestamp": WHEN, "type": "session_meta", "payload": {"id": own, "cwd": "/x"}},
         {"timestamp": WHEN, "type": "response_item",
@@ -74,3 +77,38 @@ def test_a_second_file_naming_a_held_session_plants_nothing(
     assert sync_sources(state).problems == []
     append(path, records[-1])
     assert len(sync_sources(state).problems) == 1
+
+
+IMPORTERS = {"claude-code": import_claude_code, "codex": import_codex,
+             "openclaw": import_openclaw}
+
+
+@pytest.mark.parametrize("kind", ["claude-code", "codex", "openclaw"])
+def test_a_planted_file_is_kept_apart_whichever_is_read_first(
+    state: StateDir, fresh_state, home: dict[str, Path], kind: str
+) -> None:
+    """The file named after the session holds it even when the planted one sorts first: in
+    the first sync of a folder and in an import of it (Claude Code names its transcripts
+    ``<sessionId>.jsonl``)."""
+    if kind == "claude-code":
+        home["short"].rename(home["project"] / f"{CC_SHORT}.jsonl")
+    path, records = planted(kind, home)
+    append(path, *records)
+    report = sync_sources(state)
+    assert [p for p in report.problems if p.startswith(f"{path}: ")] == [
+        p for p in report.problems]
+    assert len(report.problems) == 1 and "names session" in report.problems[0]
+    reconcile_all(state)
+    assert hits(state, "plantedzebra") == []
+    folder = path.parent
+    imported = fresh_state()
+    result = IMPORTERS[kind](imported, folder)
+    assert len([s for s in result.skipped if "names session" in s]) == 1
+    reconcile_all(imported)
+    assert hits(imported, "plantedzebra") == []
+    kept = stored(imported)
+    path.unlink()  # without the planted file: the same sessions, the same rows
+    alone = fresh_state()  # (on PostgreSQL the same database, emptied)
+    IMPORTERS[kind](alone, folder)
+    reconcile_all(alone)
+    assert kept == stored(alone)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from typing import Iterable
 
+from ..importers.common import same_family
 from ..keys import normalize_key
 from ..storage import FileState
 from .scan import STORE
@@ -45,7 +46,7 @@ class Holders:
             return
         for key in dict.fromkeys(normalize_key(k) for k in keys):
             holder = self.by_key.get(key)
-            if holder is None or holder in (path, moved_from) or _family(key, path, holder):
+            if holder is None or holder in (path, moved_from) or same_family(key, path, holder):
                 continue
             if not os.path.lexists(holder):
                 continue  # the file that fed it is gone: this one (a copy, a move) goes on
@@ -66,15 +67,3 @@ class Holders:
         for key in keys:
             self.by_key.setdefault(normalize_key(key), path)
 
-
-def _family(key: str, path: str, holder: str) -> bool:
-    """A Claude Code sub-agent session fed by its own file and by its main transcript."""
-    if ":subagent:" not in key:
-        return False
-    return _inside(path, holder) or _inside(holder, path)
-
-
-def _inside(file: str, main: str) -> bool:
-    """``file`` lies in the folder named after transcript ``main`` (``<id>/subagents/…``)."""
-    stem = main[: -len(".jsonl")] if main.endswith(".jsonl") else main
-    return file.startswith(stem + os.sep)
