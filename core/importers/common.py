@@ -46,7 +46,7 @@ class ImportReport:
         self.skipped += part.skipped
         self.notes += part.notes
 
-    def feeds(self, key: str, file: Path, session_id: str | None = None) -> bool:
+    def feeds(self, key: str, file: Path, session_id: str | None, kind: str | None) -> bool:
         """Whether ``file`` may feed session ``key`` (id ``session_id``) in this import: the
         file named after the session id holds it (``<id>.jsonl``, ``rollout-*-<id>.jsonl``
         beside it), else the first file that feeds it; another file naming it (its header or
@@ -57,7 +57,7 @@ class ImportReport:
         if named is not None:
             self.holders.setdefault(key, str(named))
         holder = self.holders.setdefault(key, path)
-        if holder == path or same_family(key, path, holder):
+        if holder == path or same_family(kind, key, path, holder):
             return True
         self.skip(file, None, f"names session {key}, which {holder} holds; not taken in "
                   "(a session is fed by the file that holds it)")
@@ -207,13 +207,15 @@ def _named_after(file: Path, session_id: str | None) -> Path | None:
 _PLAIN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 
 
-def same_family(key: str, path: str, holder: str) -> bool:
+def same_family(kind: str | None, key: str, path: str, holder: str) -> bool:
     """Two files that both feed ``key`` by design: a Claude Code sub-agent session, fed by
-    its own ``<session>/subagents/agent-<id>.jsonl`` and by the main ``<session>.jsonl``
-    (its sidechain records, or the copies of its ``agent_progress`` lines)."""
-    if ":subagent:" not in key:
+    its own ``<session>/subagents/agent-<id>.jsonl`` (or a flat ``agent-<id>.jsonl`` beside
+    the main transcript, the older layout) and by the main ``<session>.jsonl`` (its sidechain
+    records, or the copies of its ``agent_progress`` lines)."""
+    if kind != "claude-code" or ":subagent:" not in key:
         return False
-    return _inside(path, holder) or _inside(holder, path)
+    return (_inside(path, holder) or _inside(holder, path)
+            or Path(path).parent == Path(holder).parent)
 
 
 def _inside(file: str, main: str) -> bool:
@@ -263,7 +265,7 @@ def store_converted(
     the source file has. ``live``: the events continue a transcript being written, and take
     the live write path instead (``store_live``).
     """
-    if not report.feeds(meta.key, file, meta.session_id):
+    if not report.feeds(meta.key, file, meta.session_id, meta.source):
         return
     lines: list[str] = []
     parsed: list[dict[str, Any]] = []

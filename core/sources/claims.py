@@ -46,7 +46,9 @@ class Holders:
             return
         for key in dict.fromkeys(normalize_key(k) for k in keys):
             holder = self.by_key.get(key)
-            if holder is None or holder in (path, moved_from) or same_family(key, path, holder):
+            if holder is None or holder in (path, moved_from):
+                continue
+            if same_family(kind, key, path, holder):
                 continue
             if not os.path.lexists(holder):
                 continue  # the file that fed it is gone: this one (a copy, a move) goes on
