@@ -112,3 +112,24 @@ def test_a_planted_file_is_kept_apart_whichever_is_read_first(
     IMPORTERS[kind](alone, folder)
     reconcile_all(alone)
     assert kept == stored(alone)
+
+
+def test_a_deleted_session_stays_its_files_own(state: StateDir, home: dict[str, Path]) -> None:
+    """After ``delete``, a planted file naming the session does not take it over: the file
+    that fed it opens it again with its next line."""
+    from backscroll.core.ingest import delete_session
+
+    from .fakehome import claude_user
+
+    assert sync_sources(state).problems == []
+    key = f"agent:claude-code:claude-code:{CC_SHORT}"
+    delete_session(state, key)
+    path, records = planted("claude-code", home)
+    append(path, *records)
+    problems = sync_sources(state).problems
+    assert len(problems) == 1 and problems[0].startswith(f"{path}: names session {key}")
+    append(home["short"], claude_user(home["short"], "cc-new-1", "the flamingoledger totals"))
+    assert sync_sources(state).problems == []
+    reconcile_all(state)
+    assert hits(state, "flamingoledger") == [(key, "cc-new-1")]
+    assert hits(state, "plantedzebra") == []

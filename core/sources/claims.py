@@ -22,6 +22,7 @@ from typing import Iterable
 from ..importers.common import same_family
 from ..keys import normalize_key
 from ..storage import FileState
+from .deleted import deleted_keys, split
 from .scan import STORE
 
 
@@ -36,7 +37,9 @@ class Holders:
         self.by_key: dict[str, str] = {}
         for state in known.values():
             if state.kind != STORE and state.missing_since is None:
-                for key in state.sessions:
+                # a session deleted from it is still its own: its next line opens it again
+                gone = deleted_keys(split(state.context)[1])
+                for key in (*state.sessions, *gone):
                     self.by_key.setdefault(normalize_key(key), state.path)
 
     def check(self, path: str, kind: str, keys: Iterable[str], moved_from: str | None) -> None:
