@@ -79,12 +79,20 @@ def append_events(
 
 def delete_session(state: StateDir, key: str) -> str:
     """Delete a session: its events, index rows and index state, in one transaction.
-    Returns the canonical key; an unknown session is bad input."""
+    The files a live source took it in from remember it, so that ``sync`` takes in only what
+    they get after the delete (``sources/deleted.py``). Returns the canonical key; an
+    unknown session is bad input."""
+    from .sources.deleted import remember as remember_deleted  # only a delete needs it
+
     key = normalize_key(key)
     state.require()
     agent = agent_of(key)
     if agent in state.agents():
         with state.open(agent, write=True) as db:
+            if db.session(key) is None:
+                raise ValidationError(f"no session {key} in {state.path}")
+            with db.atomic():  # the files that fed it remember it: sync never takes it in again
+                remember_deleted(db, key)
             if db.delete_session(key):
                 return key
     raise ValidationError(f"no session {key} in {state.path}")

@@ -513,19 +513,16 @@ def test_codex_malformed_line_is_reported_and_the_rest_imports(
         f"{copy}:6: not valid JSON (Expecting property name enclosed in double quotes)",
         f'{copy}:11: "payload" must be a JSON object',
     ]
-    assert report.events == 252
+    assert report.events == 253  # the prompt's broken response item: taken from its event
     with state.open("codex") as db:
         session = db.session(CODEX_KEY)
-        assert (
-            session.label
-            == "codemie-code: let's update the defailt context compart to 90 in env var"
-        )
+        assert session.label == "codemie-code: show tools"
         rows = branch_texts(db, CODEX_KEY)
         assert [text for role, text in rows if role == "user"] == [
-            "let's update the defailt context compart to 90 in env var"
+            "show tools", "let's update the defailt context compart to 90 in env var"
         ]
-        assert rows[0][1].startswith("Available tool groups in this session")
-        assert len(rows) == 14
+        assert rows[1][1].startswith("Available tool groups in this session")
+        assert len(rows) == 15
 
 
 def test_codex_spawned_thread_links_to_its_parent(state: StateDir, tmp_path: Path) -> None:

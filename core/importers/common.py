@@ -7,6 +7,7 @@ Importers never import each other; what two of them need lives here.
 from __future__ import annotations
 
 import json
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ class ImportReport:
     keys: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    holders: dict[str, str] = field(default_factory=dict)  # session key -> the file feeding it
 
     def add(self, key: str, events: int, messages: int = 0) -> None:
         self.sessions += 1
@@ -43,6 +45,23 @@ class ImportReport:
         """Add what a part of the import (a file read elsewhere) skipped and noted."""
         self.skipped += part.skipped
         self.notes += part.notes
+
+    def feeds(self, key: str, file: Path, session_id: str | None, kind: str | None) -> bool:
+        """Whether ``file`` may feed session ``key`` (id ``session_id``) in this import: the
+        file named after the session id holds it (``<id>.jsonl``, ``rollout-*-<id>.jsonl``
+        beside it), else the first file that feeds it; another file naming it (its header or
+        records name that session id) is noted and kept apart, so it cannot plant turns in a
+        conversation it does not hold."""
+        key, path = normalize_key(key), str(file)
+        named = _named_after(file, session_id)
+        if named is not None:
+            self.holders.setdefault(key, str(named))
+        holder = self.holders.setdefault(key, path)
+        if holder == path or same_family(kind, key, path, holder):
+            return True
+        self.skip(file, None, f"names session {key}, which {holder} holds; not taken in "
+                  "(a session is fed by the file that holds it)")
+        return False
 
     def skip(self, file: Path, lineno: int | None, reason: str) -> None:
         self.skipped.append(f"{file}:{lineno}: {reason}" if lineno else f"{file}: {reason}")
@@ -174,6 +193,37 @@ def each_file(file: Path, report: ImportReport) -> Iterator[None]:
         )
 
 
+def _named_after(file: Path, session_id: str | None) -> Path | None:
+    """Another transcript beside ``file`` named after ``session_id``, when ``file``'s own name
+    does not carry it."""
+    if not session_id or session_id in file.name or not _PLAIN_ID.match(session_id):
+        return None
+    own = file.parent / f"{session_id}.jsonl"
+    if own.is_file():
+        return own
+    return next(iter(file.parent.glob(f"rollout-*-{session_id}.jsonl")), None)
+
+
+_PLAIN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
+
+
+def same_family(kind: str | None, key: str, path: str, holder: str) -> bool:
+    """Two files that both feed ``key`` by design: a Claude Code sub-agent session, fed by
+    its own ``<session>/subagents/agent-<id>.jsonl`` (or a flat ``agent-<id>.jsonl`` beside
+    the main transcript, the older layout) and by the main ``<session>.jsonl`` (its sidechain
+    records, or the copies of its ``agent_progress`` lines)."""
+    if kind != "claude-code" or ":subagent:" not in key:
+        return False
+    return (_inside(path, holder) or _inside(holder, path)
+            or Path(path).parent == Path(holder).parent)
+
+
+def _inside(file: str, main: str) -> bool:
+    """``file`` lies in the folder named after transcript ``main``."""
+    stem = main[: -len(".jsonl")] if main.endswith(".jsonl") else main
+    return file.startswith(stem + "/") or file.startswith(stem + "\\")
+
+
 def import_agent_id(agent: str | None, default: str) -> str:
     """The agent id to import into: the one given (checked), else the importer's default."""
     return check_agent_id(agent if agent is not None else default)
@@ -215,6 +265,8 @@ def store_converted(
     the source file has. ``live``: the events continue a transcript being written, and take
     the live write path instead (``store_live``).
     """
+    if not report.feeds(meta.key, file, meta.session_id, meta.source):
+        return
     lines: list[str] = []
     parsed: list[dict[str, Any]] = []
     for event in events:

@@ -202,6 +202,8 @@ def store_transcript(
         )
         key = key or f"agent:{view.agent_id}:import:{session_id}"
     meta = _meta(key, session_id, entry, label, header, lines_, view.own)
+    if not report.feeds(meta.key, file, session_id, "openclaw"):
+        return None
     report.add(*db.import_session(meta, lines_, events))
     return session_id
 

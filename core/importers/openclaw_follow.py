@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Callable
 
+from ..keys import normalize_key
 from ..storage import AgentWriter, SessionMeta
 from .common import RESTART, Followed, ImportReport, NumberedLines, store_live
 from .openclaw import StoreView, import_transcript, read_events
@@ -36,21 +37,25 @@ def follow_openclaw(
     except (ValueError, TypeError, KeyError):
         return RESTART
     key = db.session_key_of(session_id)
-    if key is None:
-        return RESTART  # its session was deleted meanwhile: read the file again
+    if key is None:  # deleted meanwhile: read again, without the lines it was read from
+        return RESTART  # (``sources/deleted.py``), so the session opens on what is new
     texts, events, _header = read_events(file, report, lines)
     store_live(db, SessionMeta(key, session_id, source="openclaw"), texts, events, report)
     return Followed(carry)
 
 
-def follow_store(db: AgentWriter, view: StoreView, report: ImportReport) -> None:
+def follow_store(db: AgentWriter, view: StoreView, report: ImportReport,
+                 deleted: frozenset[str] = frozenset()) -> None:
     """The folder's ``sessions.json`` changed: sessions it names and the database lacks are
-    created (without messages until their transcript is read); stored ones follow its links,
-    labels, and its key for one stored under a placeholder."""
+    created (without messages until their transcript is read), but not those ``deleted``
+    (their transcript's next line opens them again); stored ones follow its links, labels,
+    and its key for one stored under a placeholder."""
     for key, entry in view.store.items():
         meta = view.meta_of(key, entry)
         if meta.session_id and db.session_key_of(meta.session_id) is not None:
             if db.relink_session(meta):
                 report.notes.append(f"{meta.key}: links or label updated from sessions.json")
+            continue
+        if normalize_key(meta.key) in deleted:
             continue
         report.add(*db.import_session(meta, []))

@@ -5,7 +5,9 @@ doing so as they are written.
 Modules, one job each: ``settings`` (the ``[[sources]]`` entries, read and edited),
 ``detect`` (which folders are sources), ``scan`` (their transcript files, stat'ed),
 ``reading`` (a file's new complete lines), ``sync`` (taking them in, each file in one
-transaction with its state), ``watch`` (following changes), ``listing`` (what ``backscroll
+transaction with its state), ``deleted`` (what ``delete`` leaves in a file's state, so a
+deleted session is not taken in again), ``claims`` (a session is fed by the file that
+holds it), ``watch`` (following changes), ``listing`` (what ``backscroll
 sources`` shows).
 """
 

@@ -17,7 +17,7 @@ indexed in the same transaction, so it is searchable at once.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -31,6 +31,8 @@ from ..importers.openclaw import StoreView, read_store
 from ..importers.openclaw_follow import follow_openclaw, follow_store
 from ..state import StateDir
 from ..storage import AgentWriter, FileState, SchemaBehind, now_ms
+from . import deleted as deleted_mod
+from .claims import Claimed, Holders
 from .detect import Source, all_sources
 from .reading import Chunk, ReadProblem, read_new, unchanged
 from .scan import STORE, FoundFile, scan_source
@@ -148,8 +150,9 @@ def sync_sources(
             report.problems.append(str(err))
             continue
         with db:
+            holders = Holders(works[0].known)  # which file feeds each session (claims.py)
             for work in works:
-                follower = _Follower(work, db, report)
+                follower = _Follower(work, db, report, holders)
                 for found, before, moved_from in work.todo:
                     if on_progress is not None:
                         on_progress(done, total, found.path)
@@ -206,16 +209,21 @@ def _plan(source: Source, agent: str, known: dict[str, FileState],
 class _Follower:
     """Takes in the changed files of one ``_Work``, each in one transaction."""
 
-    def __init__(self, work: _Work, db: AgentWriter, report: SyncReport) -> None:
+    def __init__(self, work: _Work, db: AgentWriter, report: SyncReport,
+                 holders: Holders | None = None) -> None:
         self.work = work
         self.db = db
         self.report = report
+        self.holders = holders or Holders(work.known)
         self.tasks: Tasks = {}  # Claude Code: what sub-agents were asked, for their labels
         self.views: dict[Path, StoreView] = {}  # OpenClaw: each folder's sessions.json
+        self.carry: str | None = None  # the file's carry, and what was deleted from it
+        self.deleted: dict[str, Any] = {}
 
     def take_in(self, found: FoundFile, before: FileState | None, moved_from: str | None) -> None:
         path = found.file
-        from_start = before is None or before.context is None
+        self.carry, self.deleted = deleted_mod.split(before.context if before else None)
+        from_start = before is None or self.carry is None
         for attempt in (1, 2):
             file_report = ImportReport()
             try:
@@ -227,12 +235,22 @@ class _Follower:
             except OSError as err:
                 self.report.problems.append(f"{path}: cannot be read ({err.strerror or err})")
                 return
+            if chunk is not None and chunk.from_start and deleted_mod.deleted_lines(self.deleted):
+                chunk = replace(chunk, lines=deleted_mod.after_deleted(
+                    chunk.lines, self.deleted, found.kind))
+                file_report.notes.append(
+                    f"{path}: its first {deleted_mod.deleted_lines(self.deleted):,} lines held "
+                    "a deleted conversation; not taken in again")
             try:
                 followed = self._store(found, chunk, before, moved_from, file_report)
             except Unreachable:  # every other file would wait for the server the same way
                 raise
             except StoreError as err:  # the database stayed locked, or the disk is full
                 self.report.problems.append(f"{path}: not taken in this time: {err}")
+                return
+            except Claimed as claim:  # rolled back: kept apart, its state says why
+                self.report.problems.append(str(claim))
+                self._keep_apart(found, chunk, before, moved_from, str(claim))
                 return
             if followed is None or not followed.restart:
                 break  # else nothing was stored: read the whole file
@@ -248,27 +266,41 @@ class _Follower:
                 return None
             if chunk is not None and not chunk.lines:  # nothing complete yet
                 return self._save(found, chunk, before, moved_from, file_report, Followed(
-                    None if chunk.from_start or not before else before.context))
+                    None if chunk.from_start or not before else self.carry))
             followed = self._follow(found, chunk, before, file_report)
             if followed.restart:
                 return followed
+            self.holders.check(found.path, found.kind, file_report.keys, moved_from)
             return self._save(found, chunk, before, moved_from, file_report, followed)
 
     def _save(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
               moved_from: str | None, file_report: ImportReport, followed: Followed) -> Followed:
         keys = tuple(dict.fromkeys([*(before.sessions if before else ()), *file_report.keys]))
         state = _state(self.work.source.root, found, chunk, followed, keys, file_report)
+        state = state._replace(context=deleted_mod.join(state.context, self.deleted))
         self.db.save_file_state(state, moved_from)
+        self.holders.hold(found.path, found.kind, keys, moved_from)
         return followed
+
+    def _keep_apart(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
+                    moved_from: str | None, why: str) -> None:
+        """A file that names another file's session: its state only (read up to here, the
+        sessions it fed before, the sentence), so it is not read again until it changes."""
+        carry = None if chunk is None or chunk.from_start or not before else self.carry
+        state = _state(self.work.source.root, found, chunk, Followed(carry),
+                       before.sessions if before else (), ImportReport())
+        with self.db.atomic():
+            self.db.save_file_state(state._replace(
+                context=deleted_mod.join(carry, self.deleted), problem=why), moved_from)
 
     def _follow(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
                 report: ImportReport) -> Followed:
         db, agent, path = self.db, found.agent, found.file
         if chunk is None:  # sessions.json: read whole, every time it changes
             self.views.pop(found.folder, None)
-            follow_store(db, self._view(found), report)
+            follow_store(db, self._view(found), report, deleted_mod.deleted_keys(self.deleted))
             return Followed()
-        carry = None if chunk.from_start or before is None else before.context
+        carry = None if chunk.from_start or before is None else self.carry
         if found.kind == "claude-code":
             return follow_transcript(db, agent, path, chunk.lines, carry, report, self.tasks)
         if found.kind == "codex":

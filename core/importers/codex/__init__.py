@@ -22,7 +22,11 @@ indexing; reconciliation indexes them later (SPEC 3). Decisions (also in docs/im
   instructions``, ``<environment_context>``, ``<user_instructions>``, ``<INSTRUCTIONS>``,
   ``<permissions instructions>`` or ``<turn_aborted>``, and every ``developer``/``system``
   message, become ``custom_message`` entries (``codex.context``), visible but never indexed.
-- ``event_msg`` lines repeat the response items for the UI (user/agent messages, command
+- A prompt is written as a ``response_item`` user message and as an ``event_msg``
+  ``user_message`` (newer releases, e.g. Codex Desktop 0.128: the event only). In a turn, the
+  k-th of each kind are one prompt: the first of the two to come is taken, its twin skipped
+  (the turn's two counts travel in the follow carry, so a growing file agrees with an import).
+  Other ``event_msg`` lines repeat the response items for the UI (agent messages, command
   ends, token counts) and are dropped, so nothing is counted twice. ``turn_context`` becomes
   ``model_change`` / ``thinking_level_change`` entries when the model or effort changes;
   ``compacted`` becomes a ``compaction`` entry. A later ``session_meta`` of another thread

@@ -27,6 +27,8 @@ _TOOL_CALLS = {
     "web_search_call": "web_search",
 }
 _TOOL_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+_TURN_STARTS = frozenset({"task_started", "turn_started"})  # event_msg types opening a turn
+_PROMPT_KINDS = (None, "plain", "user")  # a user_message event's ``kind`` when it is a prompt
 OPEN_CALLS = 256  # tool-call names carried to the next read (an output names its call)
 
 
@@ -57,6 +59,8 @@ class Carry:
     last_ts: str | None = None
     last_id: str | None = None
     tool_names: dict[str, str] = field(default_factory=dict)
+    turn_items: int = 0  # the turn's prompts seen as response_item user messages
+    turn_events: int = 0  # and as event_msg user_message events
 
 
 def convert(rollout: Rollout, carry: Carry | None = None) -> Converted:
@@ -75,6 +79,7 @@ class _Converter:
         self.tool_names: dict[str, str] = dict(carry.tool_names)
         self.model: str | None = carry.model
         self.effort: str | None = carry.effort
+        self.turn_items, self.turn_events = carry.turn_items, carry.turn_events
 
     def run(self) -> Converted:
         carry = self.carry
@@ -111,6 +116,10 @@ class _Converter:
                     continue
                 replaying = False
             self._note_time(ts)
+            if kind == "turn_context" or (
+                kind == "event_msg" and payload.get("type") in _TURN_STARTS
+            ):
+                self.turn_items = self.turn_events = 0  # a new turn: its prompts pair anew
             if kind == "turn_context":
                 self._turn_context(lineno, ts, payload)
             elif kind == "compacted":
@@ -127,12 +136,15 @@ class _Converter:
                 )
             elif kind == "response_item":
                 self._response_item(lineno, ts, payload)
-            # event_msg and newer bookkeeping lines duplicate response items: dropped.
+            elif kind == "event_msg" and payload.get("type") == "user_message":
+                self._user_event(lineno, ts, payload)
+            # Other event_msg and newer bookkeeping lines repeat response items: dropped.
         entries = self.out.entries
         recent_calls = list(self.tool_names.items())[-OPEN_CALLS:]
         self.out.carry = Carry(
             carry.provider, own_seen, replaying, self.model, self.effort, last_ts,
             entries[-1]["id"] if entries else carry.last_id, dict(recent_calls),
+            self.turn_items, self.turn_events,
         )
         return self.out
 
@@ -239,11 +251,10 @@ class _Converter:
                 message["phase"] = item["phase"]
             self._add(lineno, ts, {"type": "message", "message": message})
         elif role == "user" and not text.lstrip().startswith(_INJECTED_PREFIXES):
-            if self.out.first_prompt is None and text.strip():
-                self.out.first_prompt = text
-            self._add(
-                lineno, ts, {"type": "message", "message": {"role": "user", "content": converted}}
-            )
+            taken = self.turn_events <= self.turn_items  # its event not taken in its place
+            self.turn_items += 1
+            if taken:
+                self._prompt(lineno, ts, text, converted)
         else:
             kind = role if role != "user" else "injected"
             self._add(
@@ -257,6 +268,37 @@ class _Converter:
                     "details": {"role": role, "kind": kind},
                 },
             )
+
+    def _user_event(self, lineno: int, ts: str | None, payload: dict[str, Any]) -> None:
+        """A prompt as the UI event records it. Codex writes each prompt of a turn as a
+        ``response_item`` user message and as this event (newer releases: the event only), in
+        either order; the k-th of each kind in a turn are the same prompt, so the one that
+        comes first is taken and its twin skipped (the counts travel in the carry)."""
+        text = payload.get("message") if isinstance(payload.get("message"), str) else ""
+        if payload.get("kind") not in _PROMPT_KINDS or text.lstrip().startswith(
+            _INJECTED_PREFIXES
+        ):
+            return  # injected context, kept from its response item when there is one
+        taken = self.turn_items <= self.turn_events
+        self.turn_events += 1
+        if not taken:
+            return
+        images = payload.get("images") if isinstance(payload.get("images"), list) else []
+        content = [{"type": "text", "text": text}] if text else []
+        content += [
+            content_block({"type": "input_image", "image_url": url})
+            for url in images
+            if isinstance(url, str)
+        ]
+        if content:
+            self._prompt(lineno, ts, text, content)
+
+    def _prompt(
+        self, lineno: int, ts: str | None, text: str, content: list[dict[str, Any]]
+    ) -> None:
+        if self.out.first_prompt is None and text.strip():
+            self.out.first_prompt = text
+        self._add(lineno, ts, {"type": "message", "message": {"role": "user", "content": content}})
 
     def _assistant(self, content: list[dict[str, Any]]) -> dict[str, Any]:
         message: dict[str, Any] = {
