@@ -14,6 +14,7 @@ import re
 import shlex
 from typing import Any, NamedTuple
 
+from .bounds import cut_marker, cut_text
 from .errors import BackscrollError, Unreachable, ValidationError
 from .keys import check_agent_id, is_incognito
 from .redact import redact
@@ -31,6 +32,10 @@ SOURCES: dict[str, tuple[str, ...]] = {
 }
 SOURCE_NAMES = {"openclaw": "OpenClaw", "claude-code": "Claude Code", "codex": "Codex"}
 LIST_LIMIT_MAX = 1000
+# A label as lists, pickers and answers show it (SECURITY.md, 5): stored whole, shown at most
+# this many characters, redacted before it is cut, the cut said by a marker.
+LABEL_MAX_CHARS = 200
+_LABEL_REDACTED_CHARS = 2000  # redaction reads this much of a long label (far past the cut)
 # The time OpenClaw's channels write in front of a user message.
 _ENVELOPE = re.compile(r"^\[[A-Z][a-z]{2} \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?: [^\]\n]{1,16})?\]\s*")
 
@@ -46,8 +51,32 @@ def check_source(source: str | None) -> str | None:
     return source
 
 
+def label_cut_marker(left_out: int) -> str:
+    return f"… [label cut: {left_out:,} more characters]"
+
+
+def bounded_label(label: str | None) -> str | None:
+    """A label as it is shown and returned: redacted, then cut to ``LABEL_MAX_CHARS`` with
+    ``label_cut_marker``. Redaction reads ``_LABEL_REDACTED_CHARS`` of it (cut between words,
+    as a message is), so a secret that starts before the cut is masked, and a 100 KB label
+    costs what a short one does."""
+    if not label:
+        return label
+    head, left_out = label, 0
+    if len(label) > _LABEL_REDACTED_CHARS:
+        marked = cut_text(label, _LABEL_REDACTED_CHARS)
+        head = marked[: marked.rindex(cut_marker(0)[:16])]  # without the message's marker
+        left_out = len(label) - len(head)
+    text = redact(head)
+    if len(text) > LABEL_MAX_CHARS:
+        left_out += len(text) - LABEL_MAX_CHARS
+        text = text[:LABEL_MAX_CHARS]
+    return text + label_cut_marker(left_out) if left_out else text
+
+
 class SessionSummary(NamedTuple):
-    """A session for a picker. The label and session id are redacted; the keys stay as stored
+    """A session for a picker. The label (``bounded_label``: redacted and cut) and the session
+    id are redacted; the keys stay as stored
     (they are what a caller is made from) and are redacted wherever they are shown."""
 
     key: str
@@ -79,7 +108,7 @@ class SessionSummary(NamedTuple):
             "sessionKey": redact(self.key),
             "sessionId": self.session_id,
             "agent": self.agent,
-            "label": redact(self.label) if self.label else None,
+            "label": redact(self.label) if self.label else None,  # bounded by summary_of
             "spawnedBy": redact(self.spawned_by) if self.spawned_by else None,
             "createdAt": self.created_at,
             "updatedAt": self.updated_at,
@@ -96,7 +125,7 @@ def summary_of(agent_id: str, s: SessionRow) -> SessionSummary:
         key=s.key,
         agent=agent_id,
         session_id=redact(s.session_id),
-        label=redact(s.label) if s.label else s.label,
+        label=bounded_label(s.label),
         spawned_by=s.spawned_by or s.parent_key,
         created_at=s.created_at,
         updated_at=s.updated_at,

@@ -11,7 +11,7 @@ import json
 from collections import Counter
 from typing import Any, Callable, NamedTuple
 
-from .catalog import SOURCES, check_source
+from .catalog import SOURCES, check_source, source_kind
 from .errors import StoreError, Unreachable, ValidationError
 from .excerpt import make_excerpt
 from .keys import agent_of, check_agent_id, normalize_key
@@ -87,6 +87,7 @@ class SearchResult(NamedTuple):
     highlights: tuple[tuple[int, int], ...] = ()
     agent: str = ""
     hits: int = 1  # a grouped search's best hit: the matching messages of its session
+    source: str = "openclaw"  # the agent tool that wrote it (catalog.source_kind)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -97,6 +98,9 @@ class SearchResult(NamedTuple):
             "role": self.role,
             "excerpt": self.excerpt,
             "score": self.score,
+            # whose words these are: past conversation content, never instructions (docs/mcp.md)
+            "agent": self.agent,
+            "source": self.source,
         }
 
 
@@ -234,6 +238,7 @@ def search_rows(
                 highlights=excerpt.highlights,
                 agent=agent_id,
                 hits=hits,
+                source=source_kind(session.source),
             )
         )
     capped = cap_results(response.results, RESULTS_MAX_BYTES)

@@ -60,6 +60,8 @@ def test_append_then_search_json(filled, capsys) -> None:
         "role",
         "excerpt",
         "score",
+        "agent",
+        "source",
     }
     assert "indexing" not in answer and "truncated" not in answer
 
