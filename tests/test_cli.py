@@ -452,3 +452,55 @@ def test_an_io_error_elsewhere_is_not_called_the_output(capsys, monkeypatch, tmp
     assert code == 1 and out == ""
     assert err == ("backscroll: internal error: OSError: [Errno 5] Input/output error "
                    "(set BACKSCROLL_DEBUG=1 to see where)\n")
+
+
+def test_a_huge_label_neither_empties_a_grouped_search_nor_hides_another_hit(
+        state, capsys, monkeypatch) -> None:
+    """A 100 KB label is shown cut (after redaction, with a marker); the conversation it
+    names keeps its place, and so does every other conversation's hit."""
+    from backscroll.core.catalog import LABEL_MAX_CHARS, label_cut_marker
+
+    where = ("--state-dir", str(state.path))
+    big = "deploy notes " + "word " * 20_000
+    for key, label, when in (("agent:main:big", big, 2_000), ("agent:main:small", "tidy", 1_000)):
+        events = "\n".join(lines(msg("u1", None, "user", "the deploy went fine", ms=when)))
+        code, _, err = run(capsys, *where, "append", key, "--label", label, stdin=events,
+                           monkeypatch=monkeypatch)
+        assert code == 0, err
+    code, out, _ = run(capsys, *where, "search", "deploy", "--group", "--json", "--recent")
+    assert code == 0
+    answer = json.loads(out)
+    found = {c["sessionKey"]: c["title"] for c in answer["conversations"]}
+    assert found == {
+        "agent:main:big": big[:LABEL_MAX_CHARS] + label_cut_marker(len(big) - LABEL_MAX_CHARS),
+        "agent:main:small": "tidy",
+    }
+    assert "truncated" not in answer
+    code, out, _ = run(capsys, *where, "search", "deploy", "--group")
+    assert code == 0 and "agent:main:small" in out
+
+
+def test_the_grouped_cap_cuts_an_oversized_conversation_instead_of_dropping_the_others(
+        state, capsys, monkeypatch) -> None:
+    """Were a label not bounded, the conversation over its share of the 32 KiB would have its
+    title cut; before, the cap dropped conversations from the end until the answer fit,
+    the oversized one last: none was left."""
+    from backscroll.core import catalog, grouped
+
+    monkeypatch.setattr(catalog, "LABEL_MAX_CHARS", 10**6)
+    monkeypatch.setattr(catalog, "_LABEL_REDACTED_CHARS", 10**6)
+    where = ("--state-dir", str(state.path))
+    big = "deploy notes " + "word " * 20_000
+    for n, when in enumerate((3_000, 2_000, 1_000)):
+        events = "\n".join(lines(msg("u1", None, "user", "the deploy went fine", ms=when)))
+        label = big if n == 0 else f"tidy {n}"
+        code, _, err = run(capsys, *where, "append", f"agent:main:s{n}", "--label", label,
+                           stdin=events, monkeypatch=monkeypatch)
+        assert code == 0, err
+    code, out, _ = run(capsys, *where, "search", "deploy", "--group", "--json", "--recent")
+    answer = json.loads(out)
+    cut = grouped._SHARE_TITLE_CHARS
+    assert [(c["sessionKey"], c["title"]) for c in answer["conversations"]] == [
+        ("agent:main:s0", big[:cut] + catalog.label_cut_marker(len(big) - cut)),
+        ("agent:main:s1", "tidy 1"), ("agent:main:s2", "tidy 2"),
+    ]
