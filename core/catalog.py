@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from .bounds import cut_marker, cut_text
 from .errors import BackscrollError, Unreachable, ValidationError
 from .keys import check_agent_id, is_incognito
-from .redact import redact
+from .redact import quoted, redact
 from .state import StateDir
 from .storage import CardFilter, SessionFilter, SessionRow
 from .visibility import Caller, may_see_agent
@@ -43,6 +43,26 @@ _ENVELOPE = re.compile(r"^\[[A-Z][a-z]{2} \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2}
 def source_kind(stored: str) -> str:
     """``openclaw``, ``claude-code`` or ``codex`` for a stored ``source`` value."""
     return next((kind for kind, values in SOURCES.items() if stored in values), "openclaw")
+
+
+AGENTS_NAMED = 12  # an unknown agent's sentence names at most this many of the known ones
+
+
+def check_known_agent(state: StateDir, caller: Caller, agent: str | None) -> str | None:
+    """``agent`` (canonical) if ``caller`` may search it, None for none. An agent that does
+    not exist, or that the caller may not see (the same sentence), is bad input: an empty
+    answer would read as "nothing matched"."""
+    if agent is None:
+        return None
+    wanted = check_agent_id(agent)
+    known = [a for a in state.agents() if may_see_agent(caller, a)]
+    if wanted in known:
+        return wanted
+    if not known:
+        raise ValidationError(f"there is no agent {quoted(agent)}: there are no agents yet")
+    names = ", ".join(known[:AGENTS_NAMED]) + (
+        f" and {len(known) - AGENTS_NAMED:,} more" if len(known) > AGENTS_NAMED else "")
+    raise ValidationError(f"there is no agent {quoted(agent)}; the agents are {names}")
 
 
 def check_source(source: str | None) -> str | None:
@@ -175,13 +195,15 @@ def visible_session_list(
     first; optionally only of one agent or ``source`` (openclaw, claude-code, codex), in a
     ``project`` (a cwd, or below it), last active in a time range, the first ``limit``.
     Every filter runs inside the query, before the limit."""
-    wanted = check_agent_id(agent) if agent is not None else None
+    if agent is not None:
+        check_agent_id(agent)
     cards = CardFilter(SOURCES[source] if check_source(source) else None, project, since_ms,
                        until_ms)
     if limit is not None and not 1 <= limit <= LIST_LIMIT_MAX:
         raise ValidationError(f"limit must be from 1 to {LIST_LIMIT_MAX}, not {limit}")
     state.require()
     resolve_caller(state, caller)
+    wanted = check_known_agent(state, caller, agent)
     per_agent = []
     for agent_id in state.agents():
         if not may_see_agent(caller, agent_id) or wanted not in (None, agent_id):
@@ -208,8 +230,10 @@ def visible_session(state: StateDir, caller: Caller, session_key: str) -> Sessio
 
 
 def project_list(state: StateDir, caller: Caller) -> list[tuple[str, int]]:
-    """The projects (cwds, redacted) of the sessions ``caller`` may see, with how many
-    sessions each, most first: the choices of a project filter."""
+    """The projects of the sessions ``caller`` may see, with how many sessions each, most
+    first: the choices of a project filter. The cwds are as stored, not redacted: they are
+    the values the filter matches (``CardFilter.project``); whoever shows one redacts it
+    (the browser's filter dialog shows it through ``shown``)."""
     state.require()
     resolve_caller(state, caller)
     counts: dict[str, int] = {}

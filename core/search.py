@@ -11,7 +11,7 @@ import json
 from collections import Counter
 from typing import Any, Callable, NamedTuple
 
-from .catalog import SOURCES, check_source, source_kind
+from .catalog import SOURCES, check_known_agent, check_source, source_kind
 from .errors import StoreError, Unreachable, ValidationError
 from .excerpt import make_excerpt
 from .keys import agent_of, check_agent_id, normalize_key
@@ -324,7 +324,8 @@ def _rank_key(row: MatchRow, score: float, order: str) -> tuple:
 def _agents_to_search(state: StateDir, request: SearchRequest, caller: Caller) -> list[str]:
     agents = [a for a in state.agents() if may_see_agent(caller, a)]
     if request.agent:
-        agents = [a for a in agents if a == check_agent_id(request.agent)]
+        wanted = check_known_agent(state, caller, request.agent)
+        agents = [a for a in agents if a == wanted]
     if request.session_key:
         wanted = agent_of(request.session_key)
         agents = [a for a in agents if a == wanted]

@@ -227,6 +227,9 @@ async def test_the_operator_lists_everything_but_incognito(world) -> None:
         "lastActivity": summary.last_activity, "source": "openclaw",
     }
     assert summary.messages > 0 and summary.title
+    unknown = await call(server_for(world), "sessions_list", {"agent": "nope"})
+    assert unknown.is_error
+    assert unknown.content[0].text == "there is no agent 'nope'; the agents are main, ops"
     children = await call(server_for(world), "sessions_list", {"since": ops["lastActivity"] - 1})
     assert [s["sessionKey"] for s in children.structured_content["sessions"]] == [OPS]
 
@@ -271,6 +274,7 @@ def cli_sentence(capsys, state: StateDir, *argv: str) -> str:
         ("sessions_search", {"query": "x", "since": "9d", "until": "10d"},
          ["search", "x", "--since", "9d", "--until", "10d"]),
         ("sessions_search", {"query": "x", "agent": "../etc"}, ["search", "x", "--agent", "../etc"]),
+        ("sessions_search", {"query": "x", "agent": "nope"}, ["search", "x", "--agent", "nope"]),
         ("sessions_search", {"query": "x", "sessionKey": "nope"}, ["search", "x", "--session", "nope"]),
         ("sessions_history", {"sessionKey": "agent:main:gone"}, ["history", "agent:main:gone"]),
         ("sessions_history", {"sessionKey": "not a key"}, ["history", "not a key"]),

@@ -52,6 +52,7 @@ from backscroll.core.timeparse import parse_time
 from backscroll.core.visibility import Caller
 from backscroll.core.visible import resolve_caller
 
+from . import package_version
 from .mcp_wire import serve_stdio
 
 LIST_LIMIT_DEFAULT = 20
@@ -360,16 +361,6 @@ def _run(call: Callable[[], dict[str, Any]]) -> CallToolResult:
         return answer(call())
     except BackscrollError as err:
         return error_result(str(err))
-
-
-def package_version() -> str:
-    """backscroll's version, as installed (``serverInfo.version``)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("backscroll")
-    except PackageNotFoundError:  # run from a source tree that is not installed
-        return "0+unknown"
 
 
 def describe(caller: Caller) -> str:
