@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -61,7 +62,9 @@ def test_a_real_process_serves_both_tools_and_only_protocol_on_stdout(state) -> 
 
         send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}})
-        server = reply()["result"]["serverInfo"]
+        server = reply()["result"]["serverInfo"]  # serving now
+        if Path("/proc/self/fd").is_dir():  # stdin is the wire's alone: a child reads nothing
+            assert os.readlink(f"/proc/{proc.pid}/fd/0") == os.devnull
         assert (server["name"], server["version"]) == ("backscroll", version("backscroll"))
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send("this line is not JSON-RPC")

@@ -1,12 +1,14 @@
 """The stdio wire of ``backscroll mcp``: the SDK's transport, plus an answer to broken lines.
 
 The SDK's ``stdio_server`` reads one JSON-RPC message per line, and while it serves points
-file descriptor 1 at stderr (only its own writer reaches the real stdout) and 0 at the null
-device. A line that is not a JSON-RPC message reaches the server as an exception, which the
-SDK drops without a word; here it gets the JSON-RPC answer for it (``-32700`` parse error,
-or ``-32600`` invalid request, ``id`` null) with one sentence, and serving goes on. A request
-whose id is neither a string nor an integer (an object, a list, 1.5, true, null) would be
-read by the SDK as a notification and never answered: it gets ``-32600`` with ``id`` null.
+file descriptor 1 at stderr (only its own writer reaches the real stdout); stdin is read
+here (``_claimed_stdin``: descriptor 0 points at the null device meanwhile), each line
+passing ``screened`` on its way to the SDK. A line that is not a JSON-RPC message reaches
+the server as an exception, which the SDK drops without a word; here it gets the JSON-RPC
+answer for it (``-32700`` parse error, or ``-32600`` invalid request, ``id`` null) with one
+sentence, and serving goes on. A request whose id is neither a string nor an integer (an
+object, a list, 1.5, true, null) would be read by the SDK as a notification and never
+answered: it gets ``-32600`` with ``id`` null.
 """
 
 from __future__ import annotations
