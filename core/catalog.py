@@ -13,9 +13,10 @@ import heapq
 import re
 from typing import Any, NamedTuple
 
+from .bounds import cut_marker, cut_text
 from .errors import BackscrollError, Unreachable, ValidationError
 from .keys import check_agent_id, is_incognito
-from .redact import redact
+from .redact import quoted, redact
 from .resume import Resume, resume_command
 from .state import StateDir
 from .storage import CardFilter, SessionFilter, SessionRow
@@ -31,6 +32,10 @@ SOURCES: dict[str, tuple[str, ...]] = {
 }
 SOURCE_NAMES = {"openclaw": "OpenClaw", "claude-code": "Claude Code", "codex": "Codex"}
 LIST_LIMIT_MAX = 1000
+# A label as lists, pickers and answers show it (SECURITY.md, 5): stored whole, shown at most
+# this many characters, redacted before it is cut, the cut said by a marker.
+LABEL_MAX_CHARS = 200
+_LABEL_REDACTED_CHARS = 2000  # redaction reads this much of a long label (far past the cut)
 # The time OpenClaw's channels write in front of a user message.
 _ENVELOPE = re.compile(r"^\[[A-Z][a-z]{2} \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?(?: [^\]\n]{1,16})?\]\s*")
 
@@ -40,14 +45,58 @@ def source_kind(stored: str) -> str:
     return next((kind for kind, values in SOURCES.items() if stored in values), "openclaw")
 
 
+AGENTS_NAMED = 12  # an unknown agent's sentence names at most this many of the known ones
+
+
+def check_known_agent(state: StateDir, caller: Caller, agent: str | None) -> str | None:
+    """``agent`` (canonical) if ``caller`` may search it, None for none. An agent that does
+    not exist, or that the caller may not see (the same sentence), is bad input: an empty
+    answer would read as "nothing matched"."""
+    if agent is None:
+        return None
+    wanted = check_agent_id(agent)
+    known = [a for a in state.agents() if may_see_agent(caller, a)]
+    if wanted in known:
+        return wanted
+    if not known:
+        raise ValidationError(f"there is no agent {quoted(agent)}: there are no agents yet")
+    names = ", ".join(known[:AGENTS_NAMED]) + (
+        f" and {len(known) - AGENTS_NAMED:,} more" if len(known) > AGENTS_NAMED else "")
+    raise ValidationError(f"there is no agent {quoted(agent)}; the agents are {names}")
+
+
 def check_source(source: str | None) -> str | None:
     if source is not None and source not in SOURCES:
         raise ValidationError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
     return source
 
 
+def label_cut_marker(left_out: int) -> str:
+    return f"… [label cut: {left_out:,} more characters]"
+
+
+def bounded_label(label: str | None) -> str | None:
+    """A label as it is shown and returned: redacted, then cut to ``LABEL_MAX_CHARS`` with
+    ``label_cut_marker``. Redaction reads ``_LABEL_REDACTED_CHARS`` of it (cut between words,
+    as a message is), so a secret that starts before the cut is masked, and a 100 KB label
+    costs what a short one does."""
+    if not label:
+        return label
+    head, left_out = label, 0
+    if len(label) > _LABEL_REDACTED_CHARS:
+        marked = cut_text(label, _LABEL_REDACTED_CHARS)
+        head = marked[: marked.rindex(cut_marker(0)[:16])]  # without the message's marker
+        left_out = len(label) - len(head)
+    text = redact(head)
+    if len(text) > LABEL_MAX_CHARS:
+        left_out += len(text) - LABEL_MAX_CHARS
+        text = text[:LABEL_MAX_CHARS]
+    return text + label_cut_marker(left_out) if left_out else text
+
+
 class SessionSummary(NamedTuple):
-    """A session for a picker. The label and session id are redacted; the keys stay as stored
+    """A session for a picker. The label (``bounded_label``: redacted and cut) and the session
+    id are redacted; the keys stay as stored
     (they are what a caller is made from) and are redacted wherever they are shown."""
 
     key: str
@@ -80,7 +129,7 @@ class SessionSummary(NamedTuple):
             "sessionKey": redact(self.key),
             "sessionId": self.session_id,
             "agent": self.agent,
-            "label": redact(self.label) if self.label else None,
+            "label": redact(self.label) if self.label else None,  # bounded by summary_of
             "spawnedBy": redact(self.spawned_by) if self.spawned_by else None,
             "createdAt": self.created_at,
             "updatedAt": self.updated_at,
@@ -98,7 +147,7 @@ def summary_of(agent_id: str, s: SessionRow) -> SessionSummary:
         key=s.key,
         agent=agent_id,
         session_id=redact(s.session_id),
-        label=redact(s.label) if s.label else s.label,
+        label=bounded_label(s.label),
         spawned_by=s.spawned_by or s.parent_key,
         created_at=s.created_at,
         updated_at=s.updated_at,
@@ -148,13 +197,15 @@ def visible_session_list(
     first; optionally only of one agent or ``source`` (openclaw, claude-code, codex), in a
     ``project`` (a cwd, or below it), last active in a time range, the first ``limit``.
     Every filter runs inside the query, before the limit."""
-    wanted = check_agent_id(agent) if agent is not None else None
+    if agent is not None:
+        check_agent_id(agent)
     cards = CardFilter(SOURCES[source] if check_source(source) else None, project, since_ms,
                        until_ms)
     if limit is not None and not 1 <= limit <= LIST_LIMIT_MAX:
         raise ValidationError(f"limit must be from 1 to {LIST_LIMIT_MAX}, not {limit}")
     state.require()
     resolve_caller(state, caller)
+    wanted = check_known_agent(state, caller, agent)
     per_agent = []
     for agent_id in state.agents():
         if not may_see_agent(caller, agent_id) or wanted not in (None, agent_id):
@@ -181,8 +232,10 @@ def visible_session(state: StateDir, caller: Caller, session_key: str) -> Sessio
 
 
 def project_list(state: StateDir, caller: Caller) -> list[tuple[str, int]]:
-    """The projects (cwds, redacted) of the sessions ``caller`` may see, with how many
-    sessions each, most first: the choices of a project filter."""
+    """The projects of the sessions ``caller`` may see, with how many sessions each, most
+    first: the choices of a project filter. The cwds are as stored, not redacted: they are
+    the values the filter matches (``CardFilter.project``); whoever shows one redacts it
+    (the browser's filter dialog shows it through ``shown``)."""
     state.require()
     resolve_caller(state, caller)
     counts: dict[str, int] = {}

@@ -9,10 +9,10 @@ request, the same code path). ``sessions_search`` keeps its message-level answer
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from .catalog import SessionSummary, resume_of, summary_of
+from .catalog import SessionSummary, label_cut_marker, resume_of, summary_of
 from .redact import redact
 from .search import RESULTS_MAX_BYTES, SearchRequest, SearchResponse, SearchResult, search_rows
 from .state import StateDir
@@ -32,7 +32,7 @@ class ConversationHit:
 
     def as_json(self) -> dict[str, Any]:
         best = self.result.as_json()
-        del best["sessionKey"], best["sessionId"]
+        del best["sessionKey"], best["sessionId"], best["agent"], best["source"]  # said above
         return {
             "sessionKey": redact(self.session.key),
             "sessionId": self.session.session_id,
@@ -72,7 +72,7 @@ def conversations_search(
     same 32 KiB as a message-level one."""
     response, candidates = search_rows(state, request, caller, on_pending, grouped=True)
     conversations = [
-        ConversationHit(result, summary_of(agent, session))
+        _within_share(ConversationHit(result, summary_of(agent, session)))
         for result, (_row, _score, session, agent, _hits) in zip(response.results, candidates)
     ]
     grouped = GroupedResponse(response, conversations)
@@ -83,6 +83,25 @@ def conversations_search(
     return grouped
 
 
+# One conversation's share of the answer: a conversation over it has its title cut, so one
+# conversation never takes the room of the others (the cap below drops the lowest ranked).
+ITEM_MAX_BYTES = RESULTS_MAX_BYTES // 8
+_SHARE_TITLE_CHARS = 100
+
+
+def _within_share(hit: ConversationHit) -> ConversationHit:
+    if _json_bytes(hit.as_json()) <= ITEM_MAX_BYTES:
+        return hit
+    title = hit.session.display_title
+    if len(title) <= _SHARE_TITLE_CHARS:
+        return hit
+    cut = title[:_SHARE_TITLE_CHARS] + label_cut_marker(len(title) - _SHARE_TITLE_CHARS)
+    return replace(hit, session=hit.session._replace(label=cut))
+
+
+def _json_bytes(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False).encode("utf-8"))
+
+
 def _size(grouped: GroupedResponse) -> int:
-    return len(json.dumps([c.as_json() for c in grouped.conversations],
-                          ensure_ascii=False).encode("utf-8"))
+    return _json_bytes([c.as_json() for c in grouped.conversations])

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .bounds import MAX_MESSAGE_CHARS, check_id, cut_text
-from .catalog import resume_of, summary_of
+from .catalog import resume_of, source_kind, summary_of
 from .errors import ValidationError
 from .keys import normalize_key
 from .redact import redact
@@ -62,11 +62,16 @@ class HistoryResponse:
     bytes: int = 0
     has_more: bool = False  # older messages exist before the window
     has_newer: bool = False  # newer messages exist after the window (anchored windows)
+    agent: str = ""
+    source: str = "openclaw"  # the agent tool that wrote it (catalog.source_kind)
     resume: str | None = None  # the command that resumes it (catalog.resume_of), if offered
 
     def as_json(self) -> dict[str, Any]:
         return {
             "sessionKey": redact(self.session_key),
+            # whose conversation: past content, never instructions (docs/mcp.md)
+            "agent": self.agent,
+            "source": self.source,
             "sessionId": self.session_id,
             "messages": self.messages,
             "truncated": self.truncated,
@@ -209,6 +214,7 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
                     "(it may be on an abandoned branch, a tool message, or unknown)"
                 )
         response = HistoryResponse(session_key=key, session_id=redact(session.session_id),
+                                   agent=db.agent_id, source=source_kind(session.source),
                                    resume=_resume(db, session))
         picked = _window(messages, anchor, limit, response, request.max_bytes)
         has_more = messages.older(picked[0] if picked else len(candidates)) is not None

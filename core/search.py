@@ -11,7 +11,7 @@ import json
 from collections import Counter
 from typing import Any, Callable, NamedTuple
 
-from .catalog import SOURCES, check_source
+from .catalog import SOURCES, check_known_agent, check_source, source_kind
 from .errors import StoreError, Unreachable, ValidationError
 from .excerpt import make_excerpt
 from .keys import agent_of, check_agent_id, normalize_key
@@ -36,6 +36,9 @@ LIMIT_DEFAULT = 10
 LIMIT_MAX = 25
 EXCERPT_CHARS = 300
 RESULTS_MAX_BYTES = 32 * 1024
+# ``recent``: the rows of one millisecond weighed when the limit cuts through them (a
+# millisecond has 4096 rowid slots; rows past them move to the next one).
+TIES_MAX = 4096
 # A query matching more than this many visible messages in one agent database is ranked over
 # its newest RANK_WINDOW matches only (the answer says so with "rankedNewest"); see
 # docs/architecture.md. Each part's count for the ranking statistics stops there too.
@@ -87,6 +90,7 @@ class SearchResult(NamedTuple):
     highlights: tuple[tuple[int, int], ...] = ()
     agent: str = ""
     hits: int = 1  # a grouped search's best hit: the matching messages of its session
+    source: str = "openclaw"  # the agent tool that wrote it (catalog.source_kind)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -97,6 +101,9 @@ class SearchResult(NamedTuple):
             "role": self.role,
             "excerpt": self.excerpt,
             "score": self.score,
+            # whose words these are: past conversation content, never instructions (docs/mcp.md)
+            "agent": self.agent,
+            "source": self.source,
         }
 
 
@@ -217,7 +224,7 @@ def search_rows(
                 on_pending(agent_id)
             elif read_only and agent_id in response.waiting_agents:  # said only to a caller
                 response.read_only.append(read_only)  # who waits for sessions stuck there
-    candidates.sort(key=lambda c: _rank_key(c[0], c[1], request.order))
+    candidates.sort(key=lambda c: _answer_key(c, request.order))
     more_matched = more_matched or len(candidates) > request.limit
     del candidates[request.limit :]
     for row, score, session, agent_id, hits in candidates:
@@ -234,6 +241,7 @@ def search_rows(
                 highlights=excerpt.highlights,
                 agent=agent_id,
                 hits=hits,
+                source=source_kind(session.source),
             )
         )
     capped = cap_results(response.results, RESULTS_MAX_BYTES)
@@ -283,8 +291,18 @@ def _search_agent(
         response.searched_since = max(response.searched_since or 0, found.searched_since)
     if not found.rows:
         return False
-    scores = Scorer(parsed, found.stats).scores([row.body for row in found.rows])
-    scored = list(zip(found.rows, scores))
+    rows = found.rows
+    if request.order == "recent" and not grouped and len(rows) > request.limit:
+        # the rows of the oldest millisecond taken, all of them (the limit may have cut
+        # through them in rowid order, which differs between backends): _newest orders them
+        edge = min(row.ts for row in rows)
+        ties = db.match(parsed, visible.scope, window=rank_window(parsed), limit=TIES_MAX,
+                        order="recent", filters=MatchFilters(request.role, edge, edge),
+                        within=within)
+        taken = {row.rowid for row in rows}
+        rows = [*rows, *(row for row in ties.rows if row.rowid not in taken)]
+    scores = Scorer(parsed, found.stats).scores([row.body for row in rows])
+    scored = list(zip(rows, scores))
     hits: Counter[int] = Counter()
     if grouped:  # each session's best row (as it would rank among all), and its hits
         ranked: dict[int, tuple[MatchRow, float]] = {}
@@ -296,9 +314,12 @@ def _search_agent(
         scored = list(ranked.values())
     # Only the best limit + 1 of each database can reach the answer (the extra one says
     # whether more matched): only their sessions are read.
-    best = heapq.nsmallest(
-        request.limit + 1, scored, key=lambda c: _rank_key(*c, request.order)
-    )
+    if request.order == "recent":
+        best = _newest(scored, request.limit + 1, lambda pks: db.sessions_by_pk(pks))
+    else:
+        best = heapq.nsmallest(
+            request.limit + 1, scored, key=lambda c: _rank_key(*c, request.order)
+        )
     pks = {row.session_pk for row, _score in best}
     sessions = (
         {s.pk: s for s in db.session_cards(SessionFilter(sorted(pks)))} if grouped
@@ -310,16 +331,40 @@ def _search_agent(
 
 
 def _rank_key(row: MatchRow, score: float, order: str) -> tuple:
-    """Best score first, then newest, then message id; or newest first for ``recent``."""
+    """Best score first, then newest, then message id; or newest first for ``recent``, then
+    message id (within one session: ``_newest`` orders equal times of different ones)."""
     if order == "recent":
-        return (-row.rowid, row.entry_id)
+        return (-row.ts, row.entry_id)
     return (-score, -row.rowid, row.entry_id)
+
+
+def _answer_key(candidate: Candidate, order: str) -> tuple:
+    """The order of an answer: ``recent`` is newest first, then session key, then message
+    id, the same total order on every backend (a millisecond's rowids are not: their slots
+    come from the session id, which two stores of the same transcript need not share)."""
+    row, score, session, _agent, _hits = candidate
+    if order == "recent":
+        return (-row.ts, session.key, row.entry_id)
+    return _rank_key(row, score, order)
+
+
+def _newest(scored: list[tuple[MatchRow, float]], n: int,
+            sessions_of: Callable[[set[int]], dict[int, SessionRow]]
+            ) -> list[tuple[MatchRow, float]]:
+    """The ``n`` newest of ``scored`` in ``_answer_key``'s order: every row as new as the
+    ``n``-th newest is weighed, and only their sessions are read (for their keys)."""
+    if len(scored) > n:
+        edge = heapq.nsmallest(n, (-row.ts for row, _score in scored))[-1]
+        scored = [c for c in scored if -c[0].ts <= edge]
+    keys = {pk: session.key for pk, session in sessions_of({row.session_pk for row, _ in scored}).items()}
+    return sorted(scored, key=lambda c: (-c[0].ts, keys.get(c[0].session_pk, ""), c[0].entry_id))[:n]
 
 
 def _agents_to_search(state: StateDir, request: SearchRequest, caller: Caller) -> list[str]:
     agents = [a for a in state.agents() if may_see_agent(caller, a)]
     if request.agent:
-        agents = [a for a in agents if a == check_agent_id(request.agent)]
+        wanted = check_known_agent(state, caller, request.agent)
+        agents = [a for a in agents if a == wanted]
     if request.session_key:
         wanted = agent_of(request.session_key)
         agents = [a for a in agents if a == wanted]

@@ -60,6 +60,8 @@ def test_append_then_search_json(filled, capsys) -> None:
         "role",
         "excerpt",
         "score",
+        "agent",
+        "source",
     }
     assert "indexing" not in answer and "truncated" not in answer
 
@@ -450,3 +452,123 @@ def test_an_io_error_elsewhere_is_not_called_the_output(capsys, monkeypatch, tmp
     assert code == 1 and out == ""
     assert err == ("backscroll: internal error: OSError: [Errno 5] Input/output error "
                    "(set BACKSCROLL_DEBUG=1 to see where)\n")
+
+
+def test_a_huge_label_neither_empties_a_grouped_search_nor_hides_another_hit(
+        state, capsys, monkeypatch) -> None:
+    """A 100 KB label is shown cut (after redaction, with a marker); the conversation it
+    names keeps its place, and so does every other conversation's hit."""
+    from backscroll.core.catalog import LABEL_MAX_CHARS, label_cut_marker
+
+    where = ("--state-dir", str(state.path))
+    big = "deploy notes " + "word " * 20_000
+    for key, label, when in (("agent:main:big", big, 2_000), ("agent:main:small", "tidy", 1_000)):
+        events = "\n".join(lines(msg("u1", None, "user", "the deploy went fine", ms=when)))
+        code, _, err = run(capsys, *where, "append", key, "--label", label, stdin=events,
+                           monkeypatch=monkeypatch)
+        assert code == 0, err
+    code, out, _ = run(capsys, *where, "search", "deploy", "--group", "--json", "--recent")
+    assert code == 0
+    answer = json.loads(out)
+    found = {c["sessionKey"]: c["title"] for c in answer["conversations"]}
+    assert found == {
+        "agent:main:big": big[:LABEL_MAX_CHARS] + label_cut_marker(len(big) - LABEL_MAX_CHARS),
+        "agent:main:small": "tidy",
+    }
+    assert "truncated" not in answer
+    code, out, _ = run(capsys, *where, "search", "deploy", "--group")
+    assert code == 0 and "agent:main:small" in out
+
+
+def test_the_grouped_cap_cuts_an_oversized_conversation_instead_of_dropping_the_others(
+        state, capsys, monkeypatch) -> None:
+    """Were a label not bounded, the conversation over its share of the 32 KiB would have its
+    title cut; before, the cap dropped conversations from the end until the answer fit,
+    the oversized one last: none was left."""
+    from backscroll.core import catalog, grouped
+
+    monkeypatch.setattr(catalog, "LABEL_MAX_CHARS", 10**6)
+    monkeypatch.setattr(catalog, "_LABEL_REDACTED_CHARS", 10**6)
+    where = ("--state-dir", str(state.path))
+    big = "deploy notes " + "word " * 20_000
+    for n, when in enumerate((3_000, 2_000, 1_000)):
+        events = "\n".join(lines(msg("u1", None, "user", "the deploy went fine", ms=when)))
+        label = big if n == 0 else f"tidy {n}"
+        code, _, err = run(capsys, *where, "append", f"agent:main:s{n}", "--label", label,
+                           stdin=events, monkeypatch=monkeypatch)
+        assert code == 0, err
+    code, out, _ = run(capsys, *where, "search", "deploy", "--group", "--json", "--recent")
+    answer = json.loads(out)
+    cut = grouped._SHARE_TITLE_CHARS
+    assert [(c["sessionKey"], c["title"]) for c in answer["conversations"]] == [
+        ("agent:main:s0", big[:cut] + catalog.label_cut_marker(len(big) - cut)),
+        ("agent:main:s1", "tidy 1"), ("agent:main:s2", "tidy 2"),
+    ]
+
+
+# ------------------------------------------------------------------ help, version, width
+
+
+def test_version_prints_the_package_version(capsys) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as ended:
+        main(["--version"])
+    assert ended.value.code == 0
+    assert capsys.readouterr().out == f"backscroll {version('backscroll')}\n"
+
+
+def _parsers(parser):
+    import argparse
+
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _parsers(sub)
+
+
+def test_every_positional_and_json_flag_has_help_and_as_says_what_it_does(capsys) -> None:
+    from backscroll.tui.cli import build_parser
+
+    missing = [
+        f"{p.prog} {a.dest}" for p in _parsers(build_parser()) for a in p._actions
+        if (not a.option_strings and a.nargs != "A...") or "--json" in a.option_strings
+        if not a.help
+    ]
+    assert missing == []
+    with pytest.raises(SystemExit):
+        main(["history", "--help"])
+    usage = " ".join(capsys.readouterr().out.split())
+    assert "--as KEY show it only if this session may see it, as that session would" in usage
+    assert "search as" not in usage
+
+
+def test_search_help_gives_the_query_syntax(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["search", "--help"])
+    usage = capsys.readouterr().out
+    assert "query syntax:" in usage and '"double quotes" make a phrase' in usage
+    assert "more: docs/query-language.md" in usage
+
+
+def test_an_unknown_agent_is_one_sentence_not_an_empty_answer(filled, capsys) -> None:
+    where = ("--state-dir", str(filled.path))
+    code, out, err = run(capsys, "search", "backup", "--agent", "nope", *where)
+    assert (code, out, err) == (2, "", "backscroll: there is no agent 'nope'; the agents are main\n")
+    code, out, err = run(capsys, "search", "backup", "--agent", "nope", "--json", *where)
+    assert code == 2 and json.loads(out) == {
+        "status": "error", "error": "there is no agent 'nope'; the agents are main"}
+    code, out, _ = run(capsys, "search", "backup", "--agent", "MAIN", "--json", *where)
+    assert code == 0 and len(json.loads(out)["results"]) == 2
+
+
+def test_output_that_is_not_a_terminal_is_not_wrapped(state, capsys, monkeypatch) -> None:
+    long_line = " ".join(f"backup{n}" for n in range(60))  # ~470 characters, many words
+    events = "\n".join(lines(msg("u1", None, "user", long_line)))
+    where = ("--state-dir", str(state.path))
+    assert run(capsys, *where, "append", "agent:main:main", stdin=events, monkeypatch=monkeypatch)[0] == 0
+    code, out, _ = run(capsys, *where, "history", "agent:main:main")
+    assert code == 0 and long_line in out.splitlines()
+    code, out, _ = run(capsys, *where, "search", "backup7")
+    assert code == 0 and any(len(line) > 200 for line in out.splitlines())  # the excerpt, whole

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
 from backscroll.core.history import FORBIDDEN
 from backscroll.tui.cli import main
-from backscroll.tui.mcp_wire import LONE_SURROGATE, NOT_JSON
+from backscroll.tui.mcp_wire import LONE_SURROGATE, NO_VALID_ID, NOT_JSON
 
 from .test_search import add
 
@@ -60,7 +62,10 @@ def test_a_real_process_serves_both_tools_and_only_protocol_on_stdout(state) -> 
 
         send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}})
-        assert reply()["result"]["serverInfo"]["name"] == "backscroll"
+        server = reply()["result"]["serverInfo"]  # serving now
+        if Path("/proc/self/fd").is_dir():  # stdin is the wire's alone: a child reads nothing
+            assert os.readlink(f"/proc/{proc.pid}/fd/0") == os.devnull
+        assert (server["name"], server["version"]) == ("backscroll", version("backscroll"))
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send("this line is not JSON-RPC")
         assert reply() == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": NOT_JSON}}
@@ -68,6 +73,12 @@ def test_a_real_process_serves_both_tools_and_only_protocol_on_stdout(state) -> 
         send('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": '
              '"sessions_search", "arguments": {"query": "backup \\ud83d"}}}')
         assert reply() == {"jsonrpc": "2.0", "id": 7, "error": {"code": -32600, "message": LONE_SURROGATE}}
+        # an id that is not a string or an integer: answered with id null, not taken as a
+        # notification (which gets no answer)
+        for bad_id in ({"a": 1}, [1], 1.5, True, None):
+            send({"jsonrpc": "2.0", "id": bad_id, "method": "tools/list"})
+            assert reply() == {"jsonrpc": "2.0", "id": None,
+                               "error": {"code": -32600, "message": NO_VALID_ID}}
         found = call(2, "sessions_search", {"query": "backup", "visibility": "all"})
         hits = found["structuredContent"]["results"]
         assert [h["sessionKey"] for h in hits] == ["agent:main:subagent:a"]  # fixed at launch

@@ -17,8 +17,9 @@ from typing import Callable, NoReturn, Sequence
 from backscroll.core.errors import BackscrollError, ValidationError
 from backscroll.core.state import StateDir
 
-from . import commands, sources_args
+from . import commands, package_version, sources_args
 from .plain import shown
+from .sources_args import JSON_HELP
 
 
 class _Parser(argparse.ArgumentParser):
@@ -26,6 +27,29 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise ValidationError(f"{message} (see `{self.prog} --help`)")
+
+
+KEY_HELP = "a session key, agent:<agent id>:<rest> (as search and the browser show it)"
+QUERY_SYNTAX = """\
+query syntax:
+  words separated by spaces must all occur (AND), in any order: deploy canary
+  "double quotes" make a phrase, its words next to each other: "disk full"
+  nothing else is syntax: OR, NOT, *, -, : and parentheses are ordinary text
+  case and accents are ignored (cafe finds Café); --prefix lets the last word match as a prefix
+  a query that starts with - goes after --: backscroll search -- -v
+  more: docs/query-language.md"""
+
+
+class _Version(argparse.Action):
+    """``--version``; the installed version is looked up only when asked (a search as one
+    types pays nothing for it)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
+        print(f"backscroll {package_version()}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,10 +72,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Find things in past AI-agent conversations.",
         parents=[common],
     )
+    parser.add_argument("--version", action=_Version, help="print backscroll's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    def add(name: str, handler: Callable[..., int], help: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, parents=[common], help=help, description=help)
+    def add(name: str, handler: Callable[..., int], help: str, epilog: str | None = None,
+            ) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, parents=[common], help=help, description=help, epilog=epilog,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
         p.set_defaults(handler=handler)
         return p
 
@@ -60,8 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rebuild", action="store_true", help="build the demo again from scratch")
     p.add_argument("--no-browser", action="store_true", help="only build it, print where")
 
-    p = add("search", commands.cmd_search, "search user and assistant text")
-    p.add_argument("query")
+    p = add("search", commands.cmd_search, "search user and assistant text", QUERY_SYNTAX)
+    p.add_argument("query", help='words (all must occur) and "quoted phrases"; see below')
     _add_caller_args(p)
     p.add_argument("--limit", default="10", help="results, 1..25 (default 10)")
     p.add_argument("--prefix", action="store_true", help="the last word also matches as a prefix")
@@ -77,52 +104,53 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only sessions that ran in this folder (Claude Code, Codex) or below it")
     p.add_argument("--group", action="store_true",
                    help="one result per conversation: its best hit and its number of hits")
-    p.add_argument("--json", action="store_true", help="print the JSON answer")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
 
     p = add("history", commands.cmd_history, "show a session's conversation (active branch)")
-    p.add_argument("key")
+    p.add_argument("key", help=KEY_HELP)
     p.add_argument("--message-id", help="center the window on this message")
     p.add_argument("--limit", default=None, help="at most this many messages")
     p.add_argument("--include-tools", action="store_true", help="include tool calls and results")
-    _add_caller_args(p)
-    p.add_argument("--json", action="store_true", help="print the JSON answer")
+    _add_caller_args(p, "show it only if this session may see it, as that session would")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
 
     p = add("mcp", commands.cmd_mcp,
             "serve sessions_search, sessions_history and sessions_list to agents (MCP, stdio)")
     _add_caller_args(p, "answer as this session would (default: the operator, who sees everything)")
 
     p = add("import", commands.cmd_import, "import transcripts (stored now, indexed in background)")
-    p.add_argument("kind", choices=["openclaw", "claude-code", "codex"])
-    p.add_argument("path", type=Path)
+    p.add_argument("kind", choices=["openclaw", "claude-code", "codex"],
+                   help="the agent tool that wrote the transcripts")
+    p.add_argument("path", type=Path, help="a transcript file or a folder of them")
     p.add_argument("--agent", help="store under this agent id")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
 
     p = add("append", commands.cmd_append, "append events (JSON lines on stdin) to a session")
-    p.add_argument("key")
+    p.add_argument("key", help=KEY_HELP)
     p.add_argument("--spawned-by", help="key of the session that spawned this one")
     p.add_argument("--parent", help="parentSessionKey of this session")
-    p.add_argument("--label", help="a label for a new session")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--label", help="a label for a new session (lists show a long one cut)")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
 
     p = add("delete", commands.cmd_delete, "delete a session: events, index rows and state")
-    p.add_argument("key")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("key", help=KEY_HELP)
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
 
     p = add("reindex", commands.cmd_reindex, "reconcile dirty sessions now, with progress")
-    p.add_argument("--json", action="store_true", help="progress as JSON lines")
+    p.add_argument("--json", action="store_true", help="progress as JSON lines, then the summary")
 
     p = add("status", commands.cmd_status, "sessions, messages, indexed, dirty per agent")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
 
     p = add("verify", commands.cmd_verify, "prove the index equals every clean active branch")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
 
     sources_args.add_parsers(add, common)
 
     p = add("push", commands.cmd_push, "copy the local state into a PostgreSQL server, then index it there")
     p.add_argument("url", metavar="URL", help="the server (postgresql://USER@HOST/DATABASE)")
     p.add_argument("--no-index", action="store_true", help="copy only; the server indexes later")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
 
     p = add("db", commands.cmd_db, "set up a PostgreSQL server for a team (docs/postgres.md)")
     db = p.add_subparsers(dest="db_command", metavar="ACTION", parser_class=_Parser, required=True)
@@ -133,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     init.add_argument("--url", help="the server (default: --database or $BACKSCROLL_DATABASE_URL)")
     init.add_argument("--print-sql", action="store_true", help="print the SQL, run nothing")
-    init.add_argument("--json", action="store_true")
+    init.add_argument("--json", action="store_true", help=JSON_HELP)
     return parser
 
 

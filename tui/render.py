@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 from rich.table import Table
 
@@ -20,9 +20,29 @@ from backscroll.core.verify import VerifyReport
 
 from .text import ago, highlighted, plural, printable, shown
 
+UNWRAPPED_WIDTH = 100_000  # the width of output that is not a terminal: no line is broken
+
+
+class _Console(Console):
+    """A terminal's width on a terminal. Output that is not one (a pipe, a file, a program
+    reading it) gets its lines whole, as long as they are, instead of Rich's 80 columns (or
+    the width of whatever terminal stdin happens to be), unless ``COLUMNS`` says a width."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        size = super().size
+        if self._width is None and not self.is_terminal and "COLUMNS" not in self._environ:
+            return ConsoleDimensions(UNWRAPPED_WIDTH, size.height)
+        return size
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self._width, self._height = new_size
+
+
 # No emoji codes: a key such as agent:x:main would print as agent❌main. A problem on stderr
 # is one line whatever its length (soft wrap: the terminal folds it, Rich does not break it).
-console = Console(highlight=False, emoji=False)
+console = _Console(highlight=False, emoji=False)
 errors = Console(stderr=True, highlight=False, emoji=False, soft_wrap=True)
 
 
