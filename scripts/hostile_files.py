@@ -1,5 +1,6 @@
-"""The hostile files ``scripts/hostile_home.py`` plants in a fake home's source folders, and
-how each is judged at the end of a run (the goal on a fixed build, one verdict per file).
+"""What ``scripts/hostile_home.py`` writes into a fake home's source folders: the hostile
+files, how each is judged at the end of a run (the goal on a fixed build, one verdict per
+file), and the good lines written all along (``Writer``).
 
 Each entry of ``HOSTILES`` names one file (or one link): what it is, how to plant it, the
 name fragment a sentence reporting it must contain, and its own check (beyond the run's
@@ -15,12 +16,24 @@ shared ones: every good line found, no error, bounded memory, no hang):
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
+import threading
+import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+
+from tests.fakehome import (  # hostile_home.py puts the repository on sys.path
+    CC_SHORT,
+    OPENCLAW_SESSION,
+    append,
+    claude_user,
+    codex_user,
+    openclaw_user,
+)
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -37,7 +50,7 @@ class Home:
     root: Path  # the run's temporary folder
     home: Path
     files: dict[str, Path]  # tests.fakehome.build_home's answer
-    bigline_mb: int = 200
+    bigline_mb: int = 400
     bomb_gib: int = 4
     root_link: str = "/"
     cache: Path | None = None  # where a zstd bomb made once is kept between rounds
@@ -62,6 +75,7 @@ class Outcome:
 
     reported: dict[str, list[str]]  # hostile name -> stderr sentences naming it
     keys_of: dict[str, list[str]]  # searched word -> session keys it was found in
+    holding: dict[str, list[str]]  # planted word -> sessions whose stored events hold it
     good_keys: dict[str, set[str]]  # format of the good lines -> their session keys
     paths: list[str]  # every file path the databases remember
     hangs: int
@@ -133,15 +147,11 @@ def _openclaw_space(h: Home) -> Path:
 
 
 def _claim_oc(h: Home) -> Path:
-    from tests.fakehome import OPENCLAW_SESSION
-
     return _write(h.openclaw / "000-claim-openclaw.jsonl",
                   *_openclaw_header(OPENCLAW_SESSION, PLANTED_OC, "assistant"))
 
 
 def _claim_cc(h: Home) -> Path:
-    from tests.fakehome import CC_SHORT
-
     return _write(h.project / "000-claim-claude.jsonl",
                   _cc(CC_SHORT, f"{PLANTED_CC}: IGNORE ALL PREVIOUS INSTRUCTIONS", "assistant"))
 
@@ -203,6 +213,91 @@ def _link_out(h: Home) -> Path:
     return path
 
 
+# ----------------------------------------------------------------------------- good lines
+
+
+def letters(n: int) -> str:
+    out = ""
+    for _ in range(5):
+        n, rest = divmod(n, 26)
+        out = chr(97 + rest) + out
+    return out
+
+
+class Writer(threading.Thread):
+    """Appends good lines, one word of its own each, until stopped; makes the bigline
+    grow by a byte every 3 s and swaps the FIFO with its transcript every ``swap_s``."""
+
+    def __init__(self, home: Home, interval: float, swap_s: float) -> None:
+        super().__init__(daemon=True, name="writer")
+        self.home, self.interval, self.swap_s = home, interval, swap_s
+        self.stop = threading.Event()
+        self.words: dict[str, str] = {}  # word -> format of the file it went to
+        self.times: list[float] = []  # when each line was written (monotonic)
+        self.errors: list[str] = []
+
+    def run(self) -> None:
+        files = self.home.files
+        n, new_at, grow_at = 0, time.monotonic() + 5, time.monotonic() + 3
+        while not self.stop.wait(self.interval):
+            word = "hq" + letters(n)
+            fmt = ("claude-code", "codex", "openclaw")[n % 3]
+            text = f"good line {word} about the harbour"
+            try:
+                if fmt == "claude-code":
+                    append(files["short"], claude_user(files["short"], str(uuid.uuid4()), text))
+                elif fmt == "codex":
+                    append(files["rollout"], codex_user(text))
+                else:
+                    append(files["openclaw"], openclaw_user(files["openclaw"], f"g-{n}", text))
+                self.words[word] = fmt
+                self.times.append(time.monotonic())
+                if time.monotonic() > new_at:
+                    self._new_session(n)
+                    new_at += 5
+                if time.monotonic() > grow_at and "bigline" in self.home.planted:
+                    with self.home.planted["bigline"].open("ab") as handle:
+                        handle.write(b"x")
+                    grow_at += 3
+            except OSError as err:
+                self.errors.append(f"writer: {err}")
+            n += 1
+
+    def _new_session(self, n: int) -> None:
+        sid, words = str(uuid.uuid4()), ["hn" + letters(n), "hn" + letters(n + 1)]
+        first = {"parentUuid": None, "isSidechain": False, "type": "user", "cwd": "/home/me/app",
+                 "sessionId": sid, "uuid": str(uuid.uuid4()), "timestamp": "2026-06-01T10:00:00Z",
+                 "message": {"role": "user", "content": f"a new session {words[0]}"}}
+        second = {**first, "type": "assistant", "parentUuid": first["uuid"],
+                  "uuid": str(uuid.uuid4()),
+                  "message": {"role": "assistant", "content": f"answered {words[1]}"}}
+        append(self.home.project / f"zz-new-{sid}.jsonl", first, second)
+        for word in words:
+            self.words[word] = "claude-code-new"
+            self.times.append(time.monotonic())
+
+    def swap(self, path: Path) -> None:
+        """Replace ``path`` by a FIFO, then by a regular copy, and so on until stopped."""
+        regular, i = path.read_bytes(), 0
+        while not self.stop.wait(self.swap_s):
+            spare = path.with_name(f".swap-{i}")  # not a transcript name: never scanned
+            try:
+                if i % 2:
+                    spare.write_bytes(regular)
+                else:
+                    os.mkfifo(spare)
+                os.replace(spare, path)
+            except OSError as err:
+                self.errors.append(f"swapper: {err}")
+                return
+            i += 1
+
+    def first_unseen(self, since: float) -> float | None:
+        """When the first line written after ``since`` was written."""
+        at = bisect.bisect_right(self.times, since)
+        return self.times[at] if at < len(self.times) else None
+
+
 # ----------------------------------------------------------------------------- verdicts
 
 
@@ -234,7 +329,8 @@ def not_followed_file(h: Home, o: Outcome, name: str) -> str | None:
 
 def _kept_apart(word: str, fmt: str) -> Callable[[Home, Outcome, str], str | None]:
     def check(h: Home, o: Outcome, name: str) -> str | None:
-        mixed = set(o.keys_of.get(word, [])) & o.good_keys.get(fmt, set())
+        mixed = set(o.keys_of.get(word, []) + o.holding.get(word, [])) & o.good_keys.get(
+            fmt, set())
         why = [] if o.reported.get(name) else ["not reported"]
         if mixed:
             why.append(f"its text is in the claimed session {sorted(mixed)[0]}")

@@ -10,23 +10,11 @@ into the source folders once the first sync is done: poison ids and lines, a FIF
 and out for a transcript, a sparse 64 GiB file, a zstd bomb, a long line with no newline,
 links to ``/`` and out of the folder, files claiming another file's session.
 
-Everything is bounded: the run lasts ``--seconds`` (then ``--settle`` for the last lines),
-every child has a timeout (a watch that reports no sync for ``--hang-after`` seconds while
-lines are written, or does not stop on ctrl+c, is a hang: killed, counted, started again; so
-is a watch that died), and every child runs under an address-space limit (``--max-vm-mb``)
-so an unbounded read fails in it instead of taking the machine's memory. At the end the
-script reconciles and searches every good word in a child process of its own, and prints:
-
-- good lines written vs found by search (goal: all);
-- errors and tracebacks seen (goal: none): ``internal error``, ``Traceback``, a child that
-  died or exited non-zero;
-- the peak RSS of the sync/watch processes (``wait4``'s ``ru_maxrss``; goal: ``--rss-goal-mb``);
-- hangs (goal: none);
-- each hostile file: its own check, and the sentence that reported it.
-
-The exit code is 0 when every goal is met. ``--each`` runs one round per hostile file alone
-(after a control round with none, which must pass on any build: it shows the instrument
-itself is sound), to see which file breaks what.
+Every child has a timeout and an address-space limit (``--max-vm-mb``); at the end the good
+words are searched (after reconciling and ``tests/faults.py``'s file checks) in a child of its
+own. Per round it prints good lines found vs written (goal: all), errors and tracebacks
+(none), the peak RSS of sync/watch (``--rss-goal-mb``), hangs (none) and a verdict per hostile
+file; exit code 0 when every goal is met. docs/sources.md ("Hostile files") says more.
 
     .venv/bin/python scripts/hostile_home.py --seconds 60               # all at once, watch
     .venv/bin/python scripts/hostile_home.py --mode sync --seconds 60
@@ -41,9 +29,9 @@ watches are counted per user. ``--keep`` keeps the temporary folder for a look a
 from __future__ import annotations
 
 import argparse
-import bisect
 import json
 import os
+import random
 import resource
 import signal
 import subprocess
@@ -51,16 +39,24 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]  # the tests package, hostile_files
 
-from hostile_files import HOSTILES, MIB, OUTSIDE_WORD, PLANTED_CC, PLANTED_OC, Home, Outcome  # noqa: E402
+from hostile_files import (  # noqa: E402
+    HOSTILES,
+    MIB,
+    OUTSIDE_WORD,
+    PLANTED_CC,
+    PLANTED_OC,
+    Home,
+    Outcome,
+    Writer,
+)
 
-from tests.fakehome import append, build_home, claude_user, codex_user, openclaw_user  # noqa: E402
+from tests.fakehome import build_home  # noqa: E402
 
 DATA = next((p for p in (ROOT.parent / "shared" / "data", ROOT.parents[1] / "shared" / "data",
                          Path("/work/shared/data")) if p.is_dir()), Path("shared/data"))
@@ -72,8 +68,10 @@ from backscroll.core.reconcile import reconcile_all
 from backscroll.core.search import SearchRequest, sessions_search
 from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR
+sys.path.insert(0, sys.argv[2])
+from tests.faults import check_files
 state, words = StateDir(sys.argv[1]), json.load(sys.stdin)
-out = {"keys": {}, "paths": [], "pending": 0, "errors": []}
+out = {"keys": {}, "paths": [], "pending": 0, "errors": [], "holding": {}}
 deadline = time.monotonic() + 90
 while True:
     try:
@@ -92,6 +90,15 @@ while True:
 for agent in state.agents():
     with state.open(agent) as db:
         out["paths"] += list(db.file_states())
+for agent in state.agents():  # the sessions whose stored events hold a planted word
+    with state.open(agent) as db:
+        for session in db.sessions():
+            text = json.dumps([e for _seq, e in db.events(session.pk)], ensure_ascii=False)
+            for word in sys.argv[3].split(","):
+                if word in text:
+                    out["holding"].setdefault(word, []).append(session.key)
+if state.agents():  # sound files, a true index, no entry twice (as after every fault)
+    out["errors"] += [f"files: {problem}" for problem in check_files(state)]
 for word in words:
     try:
         found = sessions_search(state, SearchRequest(query=word, limit=10), OPERATOR)
@@ -100,88 +107,6 @@ for word in words:
         out["errors"].append(f"searching {word}: {type(err).__name__}: {err}")
 print(json.dumps(out))
 """
-
-
-def letters(n: int) -> str:
-    out = ""
-    for _ in range(5):
-        n, rest = divmod(n, 26)
-        out = chr(97 + rest) + out
-    return out
-
-
-class Writer(threading.Thread):
-    """Appends good lines, one word of its own each, until stopped; makes the bigline
-    grow by a byte every 3 s and swaps the FIFO with its transcript every ``swap_s``."""
-
-    def __init__(self, home: Home, interval: float, swap_s: float = 0.02) -> None:
-        super().__init__(daemon=True, name="writer")
-        self.home, self.interval, self.swap_s = home, interval, swap_s
-        self.stop = threading.Event()
-        self.words: dict[str, str] = {}  # word -> format of the file it went to
-        self.times: list[float] = []  # when each line was written (monotonic)
-        self.errors: list[str] = []
-
-    def run(self) -> None:
-        files = self.home.files
-        n, new_at, grow_at = 0, time.monotonic() + 5, time.monotonic() + 3
-        while not self.stop.wait(self.interval):
-            word = "hq" + letters(n)
-            fmt = ("claude-code", "codex", "openclaw")[n % 3]
-            text = f"good line {word} about the harbour"
-            try:
-                if fmt == "claude-code":
-                    append(files["short"], claude_user(files["short"], str(uuid.uuid4()), text))
-                elif fmt == "codex":
-                    append(files["rollout"], codex_user(text))
-                else:
-                    append(files["openclaw"], openclaw_user(files["openclaw"], f"g-{n}", text))
-                self.words[word] = fmt
-                self.times.append(time.monotonic())
-                if time.monotonic() > new_at:
-                    self._new_session(n)
-                    new_at += 5
-                if time.monotonic() > grow_at and "bigline" in self.home.planted:
-                    with self.home.planted["bigline"].open("ab") as handle:
-                        handle.write(b"x")
-                    grow_at += 3
-            except OSError as err:
-                self.errors.append(f"writer: {err}")
-            n += 1
-
-    def _new_session(self, n: int) -> None:
-        sid, words = str(uuid.uuid4()), ["hn" + letters(n), "hn" + letters(n + 1)]
-        first = {"parentUuid": None, "isSidechain": False, "type": "user", "cwd": "/home/me/app",
-                 "sessionId": sid, "uuid": str(uuid.uuid4()), "timestamp": "2026-06-01T10:00:00Z",
-                 "message": {"role": "user", "content": f"a new session {words[0]}"}}
-        second = {**first, "type": "assistant", "parentUuid": first["uuid"],
-                  "uuid": str(uuid.uuid4()),
-                  "message": {"role": "assistant", "content": f"answered {words[1]}"}}
-        append(self.home.project / f"zz-new-{sid}.jsonl", first, second)
-        for word in words:
-            self.words[word] = "claude-code-new"
-            self.times.append(time.monotonic())
-
-    def swap(self, path: Path) -> None:
-        """Replace ``path`` by a FIFO, then by a regular copy, and so on until stopped."""
-        regular, i = path.read_bytes(), 0
-        while not self.stop.wait(self.swap_s):
-            spare = path.with_name(f".swap-{i}")  # not a transcript name: never scanned
-            try:
-                if i % 2:
-                    spare.write_bytes(regular)
-                else:
-                    os.mkfifo(spare)
-                os.replace(spare, path)
-            except OSError as err:
-                self.errors.append(f"swapper: {err}")
-                return
-            i += 1
-
-    def first_unseen(self, since: float) -> float | None:
-        """When the first line written after ``since`` was written."""
-        at = bisect.bisect_right(self.times, since)
-        return self.times[at] if at < len(self.times) else None
 
 
 class Child:
@@ -256,6 +181,8 @@ class Round:
     name: str
     hostiles: list[str]
     starts: int = 0
+    kills: int = 0
+    planted: list[Path] = field(default_factory=list)
     written: int = 0
     found: int = 0
     missing: list[str] = field(default_factory=list)
@@ -301,22 +228,28 @@ def collect(child: Child, result: Round, expected_rc: tuple[int, ...] = (0,)) ->
 def run_watch(env: dict[str, str], args: argparse.Namespace, writer: Writer, until: float,
               result: Round, first_sync: threading.Event) -> None:
     """Keep a ``watch`` running until ``until``; a hang or a death is counted and the watch
-    started again."""
+    started again (and, with ``--kill-every``, it is SIGKILLed at random points)."""
+    rng = random.Random(args.seed)
     while time.monotonic() < until:
         child = Child(["watch", "--json", *(["--poll"] if args.poll else [])], env,
                       args.max_vm_mb)
         result.starts += 1
         seen, last = 0, time.monotonic()
+        kill_at = last + rng.uniform(0.2, 2 * args.kill_every) if args.kill_every else until
         while not child.reap():
             now = time.monotonic()
+            if kill_at < now < until:  # the fault campaign's SIGKILL, with the files present
+                child.kill()
+                result.kills += 1
+                break
             if len(child.out) > seen:
                 seen, last = len(child.out), child.out[-1][0]
                 if seen > 1:
                     first_sync.set()
             waiting = writer.first_unseen(last)
             if waiting is not None and now - max(waiting, last) > args.hang_after:
-                result.hangs.append(f"watch: no sync reported for {args.hang_after:.0f} s "
-                                    f"while lines were written (threads in {child.blocked_in()})")
+                result.hangs.append(f"watch: nothing taken in for {args.hang_after:.0f} s while "
+                                    f"lines were written (threads in {child.blocked_in()})")
                 child.kill()
                 break
             if now >= until:
@@ -367,8 +300,10 @@ def plant(home: Home, names: list[str], writer: Writer, result: Round) -> list[t
     return swappers
 
 
-def measure(env: dict[str, str], state: Path, words: list[str], result: Round) -> dict:
-    child = subprocess.Popen([sys.executable, "-c", MEASURE, str(state)], env=env,
+def measure(env: dict[str, str], state: Path, words: list[str], planted: list[str],
+            result: Round) -> dict:
+    child = subprocess.Popen([sys.executable, "-c", MEASURE, str(state), str(ROOT),
+                              ",".join(planted)], env=env,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
@@ -394,7 +329,7 @@ def run_round(tmp: Path, names: list[str], args: argparse.Namespace, cache: Path
                 args.bomb_gib, args.root_link, cache)
     state = tmp / "state"
     env = child_env(home.home, state, tmp)
-    writer = Writer(home, args.interval)
+    writer = Writer(home, args.interval, args.swap_ms / 1000)
     first_sync = threading.Event()
     start = time.monotonic()
     writer.start()
@@ -415,7 +350,7 @@ def run_round(tmp: Path, names: list[str], args: argparse.Namespace, cache: Path
         run_sync(env, args, 0, result, first_sync, last=True)
     result.errors += writer.errors
     planted_words = [OUTSIDE_WORD, PLANTED_CC, PLANTED_OC]
-    answer = measure(env, state, [*writer.words, *planted_words], result)
+    answer = measure(env, state, [*writer.words, *planted_words], planted_words, result)
     keys_of = answer.get("keys", {})
     result.written = len(writer.words)
     result.missing = [w for w in writer.words if not keys_of.get(w)]
@@ -423,13 +358,17 @@ def run_round(tmp: Path, names: list[str], args: argparse.Namespace, cache: Path
     good_keys: dict[str, set[str]] = {}
     for word, fmt in writer.words.items():
         good_keys.setdefault(fmt, set()).update(keys_of.get(word, []))
+    result.planted = list(home.planted.values())
     reported = {name: [p for p in result.problems if home.planted[name].name in p]
                 for name in home.planted}
-    outcome = Outcome(reported, keys_of, good_keys, answer.get("paths", []),
+    outcome = Outcome(reported, keys_of, answer.get("holding", {}), good_keys,
+                      answer.get("paths", []),
                       len(result.hangs), result.peak_rss_mb, args.rss_goal_mb)
     for name in home.planted:
         try:
             why = HOSTILES[name].check(home, outcome, name)
+            if any(home.planted[name].name in error for error in result.errors):
+                why = "an error names it" + (f", {why}" if why else "")
         except Exception as err:  # noqa: BLE001 - a row, not a crash
             why = f"check failed: {type(err).__name__}: {err}"
         said = reported[name][0] if reported[name] else ""
@@ -440,25 +379,30 @@ def run_round(tmp: Path, names: list[str], args: argparse.Namespace, cache: Path
 def print_round(result: Round, args: argparse.Namespace) -> None:
     goal = args.rss_goal_mb
     mark = lambda ok: "ok" if ok else "FAIL"  # noqa: E731
+    kills = f", {result.kills} SIGKILLs" if result.kills else ""
     print(f"\n== hostile files: {result.name}  ({args.mode}, {args.seconds:.0f} s, "
-          f"{args.mode} started {result.starts} times)")
-    print(f"{'':2}{'measure':<32} {'value':>18}  {'goal':<12} verdict")
+          f"{args.mode} started {result.starts} times{kills})")
+    print(f"{'':2}{'measure':<38} {'value':>12}  {'goal':<12} verdict")
     rows = [
         ("good lines found / written", f"{result.found:,} / {result.written:,}", "all",
          result.written > 0 and result.found == result.written),
         ("errors and tracebacks", f"{len(result.errors):,}", "none", not result.errors),
         (f"peak RSS of {args.mode}", f"{result.peak_rss_mb:,.0f} MB", f"< {goal:.0f} MB",
          result.peak_rss_mb <= goal),
-        ("hangs", f"{len(result.hangs):,}", "none", not result.hangs),
+        ("hangs (nothing taken in, or no exit)", f"{len(result.hangs):,}", "none",
+         not result.hangs),
     ]
     for what, value, want, ok in rows:
-        print(f"{'':2}{what:<32} {value:>18}  {want:<12} {mark(ok)}")
+        print(f"{'':2}{what:<38} {value:>12}  {want:<12} {mark(ok)}")
     if result.verdicts:
         print(f"\n{'':2}{'hostile file':<16} {'verdict':<44} reported as")
         for name, (why, said) in result.verdicts.items():
             verdict = "ok" if why is None else f"FAIL: {why}"
             print(f"{'':2}{name:<16} {verdict[:44]:<44} {shorten(said, 110) or '-'}")
+    named = {str(path.name) for path in result.planted}
+    others = [p for p in result.problems if not any(name in p for name in named)]
     for title, items in (("errors", result.errors), ("hangs", result.hangs),
+                         ("problems that name no hostile file", others),
                          ("good words not found", result.missing)):
         if items:
             print(f"{'':2}{title} ({len(items)}):")
@@ -481,13 +425,18 @@ def main() -> int:
     parser.add_argument("--only", help=f"comma-separated, of none, {', '.join(HOSTILES)}")
     parser.add_argument("--poll", action="store_true", help="watch --poll (see above)")
     parser.add_argument("--interval", type=float, default=0.2, help="seconds between good lines")
-    parser.add_argument("--hang-after", type=float, default=30)
+    parser.add_argument("--hang-after", type=float, default=30,
+                        help="seconds a child may take nothing in (or not stop) before it is a hang")
+    parser.add_argument("--swap-ms", type=float, default=2, help="FIFO and transcript swap")
     parser.add_argument("--rss-goal-mb", type=float, default=300)
     parser.add_argument("--max-vm-mb", type=int, default=4096, help="address space of a child")
-    parser.add_argument("--bigline-mb", type=int, default=200)
+    parser.add_argument("--bigline-mb", type=int, default=400, help="above the RSS goal")
     parser.add_argument("--bomb-gib", type=int, default=4)
     parser.add_argument("--root-link", default="/", help="where the link to / points")
     parser.add_argument("--data", type=Path, default=DATA, help="the shared real transcripts")
+    parser.add_argument("--kill-every", type=float, default=0,
+                        help="SIGKILL the watch at a random point about every this many seconds")
+    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args()
     chosen = args.only.split(",") if args.only else list(HOSTILES)
