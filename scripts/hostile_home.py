@@ -363,7 +363,7 @@ def run_round(tmp: Path, names: list[str], args: argparse.Namespace, cache: Path
                 for name in home.planted}
     outcome = Outcome(reported, keys_of, answer.get("holding", {}), good_keys,
                       answer.get("paths", []),
-                      len(result.hangs), result.peak_rss_mb, args.rss_goal_mb)
+                      result.hangs, result.peak_rss_mb, args.rss_goal_mb)
     for name in home.planted:
         try:
             why = HOSTILES[name].check(home, outcome, name)
@@ -395,18 +395,19 @@ def print_round(result: Round, args: argparse.Namespace) -> None:
     for what, value, want, ok in rows:
         print(f"{'':2}{what:<38} {value:>12}  {want:<12} {mark(ok)}")
     if result.verdicts:
-        print(f"\n{'':2}{'hostile file':<16} {'verdict':<44} reported as")
+        print(f"\n{'':2}{'hostile file':<16} {'verdict':<56} reported as")
         for name, (why, said) in result.verdicts.items():
             verdict = "ok" if why is None else f"FAIL: {why}"
-            print(f"{'':2}{name:<16} {verdict[:44]:<44} {shorten(said, 110) or '-'}")
+            print(f"{'':2}{name:<16} {shorten(verdict, 56):<56} {shorten(said, 100) or '-'}")
     named = {str(path.name) for path in result.planted}
     others = [p for p in result.problems if not any(name in p for name in named)]
     for title, items in (("errors", result.errors), ("hangs", result.hangs),
                          ("problems that name no hostile file", others),
                          ("good words not found", result.missing)):
         if items:
-            print(f"{'':2}{title} ({len(items)}):")
-            for item in list(dict.fromkeys(items))[:8]:
+            unique = list(dict.fromkeys(items))
+            print(f"{'':2}{title} ({len(items)}, {len(unique)} different):")
+            for item in unique[:8]:
                 print(f"{'':4}{shorten(item, 160)}")
 
 
