@@ -109,6 +109,9 @@ print(json.dumps(out))
 """
 
 
+LIVE: set[Child] = set()  # children not reaped yet: killed when the script ends, however
+
+
 class Child:
     """A backscroll process: its lines, its exit, its peak RSS (``wait4``), a hard kill."""
 
@@ -122,6 +125,7 @@ class Child:
             resource.prlimit(self.popen.pid, resource.RLIMIT_AS, (cap, cap))
         except OSError:
             pass  # already gone: its exit says why
+        LIVE.add(self)
         self.out: list[tuple[float, str]] = []
         self.err: list[str] = []
         self.rc: int | None = None
@@ -144,6 +148,7 @@ class Child:
         if pid == 0:
             return False
         self.rc = self.popen.returncode = os.waitstatus_to_exitcode(status)
+        LIVE.discard(self)
         self.maxrss_mb = usage.ru_maxrss / 1024
         for reader in self.readers:
             reader.join(5)
@@ -309,10 +314,12 @@ def measure(env: dict[str, str], state: Path, words: list[str], planted: list[st
     try:
         out, err = child.communicate(json.dumps(words), timeout=300)
     except subprocess.TimeoutExpired:
-        os.killpg(child.pid, signal.SIGKILL)
-        child.communicate()
         result.hangs.append("measuring (reconcile and search) took over 300 s")
         return {}
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.communicate()
     if child.returncode != 0:
         result.errors.append(f"measuring failed: {(err.strip().splitlines() or ['?'])[-1]}")
         return {}
@@ -446,6 +453,8 @@ def main() -> int:
         parser.error(f"unknown hostile file(s): {', '.join(unknown)}")
     chosen = [n for n in chosen if n != "none"]
     rounds = [[]] + [[n] for n in chosen] if args.each else [chosen]
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the children go too
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # also started in the background
     tmp = Path(tempfile.mkdtemp(prefix="hostile-home-"))
     results = []
     try:
@@ -459,6 +468,8 @@ def main() -> int:
             results.append(result)
             sys.stdout.flush()
     finally:
+        for child in list(LIVE):
+            child.kill()
         if args.keep:
             print(f"\nkept: {tmp}")
         else:
