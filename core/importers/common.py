@@ -159,6 +159,18 @@ def found_inside(root: Path, found: Path, report: ImportReport) -> bool:
     return False
 
 
+# What data no rule foresaw raises while one file is converted or stored: it stops that file
+DATA_ERRORS = (ValidationError, ValueError, TypeError, KeyError, AttributeError, OverflowError,
+               RecursionError)
+
+
+def data_problem(err: BaseException) -> str:
+    """Why a file's data stopped it (one of ``DATA_ERRORS``), as part of a sentence."""
+    if isinstance(err, ValidationError):
+        return str(err)
+    return f"stopped by unexpected data ({type(err).__name__}: {err})"
+
+
 @contextmanager
 def each_file(file: Path, report: ImportReport) -> Iterator[None]:
     """One file's import: data no rule foresaw (or a key its ids cannot make) stops this file,
@@ -167,9 +179,9 @@ def each_file(file: Path, report: ImportReport) -> Iterator[None]:
         yield
     except ValidationError as err:
         report.skip(file, None, f"{err}; the rest of this file is not imported")
-    except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as err:
+    except DATA_ERRORS as err:
         report.skip(
-            file, None, f"import stopped by unexpected data ({type(err).__name__}: {err}); "
+            file, None, f"import {data_problem(err)}; "
             "sessions stored before it are kept, the rest of this file is not imported"
         )
 

@@ -5,22 +5,29 @@ the same file grown: not shorter than that, and its first few KB and the bytes j
 that offset hash as they did. Otherwise (a first read, a shorter or rewritten file, a format
 that needs the whole file) it is read from the start, and what is stored already is
 recognised by id downstream. Only complete lines are returned: a half-written last line waits
-for the next read. ``.zst`` files are read whole, decompressed (the optional ``zstandard``).
+for the next read. Every line is read with a bounded buffer (``bounds.MAX_LINE_BYTES``): a
+longer one is named once and skipped, never held, and a position inside it is kept (see
+``_complete_lines``). ``.zst`` files are read whole each time they change, decompressed as a
+stream (the optional ``zstandard``) up to ``bounds.MAX_EXPANDED_BYTES``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
+from .. import bounds
+from ..bounds import open_regular
 from ..errors import BackscrollError
 from ..storage import FileState
 
 HEAD_BYTES = 4096
 TAIL_BYTES = 1024
+SKIP_BLOCK = 1024 * 1024  # a line over the bound is read on in blocks of this, none kept
 
 
 class ReadProblem(BackscrollError):
@@ -32,42 +39,90 @@ class ReadProblem(BackscrollError):
 class Chunk:
     """The complete lines read (numbered as in the file), and the file's new marks."""
 
-    lines: list[tuple[int, bytes]]
+    lines: list[tuple[int, bytes | int]]  # a line over the bound: its size (the follower says)
     from_start: bool
     stat: os.stat_result
     done_bytes: int
     done_lines: int
     head_hash: str
     tail_hash: str
+    problems: list[str] = field(default_factory=list)  # one sentence each, naming the file
 
 
 def read_new(path: Path, before: FileState | None, from_start: bool = False) -> Chunk:
     """The lines added since ``before`` (all of them when it is None, when the file is not
-    the one read then, or with ``from_start``). OSError when it cannot be read."""
-    with path.open("rb") as handle:
+    the one read then, or with ``from_start``). OSError when it cannot be read (NotRegular:
+    it is a FIFO, a device, a link... in the place of the transcript found)."""
+    with open_regular(path, follow=False) as handle:
         st = os.fstat(handle.fileno())
         if path.name.endswith(".zst"):
-            return _read_compressed(handle, st)
+            return _read_compressed(handle, path, st)
         start = from_start or before is None or not _continues(handle, st, before)
         begin = 0 if start or before is None else before.done_bytes
-        handle.seek(begin)
-        wanted = st.st_size - begin
-        data = handle.read(wanted)
-        if len(data) < wanted:
-            raise ReadProblem(f"{path}: changed while being read; read again next sync")
-        cut = data.rfind(b"\n") + 1
-        lines = data[:cut].split(b"\n")[:-1]
         first = 1 if start or before is None else before.done_lines + 1
-        done = begin + cut
+        lines, done, count = _complete_lines(handle, path, begin, st.st_size, first)
         return Chunk(
-            lines=list(enumerate(lines, start=first)),
+            lines=lines,
             from_start=start,
             stat=st,
             done_bytes=done,
-            done_lines=first - 1 + len(lines),
+            done_lines=first - 1 + count,
             head_hash=_hash(_read_at(handle, 0, min(HEAD_BYTES, done))),
             tail_hash=_hash(_before_offset(handle, done)),
         )
+
+
+def _complete_lines(handle: BinaryIO, path: Path, begin: int, size: int,
+                    first: int) -> tuple[list[tuple[int, bytes | int]], int, int]:
+    """The complete lines between ``begin`` and ``size`` (blank ones left out), where they
+    end, and how many there were. Each line is read with a bounded buffer: a line over
+    ``MAX_LINE_BYTES`` is given as its size (the follower names it) and never held. One whose
+    end is not written yet is named at once and the position kept inside it: ``begin`` not
+    just after a line break means the next read goes on skipping it, silently."""
+    limit = bounds.MAX_LINE_BYTES
+    lines: list[tuple[int, bytes | int]] = []
+    pos, count = begin, 0
+    if begin and _read_at(handle, begin - 1, 1) != b"\n":  # inside a line already named
+        handle.seek(begin)
+        skipped, ended = _skip_line(handle, path, size - begin)
+        pos += skipped
+        if not ended:
+            return lines, pos, count
+        count += 1
+    handle.seek(pos)
+    while pos < size:
+        line = handle.readline(min(limit + 1, size - pos))
+        if not line:
+            raise ReadProblem(f"{path}: changed while being read; read again next sync")
+        if line.endswith(b"\n"):
+            pos += len(line)
+            count += 1
+            if line.strip():
+                lines.append((first - 1 + count, line[:-1]))
+            continue
+        if len(line) <= limit:
+            break  # a last line still being written: the next read takes it whole
+        skipped, ended = _skip_line(handle, path, size - pos - len(line))
+        pos += len(line) + skipped
+        lines.append((first + count, len(line) + skipped))
+        if not ended:
+            break  # named now; the next reads skip the rest of it without naming it again
+        count += 1
+    return lines, pos, count
+
+
+def _skip_line(handle: BinaryIO, path: Path, most: int) -> tuple[int, bool]:
+    """Read on (bounded blocks, nothing kept) to just after the next line break, at most
+    ``most`` bytes: how many were read, and whether the line ended."""
+    skipped = 0
+    while skipped < most:
+        block = handle.readline(min(SKIP_BLOCK, most - skipped))
+        if not block:
+            raise ReadProblem(f"{path}: changed while being read; read again next sync")
+        skipped += len(block)
+        if block.endswith(b"\n"):
+            return skipped, True
+    return skipped, False
 
 
 def unchanged(before: FileState | None, st: os.stat_result) -> bool:
@@ -104,20 +159,51 @@ def _hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def _read_compressed(handle: BinaryIO, st: os.stat_result) -> Chunk:
+def _read_compressed(handle: BinaryIO, path: Path, st: os.stat_result) -> Chunk:
+    """A ``.zst`` file, decompressed as a stream (lines bounded as in a plain file, at most
+    ``MAX_EXPANDED_BYTES`` in all: a small file that expands without end is cut there)."""
     try:
         import zstandard
     except ImportError:
         raise ReadProblem(
-            f"{handle.name}: a zstd-compressed transcript; install backscroll[zstd] to read it"
+            f"{path}: a zstd-compressed transcript; install backscroll[zstd] to read it"
         ) from None
-    raw = handle.read()
+    lines: list[tuple[int, bytes | int]] = []
+    count = 0
     try:
-        data = zstandard.ZstdDecompressor().stream_reader(raw).read()
+        with zstandard.ZstdDecompressor().stream_reader(handle, closefd=False) as stream:
+            reader = io.BufferedReader(_Capped(stream, bounds.MAX_EXPANDED_BYTES), SKIP_BLOCK)
+            for count, line in enumerate(bounds.read_lines(reader, bounds.MAX_LINE_BYTES), 1):
+                if isinstance(line, int) or line.strip():
+                    lines.append((count, line.rstrip(b"\n") if isinstance(line, bytes) else line))
+            capped = reader.raw.capped
     except zstandard.ZstdError as err:
-        raise ReadProblem(f"{handle.name}: not readable as zstd ({err})") from None
-    lines = data.split(b"\n")
-    if lines and not lines[-1]:
-        lines.pop()
-    return Chunk(list(enumerate(lines, start=1)), True, st, len(raw), len(lines),
-                 _hash(raw[:HEAD_BYTES]), _hash(raw[-TAIL_BYTES:]))
+        raise ReadProblem(f"{path}: not readable as zstd ({err})") from None
+    problems = [f"{path}: expands to more than {_mib(bounds.MAX_EXPANDED_BYTES)} "
+                "decompressed; the rest of it is not read"] if capped else []
+    size = st.st_size
+    return Chunk(lines, True, st, size, count, _hash(_read_at(handle, 0, min(HEAD_BYTES, size))),
+                 _hash(_before_offset(handle, size)), problems)
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):,.0f} MB"
+
+
+class _Capped(io.RawIOBase):
+    """The first ``most`` bytes of a stream; ``capped`` once more were there."""
+
+    def __init__(self, stream: Any, most: int) -> None:
+        self.stream, self.left, self.capped = stream, most, False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.left <= 0:
+            self.capped = self.capped or bool(self.stream.read(1))
+            return 0
+        data = self.stream.read(min(len(buffer), self.left))
+        buffer[: len(data)] = data
+        self.left -= len(data)
+        return len(data)

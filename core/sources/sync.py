@@ -26,7 +26,7 @@ from ..errors import BackscrollError, StoreError, Unreachable
 from ..importers.claude_code.follow import follow_transcript
 from ..importers.claude_code.reading import Tasks
 from ..importers.codex.follow import follow_rollout
-from ..importers.common import Followed, ImportReport
+from ..importers.common import DATA_ERRORS, Followed, ImportReport, data_problem
 from ..importers.openclaw import StoreView, read_store
 from ..importers.openclaw_follow import follow_openclaw, follow_store
 from ..state import StateDir
@@ -227,12 +227,17 @@ class _Follower:
             except OSError as err:
                 self.report.problems.append(f"{path}: cannot be read ({err.strerror or err})")
                 return
+            if chunk is not None and attempt == 1:
+                self.report.problems += chunk.problems
             try:
                 followed = self._store(found, chunk, before, moved_from, file_report)
             except Unreachable:  # every other file would wait for the server the same way
                 raise
             except StoreError as err:  # the database stayed locked, or the disk is full
                 self.report.problems.append(f"{path}: not taken in this time: {err}")
+                return
+            except DATA_ERRORS as err:  # this file's data: the other files go on
+                self._stopped(found, chunk, before, moved_from, err)
                 return
             if followed is None or not followed.restart:
                 break  # else nothing was stored: read the whole file
@@ -253,6 +258,25 @@ class _Follower:
             if followed.restart:
                 return followed
             return self._save(found, chunk, before, moved_from, file_report, followed)
+
+    def _stopped(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
+                 moved_from: str | None, err: BaseException) -> None:
+        """Data no rule foresaw stopped the file (nothing of it stored): said once, and its
+        position kept, so it is read again only when it changes."""
+        problem = (f"{found.path}: {data_problem(err)}; not taken in (read again when it "
+                   "changes)")
+        self.report.problems.append(problem)
+        carry = Followed(None if chunk is None or chunk.from_start or not before
+                         else before.context)
+        try:
+            with self.db.atomic():
+                if self.db.file_state(found.path) == self.work.known.get(found.path):
+                    self._save(found, chunk, before, moved_from, ImportReport(notes=[problem]),
+                               carry)
+        except Unreachable:
+            raise
+        except StoreError as store_err:
+            self.report.problems.append(f"{found.path}: not taken in this time: {store_err}")
 
     def _save(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
               moved_from: str | None, file_report: ImportReport, followed: Followed) -> Followed:
