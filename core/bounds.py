@@ -31,6 +31,7 @@ MAX_STORE_BYTES = 256 * 1024 * 1024  # a whole sessions.json
 MAX_DEPTH = 100  # nested objects and arrays, the outermost counting as 1
 MAX_ID_CHARS = 512  # an entry's id, parentId, targetId
 MAX_EXPANDED_BYTES = 1024 * 1024 * 1024  # a compressed transcript, once decompressed
+MAX_EXPANDED_LINES = 500_000  # ... and its lines (a real rollout has tens of thousands)
 MAX_MESSAGE_CHARS = 100_000  # text indexed and shown per message (and per text field)
 _CUT_BACKOFF = 2048  # how far a cut moves back to end between two words
 
@@ -237,6 +238,11 @@ _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISDIR, "a folder"))
 
 
+def describe_mode(mode: int) -> str:
+    """What a file that is not a regular one is, from its ``st_mode``: "a FIFO", ..."""
+    return next((name for test, name in _KINDS if test(mode)), "a special file")
+
+
 def open_regular(path: str | os.PathLike[str], follow: bool = True) -> BinaryIO:
     """``path`` opened for reading in binary, if it is a regular file: opened without
     blocking and checked on the open descriptor (``fstat``), so nothing swapped in after a
@@ -254,8 +260,8 @@ def open_regular(path: str | os.PathLike[str], follow: bool = True) -> BinaryIO:
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            what = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-            raise NotRegular(errno.EINVAL, f"{what}, not a regular file", str(path))
+            raise NotRegular(errno.EINVAL, f"{describe_mode(mode)}, not a regular file",
+                             str(path))
         os.set_blocking(fd, True)  # a regular file: reads never wait anyway
         return os.fdopen(fd, "rb")
     except BaseException:

@@ -13,6 +13,7 @@ stream (the optional ``zstandard``) up to ``bounds.MAX_EXPANDED_BYTES``.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import os
@@ -49,15 +50,20 @@ class Chunk:
     problems: list[str] = field(default_factory=list)  # one sentence each, naming the file
 
 
-def read_new(path: Path, before: FileState | None, from_start: bool = False) -> Chunk:
+def read_new(path: Path, before: FileState | None, from_start: bool = False,
+             resume_long: bool = False) -> Chunk:
     """The lines added since ``before`` (all of them when it is None, when the file is not
-    the one read then, or with ``from_start``). OSError when it cannot be read (NotRegular:
-    it is a FIFO, a device, a link... in the place of the transcript found)."""
+    the one read then, or with ``from_start``). ``resume_long``: a position kept inside a
+    line over the bound is read on from even with ``from_start`` (the caller asks for the
+    start only because nothing before it was a transcript's). OSError when it cannot be read
+    (NotRegular: a FIFO, a device, a link... in the place of the transcript found)."""
     with open_regular(path, follow=False) as handle:
         st = os.fstat(handle.fileno())
         if path.name.endswith(".zst"):
             return _read_compressed(handle, path, st)
-        start = from_start or before is None or not _continues(handle, st, before)
+        continues = before is not None and _continues(handle, st, before)
+        inside = continues and resume_long and _inside_line(handle, before)
+        start = (from_start and not inside) or not continues
         begin = 0 if start or before is None else before.done_bytes
         first = 1 if start or before is None else before.done_lines + 1
         lines, done, count = _complete_lines(handle, path, begin, st.st_size, first)
@@ -116,6 +122,9 @@ def _skip_line(handle: BinaryIO, path: Path, most: int) -> tuple[int, bool]:
     ``most`` bytes: how many were read, and whether the line ended."""
     skipped = 0
     while skipped < most:
+        skipped += _hole(handle, most - skipped)
+        if skipped >= most:
+            break
         block = handle.readline(min(SKIP_BLOCK, most - skipped))
         if not block:
             raise ReadProblem(f"{path}: changed while being read; read again next sync")
@@ -123,6 +132,22 @@ def _skip_line(handle: BinaryIO, path: Path, most: int) -> tuple[int, bool]:
         if block.endswith(b"\n"):
             return skipped, True
     return skipped, False
+
+
+def _hole(handle: BinaryIO, most: int) -> int:
+    """Seek over the hole of a sparse file at the position (zeros: no line break), at most
+    ``most`` bytes; how far. 0 where the system cannot tell holes (``SEEK_DATA``)."""
+    where = handle.tell()
+    try:
+        data = os.lseek(handle.fileno(), where, os.SEEK_DATA)
+    except (AttributeError, OSError) as err:
+        if getattr(err, "errno", None) != errno.ENXIO:
+            handle.seek(where)
+            return 0
+        data = where + most  # no data after the position: a hole to the end
+    hole = max(0, min(data - where, most))
+    handle.seek(where + hole)
+    return hole
 
 
 def unchanged(before: FileState | None, st: os.stat_result) -> bool:
@@ -145,6 +170,12 @@ def _continues(handle: BinaryIO, st: os.stat_result, before: FileState) -> bool:
             and _hash(_before_offset(handle, done)) == before.tail_hash)
 
 
+def _inside_line(handle: BinaryIO, before: FileState | None) -> bool:
+    """The last read stopped inside a line over the bound (not just after a line break)."""
+    done = before.done_bytes if before is not None else 0
+    return done > 0 and _read_at(handle, done - 1, 1) != b"\n"
+
+
 def _before_offset(handle: BinaryIO, done: int) -> bytes:
     size = min(TAIL_BYTES, done)
     return _read_at(handle, done - size, size)
@@ -161,7 +192,8 @@ def _hash(data: bytes) -> str:
 
 def _read_compressed(handle: BinaryIO, path: Path, st: os.stat_result) -> Chunk:
     """A ``.zst`` file, decompressed as a stream (lines bounded as in a plain file, at most
-    ``MAX_EXPANDED_BYTES`` in all: a small file that expands without end is cut there)."""
+    ``MAX_EXPANDED_BYTES`` and ``MAX_EXPANDED_LINES`` in all: a small file that expands
+    without end is cut there)."""
     try:
         import zstandard
     except ImportError:
@@ -176,11 +208,14 @@ def _read_compressed(handle: BinaryIO, path: Path, st: os.stat_result) -> Chunk:
             for count, line in enumerate(bounds.read_lines(reader, bounds.MAX_LINE_BYTES), 1):
                 if isinstance(line, int) or line.strip():
                     lines.append((count, line.rstrip(b"\n") if isinstance(line, bytes) else line))
-            capped = reader.raw.capped
+                if len(lines) >= bounds.MAX_EXPANDED_LINES:
+                    break
+            capped = reader.raw.capped or len(lines) >= bounds.MAX_EXPANDED_LINES
     except zstandard.ZstdError as err:
         raise ReadProblem(f"{path}: not readable as zstd ({err})") from None
-    problems = [f"{path}: expands to more than {_mib(bounds.MAX_EXPANDED_BYTES)} "
-                "decompressed; the rest of it is not read"] if capped else []
+    problems = [f"{path}: expands to more than {_mib(bounds.MAX_EXPANDED_BYTES)} or "
+                f"{bounds.MAX_EXPANDED_LINES:,} lines decompressed; the rest of it is not read"
+                ] if capped else []
     size = st.st_size
     return Chunk(lines, True, st, size, count, _hash(_read_at(handle, 0, min(HEAD_BYTES, size))),
                  _hash(_before_offset(handle, size)), problems)

@@ -220,7 +220,7 @@ class _Follower:
             file_report = ImportReport()
             try:
                 chunk = None if found.kind == STORE else read_new(
-                    path, before, from_start or attempt == 2)
+                    path, before, from_start or attempt == 2, resume_long=attempt == 1)
             except ReadProblem as err:
                 self.report.problems.append(str(err))
                 return
