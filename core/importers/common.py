@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ..bounds import check_encoded, read_lines, too_long
+from ..bounds import check_encoded, open_regular, read_lines, too_long
 from ..errors import ValidationError
 from ..keys import check_agent_id, normalize_key
 from ..redact import redact
@@ -76,7 +76,7 @@ def json_lines(
         yield from _decoded(file, report, lines)
         return
     try:
-        handle = file.open("rb")
+        handle = open_regular(file)  # never waits: a FIFO swapped in is named, not read
     except OSError as err:
         report.skip(file, None, f"cannot read ({err.strerror or err})")
         return
@@ -242,6 +242,7 @@ def store_converted(
         store_live(db, meta, lines, parsed, report)
         return
     key, added, messages = db.import_session(meta, lines, parsed)
+    note_rekeyed(report, meta.key, key)
     if 0 < added < len(lines):
         leaf = next((e["id"] for e in reversed(parsed) if moves_leaf(e) and e.get("id")), None)
         session = db.session(key)
@@ -252,6 +253,15 @@ def store_converted(
                 db.import_session(meta, [json.dumps(control, separators=(",", ":"))], [control])
                 added += 1
     report.add(key, added, messages)
+
+
+def note_rekeyed(report: ImportReport, wanted: str, key: str) -> None:
+    """The note for a session stored under another key than its own: the key already names
+    another transcript's session (an OpenClaw reset, two hosts' ``agent:main:main``), so this
+    one is kept apart as ``<key>:import-<sessionId>``."""
+    if key != wanted.lower():
+        report.notes.append(f"{wanted}: that key already names another transcript's session; "
+                            f"this one is stored as {key}")
 
 
 def store_live(

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..storage import AgentWriter, SessionMeta
-from .common import RESTART, Followed, ImportReport, NumberedLines, store_live
+from .common import RESTART, Followed, ImportReport, NumberedLines, note_rekeyed, store_live
 from .openclaw import StoreView, import_transcript, read_events
 
 
@@ -53,4 +53,6 @@ def follow_store(db: AgentWriter, view: StoreView, report: ImportReport) -> None
             if db.relink_session(meta):
                 report.notes.append(f"{meta.key}: links or label updated from sessions.json")
             continue
-        report.add(*db.import_session(meta, []))
+        stored_as, added, messages = db.import_session(meta, [])
+        note_rekeyed(report, meta.key, stored_as)
+        report.add(stored_as, added, messages)

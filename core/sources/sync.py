@@ -288,9 +288,9 @@ class _Follower:
     def _follow(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
                 report: ImportReport) -> Followed:
         db, agent, path = self.db, found.agent, found.file
-        if chunk is None:  # sessions.json: read whole, every time it changes
+        if chunk is None:  # sessions.json: read whole, every time it changes (and said then)
             self.views.pop(found.folder, None)
-            follow_store(db, self._view(found), report)
+            follow_store(db, self._view(found, report), report)
             return Followed()
         carry = None if chunk.from_start or before is None else before.context
         if found.kind == "claude-code":
@@ -299,11 +299,13 @@ class _Follower:
             return follow_rollout(db, agent, path, chunk.lines, carry, report)
         return follow_openclaw(db, lambda: self._view(found), path, chunk.lines, carry, report)
 
-    def _view(self, found: FoundFile) -> StoreView:
+    def _view(self, found: FoundFile, report: ImportReport | None = None) -> StoreView:
+        """The folder's session store; what reading it says (a key re-keyed to this agent, an
+        unreadable store) goes to ``report``: the store's own sync, the time it changed."""
         if found.folder not in self.views:
-            store = read_store(found.folder / "sessions.json", ImportReport())
-            self.views[found.folder] = StoreView.of(found.agent, store, ImportReport(),
-                                                    found.folder)
+            report = report if report is not None else ImportReport()
+            store = read_store(found.folder / "sessions.json", report, follow=False)
+            self.views[found.folder] = StoreView.of(found.agent, store, report, found.folder)
         return self.views[found.folder]
 
     def _count(self, found: FoundFile, file_report: ImportReport) -> None:
