@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("import", commands.cmd_import, "import transcripts (stored now, indexed in background)")
     p.add_argument("kind", choices=["openclaw", "claude-code", "codex"])
-    p.add_argument("path", type=Path)
+    p.add_argument("path")  # a string: the importer refuses an empty one (Path("") is ".")
     p.add_argument("--agent", help="store under this agent id")
     p.add_argument("--json", action="store_true")
 

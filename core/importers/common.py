@@ -186,6 +186,14 @@ def each_file(file: Path, report: ImportReport) -> Iterator[None]:
         )
 
 
+def import_path(path: str | Path) -> Path:
+    """The PATH an import was given, ``~`` expanded; an empty one is refused (``Path("")`` is
+    the current directory, which nobody means by an empty argument)."""
+    if not str(path).strip():
+        raise ValidationError("the path to import is empty: give a folder or a transcript file")
+    return Path(path).expanduser()
+
+
 def import_agent_id(agent: str | None, default: str) -> str:
     """The agent id to import into: the one given (checked), else the importer's default."""
     return check_agent_id(agent if agent is not None else default)

@@ -36,6 +36,7 @@ from .common import (
     NumberedLines,
     each_file,
     found_inside,
+    import_path,
     json_lines,
     note_rekeyed,
 )
@@ -55,7 +56,7 @@ def import_openclaw(
     module again (a script without an ``if __name__ == "__main__"`` guard would run twice)."""
     if agent is not None:
         agent = check_agent_id(agent)  # before anything is read or created
-    path = Path(path).expanduser()
+    path = import_path(path)
     if not path.exists():
         raise ValidationError(f"{path} does not exist")
     if not path.is_dir():
