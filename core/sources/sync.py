@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import private
-from ..errors import BackscrollError, StoreError, Unreachable
+from ..errors import BackscrollError, Forbidden, StoreError, Unreachable
 from ..importers.claude_code.follow import follow_transcript
 from ..importers.claude_code.reading import Tasks
 from ..importers.codex.follow import follow_rollout
@@ -116,7 +116,7 @@ def sync_sources(
     for agent in dict.fromkeys([*scanned, *existing]):
         try:
             remembered[agent] = _remembered(state, agent, agent in existing)
-        except Unreachable:
+        except (Unreachable, Forbidden):  # every agent alike: the server, or a reader's role
             raise
         except BackscrollError as err:  # a database that cannot be read: the others go on
             report.problems.append(str(err))
@@ -142,7 +142,7 @@ def sync_sources(
     for agent, works in by_agent.items():  # one writer open at a time: a pool holds a few
         try:
             db = state.open(agent, write=True)
-        except Unreachable:
+        except (Unreachable, Forbidden):  # a role or URL that may only read: exit 3
             raise
         except BackscrollError as err:  # not writable, locked, not SQLite
             report.problems.append(str(err))

@@ -1,0 +1,134 @@
+"""The smaller edges of ``sync``, ``sources`` and ``import`` (issue 22, low items): links out
+of a source folder, a folder failing while it is listed, an empty import PATH, a reader's
+sync, and the notes a re-keyed session gets."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from backscroll.core.errors import Forbidden, ValidationError
+from backscroll.core.importers.claude_code import import_claude_code
+from backscroll.core.reconcile import reconcile_all
+from backscroll.core.sources import scan as scan_module
+from backscroll.core.sources import sync_sources
+from backscroll.core.sources.listing import sources_status
+from backscroll.core.state import StateDir
+from backscroll.tui.cli import main
+
+from .fakehome import hits
+from .hostilehome import WORDS, folders, good_files, openclaw_lines, write_lines
+
+LINK_NOTE = "a symbolic link; links inside a source folder are not followed"
+
+
+def test_links_out_of_a_source_folder_are_not_followed(state: StateDir, tmp_path: Path) -> None:
+    """A link to ``/`` would walk the disk, a link to a transcript elsewhere would take in
+    what is not in the folder: neither is followed (one note each), the rest syncs."""
+    good_files(Path.home())
+    project = folders(Path.home())["claude-code"]
+    elsewhere = good_files(tmp_path / "elsewhere")["claude-code"]
+    elsewhere.write_text(elsewhere.read_text().replace(WORDS["claude-code"], "gnuoutside"))
+    (project / "root").symlink_to("/", target_is_directory=True)
+    (project / "outside.jsonl").symlink_to(elsewhere)
+    (project / "inside.jsonl").symlink_to(project / "z-good.jsonl")
+    agents = folders(Path.home())["openclaw"].parent.parent
+    (agents / "linked").mkdir()
+    (agents / "linked" / "sessions").symlink_to(elsewhere.parent, target_is_directory=True)
+    report = sync_sources(state)
+    assert report.problems == []
+    for link in ("root", "outside.jsonl", "inside.jsonl"):
+        assert f"{project / link}: {LINK_NOTE}" in report.notes
+    assert f"{agents / 'linked' / 'sessions'}: {LINK_NOTE}" in report.notes
+    assert report.files == 3  # the three good files; nothing under / was walked
+    reconcile_all(state)
+    assert hits(state, "gnuoutside") == [] and len(hits(state, WORDS["claude-code"])) == 1
+
+
+def test_a_folder_failing_while_listed_is_one_sentence(state: StateDir, monkeypatch) -> None:
+    """``/proc/1/map_files`` lists, then fails part way: the entries before are kept."""
+    good_files(Path.home())
+    project = folders(Path.home())["claude-code"]
+    write_lines(project / "sub" / "x.jsonl", [])
+    real_scandir = os.scandir
+
+    class Failing:
+        def __init__(self, path: str) -> None:
+            self.inner = real_scandir(path)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.inner.close()
+
+        def close(self) -> None:
+            self.inner.close()
+
+        def __iter__(self):
+            return self
+
+        def __next__(self):
+            raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(scan_module.os, "scandir",
+                        lambda path: Failing(path) if str(path).endswith("sub") else real_scandir(path))
+    report = sync_sources(state)
+    assert report.problems == [f"{project / 'sub'}: cannot be listed (Permission denied)"]
+    assert report.events > 0
+    status = {s.source.kind: s for s in sources_status(state)}["claude-code"]
+    assert f"{project / 'sub'}: cannot be listed (Permission denied)" in status.notes
+
+
+def test_an_empty_import_path_is_refused(state: StateDir, tmp_path: Path, monkeypatch,
+                                         capsys) -> None:
+    good_files(tmp_path)
+    monkeypatch.chdir(tmp_path / ".claude" / "projects")  # what "" used to import
+    with pytest.raises(ValidationError, match="the path to import is empty"):
+        import_claude_code(state, "")
+    for kind in ("claude-code", "codex", "openclaw"):
+        assert main(["import", kind, "", "--state-dir", str(state.path)]) == 2
+        err = capsys.readouterr().err
+        assert err == ("backscroll: the path to import is empty: give a folder or a transcript "
+                       "file\n")
+    assert state.agents() == []
+
+
+def test_sync_says_what_reading_sessions_json_and_a_taken_key_say(state: StateDir) -> None:
+    """The notes an import gives: keys of another agent re-keyed to this one, and a key that
+    already names another transcript's session (kept apart as ``<key>:import-<id>``)."""
+    folder = folders(Path.home())["openclaw"].parent.parent / "work" / "sessions"
+    first, second = "1a1a1a1a-1111-4222-8333-444455556666", "2b2b2b2b-1111-4222-8333-444455556666"
+    store = folder / "sessions.json"
+    write_lines(folder / f"{first}.jsonl", openclaw_lines(first, "the first"))
+    store.write_text(json.dumps({"agent:main:main": {"sessionId": first}}))
+    report = sync_sources(state)
+    assert f"{folder}: keys of agent main stored as agent work" in report.notes
+    write_lines(folder / f"{second}.jsonl", openclaw_lines(second, "the second"))
+    store.write_text(json.dumps({"agent:main:main": {"sessionId": second}}))  # a new session
+    report = sync_sources(state)
+    assert ("agent:work:main: that key already names another transcript's session; this one "
+            f"is stored as agent:work:main:import-{second}") in report.notes
+    with state.open("work") as db:
+        assert db.session_key_of(second) == f"agent:work:main:import-{second}"
+
+
+def test_a_readers_sync_is_refused_with_exit_3(pg_cluster, pg_url: str, tmp_path: Path,
+                                               capsys) -> None:
+    from backscroll.core.storage.postgres import schema
+
+    from .test_postgres import login_role, one_sentence
+
+    good_files(Path.home())
+    database = pg_url.split("@/")[1].split("?")[0]
+    reader, password = login_role(pg_cluster, schema.READER_ROLE)
+    reader_url = pg_cluster.url(database, reader, password)
+    with pytest.raises(Forbidden):
+        sync_sources(StateDir(tmp_path / "state", database_url=reader_url))
+    code = main(["sync", "--state-dir", str(tmp_path / "state"), "--database", reader_url])
+    err = capsys.readouterr().err
+    assert code == Forbidden.exit_code and one_sentence(err) and password not in err
+    assert "may not do this" in err or "read-only" in err
