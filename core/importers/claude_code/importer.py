@@ -67,7 +67,7 @@ def import_file(
     transcript = Transcript(file)
     bad = transcript.read(lines)
     if not transcript.records:
-        whole = [line for line in bad if line.startswith(f"{file}: ")]  # cannot be read
+        whole = [line for line in bad if line.startswith(f"{file}: cannot read")]
         if whole:
             report.skipped.extend(whole)
             return None
