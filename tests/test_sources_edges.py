@@ -83,6 +83,19 @@ def test_a_folder_failing_while_listed_is_one_sentence(state: StateDir, monkeypa
     assert f"{project / 'sub'}: cannot be listed (Permission denied)" in status.notes
 
 
+def test_a_file_name_that_is_not_utf8_is_one_sentence(state: StateDir) -> None:
+    """Such a name reaches Python with lone surrogates, which no database stores: it stopped
+    the sync with a UnicodeEncodeError."""
+    good_files(Path.home())
+    project = folders(Path.home())["claude-code"]
+    with open(os.fsencode(project) + b"/a-\xff.jsonl", "wb") as handle:
+        handle.write((project / "z-good.jsonl").read_bytes())
+    report = sync_sources(state)
+    assert report.problems == [f"{project}/a-\\xff.jsonl: a name that is not valid UTF-8 (no "
+                               "database can store it); not read"]
+    assert report.read == 3 and report.events > 0
+
+
 def test_an_empty_import_path_is_refused(state: StateDir, tmp_path: Path, monkeypatch,
                                          capsys) -> None:
     good_files(tmp_path)

@@ -139,7 +139,12 @@ def _walk(
             entries = _entries(listing, folder, scan)
             for entry in entries:
                 try:
-                    if entry.is_symlink():
+                    if not _utf8(entry.name):
+                        if wanted(entry.name) or entry.is_dir(follow_symlinks=False):
+                            shown = os.fsencode(entry.path).decode("utf-8", "backslashreplace")
+                            scan.problems.append(f"{shown}: a name that is not valid UTF-8 "
+                                                 "(no database can store it); not read")
+                    elif entry.is_symlink():
                         if wanted(entry.name) or (recursive and entry.is_dir()):
                             scan.notes.append(f"{entry.path}: {LINK_NOTE}")
                     elif entry.is_dir(follow_symlinks=False):
@@ -155,6 +160,15 @@ def _walk(
                                 "file; not read")
                 except OSError as err:
                     scan.problems.append(f"{entry.path}: cannot be read ({err.strerror or err})")
+
+
+def _utf8(name: str) -> bool:
+    """A name the file system gave as bytes that are not UTF-8 holds lone surrogates."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _entries(listing: Iterator[os.DirEntry[str]], folder: str,

@@ -275,7 +275,7 @@ class _Follower:
                                carry)
         except Unreachable:
             raise
-        except StoreError as store_err:
+        except (StoreError, *DATA_ERRORS) as store_err:  # its state cannot be kept either
             self.report.problems.append(f"{found.path}: not taken in this time: {store_err}")
 
     def _save(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
