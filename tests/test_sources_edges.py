@@ -83,6 +83,31 @@ def test_a_folder_failing_while_listed_is_one_sentence(state: StateDir, monkeypa
     assert f"{project / 'sub'}: cannot be listed (Permission denied)" in status.notes
 
 
+def test_a_source_behind_a_folder_that_cannot_be_searched_is_one_sentence(
+        state: StateDir, tmp_path: Path, monkeypatch) -> None:
+    """``Path.exists()`` raises on EACCES (a parent folder of mode 700 owned by another
+    user): as root the test denies it the way a user meets it."""
+    good_files(Path.home())
+    hidden = tmp_path / "private" / "codex"
+    hidden.mkdir(parents=True)
+    real_stat = os.stat
+
+    def denied(path, *args, **kwargs):
+        if str(path).startswith(str(hidden)):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)
+
+    config = state.path / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[[sources]]\nkind = "codex"\npath = "{hidden}"\n')
+    monkeypatch.setattr(os, "stat", denied)
+    report = sync_sources(state)
+    assert report.problems == [f"{hidden}: cannot be listed (Permission denied)"]
+    assert report.events > 0
+    status = {s.source.root: s for s in sources_status(state)}[str(hidden)]
+    assert status.notes == [f"{hidden}: cannot be listed (Permission denied)"]
+
+
 def test_a_file_name_that_is_not_utf8_is_one_sentence(state: StateDir) -> None:
     """Such a name reaches Python with lone surrogates, which no database stores: it stopped
     the sync with a UnicodeEncodeError."""

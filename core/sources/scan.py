@@ -50,10 +50,15 @@ class Scan:
 def scan_source(source: Source) -> Scan:
     scan = Scan(source)
     path = source.path
-    if not path.exists():
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
         scan.problems.append(f"{path}: source folder does not exist")
         return scan
-    if not path.is_dir():
+    except OSError as err:  # a folder above it that cannot be searched
+        scan.problems.append(f"{path}: cannot be listed ({err.strerror or err})")
+        return scan
+    if not stat.S_ISDIR(mode):
         scan.problems.append(f"{path}: source is not a folder")
         return scan
     if source.kind == "claude-code":
