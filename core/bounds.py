@@ -32,6 +32,8 @@ MAX_DEPTH = 100  # nested objects and arrays, the outermost counting as 1
 MAX_ID_CHARS = 512  # an entry's id, parentId, targetId
 MAX_EXPANDED_BYTES = 1024 * 1024 * 1024  # a compressed transcript, once decompressed
 MAX_EXPANDED_LINES = 500_000  # ... and its lines (a real rollout has tens of thousands)
+MAX_READ_LINES = 1_000_000  # lines a sync holds from one file at once (the rest: next sync)
+MAX_READ_BYTES = 1024 * 1024 * 1024  # ... and their bytes
 MAX_MESSAGE_CHARS = 100_000  # text indexed and shown per message (and per text field)
 _CUT_BACKOFF = 2048  # how far a cut moves back to end between two words
 

@@ -18,12 +18,13 @@ from backscroll.core.reconcile import reconcile_all
 from backscroll.core.sources import reading as reading_module
 from backscroll.core.sources import sync as sync_module
 from backscroll.core.sources import sync_sources
+from backscroll.core.sources.detect import Source
 from backscroll.core.sources.sync import SyncReport
 from backscroll.core.sources.watch import follow_sources
 from backscroll.core.state import StateDir
 from backscroll.tui.cli import main
 
-from .fakehome import append, claude_user, hits
+from .fakehome import append, claude_user, hits, stored
 from .hostilehome import (
     CC_GOOD,
     WORDS,
@@ -226,3 +227,55 @@ def test_a_zstd_bomb_is_streamed_and_cut(state: StateDir, monkeypatch, body: byt
                                "the rest of it is not read"]
     assert sum(expanded) <= 4 * 1024 * 1024  # decompressed as a stream, up to the cap
     assert _all_good(_found(state))
+
+
+@pytest.mark.parametrize("kind", ["claude-code", "codex", "openclaw"])
+def test_a_read_holds_a_bounded_number_of_lines_and_reads_on(
+        kind: str, tmp_path: Path, data_dir: Path, monkeypatch) -> None:
+    """A file of millions of tiny lines was held whole (a tuple per line): a read now stops at
+    ``MAX_READ_LINES`` (7 here) and the sync reads on from there, the result the same as one
+    import of the file."""
+    from .test_sources_sync import GROWING
+
+    files, into, importer = GROWING[kind]
+    folder = tmp_path / "source"
+    for name in files:
+        target = folder / into / Path(name).name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((data_dir / name).read_bytes())
+    monkeypatch.setattr(bounds, "MAX_READ_LINES", 7)
+    held: list[int] = []
+    real = reading_module._complete_lines
+
+    def counted(*args):
+        found = real(*args)
+        held.append(len(found[0]))
+        return found
+
+    monkeypatch.setattr(reading_module, "_complete_lines", counted)
+    live, once = StateDir(tmp_path / "live"), StateDir(tmp_path / "once")
+    report = sync_sources(live, [Source(kind, folder)])
+    assert report.problems == [] and held[0] == 7 and len(held) > len(files)
+    if kind != "claude-code":  # (a Claude Code piece may ask for the whole file: it gets it)
+        assert max(held) <= 7
+    again = sync_sources(live, [Source(kind, folder)])
+    assert (again.read, again.events) == (0, 0)  # all of it, in one sync
+    importer(once, folder)
+    reconcile_all(live)
+    reconcile_all(once)
+    assert stored(live) == stored(once)
+
+
+def test_a_file_of_tiny_junk_lines_is_not_held_or_read_again(state: StateDir,
+                                                             monkeypatch) -> None:
+    good_files(Path.home())
+    junk = folders(Path.home())["claude-code"] / "a-junk.jsonl"
+    junk.write_bytes(b"{}\n" * 5000)
+    monkeypatch.setattr(bounds, "MAX_READ_LINES", 100)
+    reads = _count_reads(monkeypatch)
+    report = sync_sources(state)
+    assert report.problems == [] and f"{junk}: not a Claude Code transcript; skipped" in report.notes
+    assert sum(reads) < 100 * 3 + 16 * 1024  # one read of at most 100 lines, and the hashes
+    assert _all_good(_found(state))
+    reads.clear()
+    assert sync_sources(state).read == 0 and reads == []  # waits until it changes

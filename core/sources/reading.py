@@ -48,15 +48,18 @@ class Chunk:
     head_hash: str
     tail_hash: str
     problems: list[str] = field(default_factory=list)  # one sentence each, naming the file
+    partial: bool = False  # complete lines are left for the next read (it stopped at a bound)
 
 
 def read_new(path: Path, before: FileState | None, from_start: bool = False,
-             resume_long: bool = False) -> Chunk:
+             resume_long: bool = False, whole: bool = False) -> Chunk:
     """The lines added since ``before`` (all of them when it is None, when the file is not
     the one read then, or with ``from_start``). ``resume_long``: a position kept inside a
     line over the bound is read on from even with ``from_start`` (the caller asks for the
-    start only because nothing before it was a transcript's). OSError when it cannot be read
-    (NotRegular: a FIFO, a device, a link... in the place of the transcript found)."""
+    start only because nothing before it was a transcript's). ``whole``: no bound on the
+    lines of one read (a follower that needs the whole file to go on; each line is still
+    bounded). OSError when it cannot be read (NotRegular: a FIFO, a device, a link... in the
+    place of the transcript found)."""
     with open_regular(path, follow=False) as handle:
         st = os.fstat(handle.fileno())
         if path.name.endswith(".zst"):
@@ -66,7 +69,8 @@ def read_new(path: Path, before: FileState | None, from_start: bool = False,
         start = (from_start and not inside) or not continues
         begin = 0 if start or before is None else before.done_bytes
         first = 1 if start or before is None else before.done_lines + 1
-        lines, done, count = _complete_lines(handle, path, begin, st.st_size, first)
+        lines, done, count, partial = _complete_lines(handle, path, begin, st.st_size, first,
+                                                      whole)
         return Chunk(
             lines=lines,
             from_start=start,
@@ -75,16 +79,20 @@ def read_new(path: Path, before: FileState | None, from_start: bool = False,
             done_lines=first - 1 + count,
             head_hash=_hash(_read_at(handle, 0, min(HEAD_BYTES, done))),
             tail_hash=_hash(_before_offset(handle, done)),
+            partial=partial,
         )
 
 
-def _complete_lines(handle: BinaryIO, path: Path, begin: int, size: int,
-                    first: int) -> tuple[list[tuple[int, bytes | int]], int, int]:
+
+def _complete_lines(handle: BinaryIO, path: Path, begin: int, size: int, first: int,
+                    whole: bool = False) -> tuple[list[tuple[int, bytes | int]], int, int, bool]:
     """The complete lines between ``begin`` and ``size`` (blank ones left out), where they
     end, and how many there were. Each line is read with a bounded buffer: a line over
     ``MAX_LINE_BYTES`` is given as its size (the follower names it) and never held. One whose
     end is not written yet is named at once and the position kept inside it: ``begin`` not
-    just after a line break means the next read goes on skipping it, silently."""
+    just after a line break means the next read goes on skipping it, silently. One read
+    holds at most ``MAX_READ_LINES`` lines and about ``MAX_READ_BYTES``: a file of millions
+    of tiny lines is taken in over several syncs (the last value: it stopped there)."""
     limit = bounds.MAX_LINE_BYTES
     lines: list[tuple[int, bytes | int]] = []
     pos, count = begin, 0
@@ -93,10 +101,13 @@ def _complete_lines(handle: BinaryIO, path: Path, begin: int, size: int,
         skipped, ended = _skip_line(handle, path, size - begin)
         pos += skipped
         if not ended:
-            return lines, pos, count
+            return lines, pos, count, False
         count += 1
     handle.seek(pos)
+    held = 0
     while pos < size:
+        if not whole and (len(lines) >= bounds.MAX_READ_LINES or held >= bounds.MAX_READ_BYTES):
+            return lines, pos, count, True  # enough for one read: the next sync reads on
         line = handle.readline(min(limit + 1, size - pos))
         if not line:
             raise ReadProblem(f"{path}: changed while being read; read again next sync")
@@ -105,6 +116,7 @@ def _complete_lines(handle: BinaryIO, path: Path, begin: int, size: int,
             count += 1
             if line.strip():
                 lines.append((first - 1 + count, line[:-1]))
+                held += len(line)
             continue
         if len(line) <= limit:
             break  # a last line still being written: the next read takes it whole
@@ -114,7 +126,7 @@ def _complete_lines(handle: BinaryIO, path: Path, begin: int, size: int,
         if not ended:
             break  # named now; the next reads skip the rest of it without naming it again
         count += 1
-    return lines, pos, count
+    return lines, pos, count, False
 
 
 def _skip_line(handle: BinaryIO, path: Path, most: int) -> tuple[int, bool]:

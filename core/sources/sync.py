@@ -220,7 +220,8 @@ class _Follower:
             file_report = ImportReport()
             try:
                 chunk = None if found.kind == STORE else read_new(
-                    path, before, from_start or attempt == 2, resume_long=attempt == 1)
+                    path, before, from_start or attempt == 2, resume_long=attempt == 1,
+                    whole=attempt == 2)
             except ReadProblem as err:
                 self.report.problems.append(str(err))
                 return
@@ -243,6 +244,18 @@ class _Follower:
                 break  # else nothing was stored: read the whole file
         if followed is not None and not followed.restart:
             self._count(found, file_report)
+            if chunk is not None and chunk.partial and followed.carry is not None:
+                self._read_on(found, attempt)
+
+    def _read_on(self, found: FoundFile, attempt: int) -> None:
+        """A read stopped at its bound (``bounds.MAX_READ_LINES``) with lines left: read on
+        from the state just saved. (A follower that asks for the whole file gets it whole:
+        a piece it cannot go on from would make it ask again.)"""
+        now = self.db.file_state(found.path)
+        if attempt == 1 and now is not None:
+            self.work.known[found.path] = now
+            self.report.read -= 1  # one file, read in pieces
+            self.take_in(found, now, None)
 
     def _store(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
                moved_from: str | None, file_report: ImportReport) -> Followed | None:
@@ -330,7 +343,7 @@ def _state(root: str, found: FoundFile, chunk: Chunk | None, followed: Followed,
         root=root,
         device=st.st_dev,
         inode=st.st_ino,
-        size=st.st_size,
+        size=chunk.done_bytes if _read_on_later(chunk, followed) else st.st_size,
         mtime_ns=st.st_mtime_ns,
         done_bytes=chunk.done_bytes if chunk is not None else st.st_size,
         done_lines=chunk.done_lines if chunk is not None else 0,
@@ -341,6 +354,13 @@ def _state(root: str, found: FoundFile, chunk: Chunk | None, followed: Followed,
         synced_at=now_ms(),
         problem=problem,
     )
+
+
+def _read_on_later(chunk: Chunk | None, followed: Followed) -> bool:
+    """Lines are left after a read that stopped at its bound: the state's size is where it
+    stopped, so the file does not look as the last sync left it and the next sync reads on.
+    (Without a carry there is nothing to go on from: the file waits until it changes.)"""
+    return chunk is not None and chunk.partial and followed.carry is not None
 
 
 def _plural(n: int, word: str) -> str:
