@@ -214,6 +214,20 @@ class _Follower:
         self.views: dict[Path, StoreView] = {}  # OpenClaw: each folder's sessions.json
 
     def take_in(self, found: FoundFile, before: FileState | None, moved_from: str | None) -> None:
+        """Take in what is new in one file: in pieces when a read stops at its bound
+        (``bounds.MAX_READ_LINES``) with lines left, each from the state the last one saved."""
+        while self._take_piece(found, before, moved_from):
+            before, moved_from = self.db.file_state(found.path), None
+            if before is None:
+                return
+            self.work.known[found.path] = before
+            self.report.read -= 1  # one file, read in pieces
+
+    def _take_piece(self, found: FoundFile, before: FileState | None,
+                    moved_from: str | None) -> bool:
+        """One read of the file and what it holds, stored; True when lines are left to read
+        on from (a follower that asks for the whole file gets it whole: a piece it cannot go
+        on from would make it ask again)."""
         path = found.file
         from_start = before is None or before.context is None
         for attempt in (1, 2):
@@ -224,10 +238,10 @@ class _Follower:
                     whole=attempt == 2)
             except ReadProblem as err:
                 self.report.problems.append(str(err))
-                return
+                return False
             except OSError as err:
                 self.report.problems.append(f"{path}: cannot be read ({err.strerror or err})")
-                return
+                return False
             if chunk is not None and attempt == 1:
                 self.report.problems += chunk.problems
             try:
@@ -236,26 +250,16 @@ class _Follower:
                 raise
             except StoreError as err:  # the database stayed locked, or the disk is full
                 self.report.problems.append(f"{path}: not taken in this time: {err}")
-                return
+                return False
             except DATA_ERRORS as err:  # this file's data: the other files go on
                 self._stopped(found, chunk, before, moved_from, err)
-                return
+                return False
             if followed is None or not followed.restart:
                 break  # else nothing was stored: read the whole file
-        if followed is not None and not followed.restart:
-            self._count(found, file_report)
-            if chunk is not None and chunk.partial and followed.carry is not None:
-                self._read_on(found, attempt)
-
-    def _read_on(self, found: FoundFile, attempt: int) -> None:
-        """A read stopped at its bound (``bounds.MAX_READ_LINES``) with lines left: read on
-        from the state just saved. (A follower that asks for the whole file gets it whole:
-        a piece it cannot go on from would make it ask again.)"""
-        now = self.db.file_state(found.path)
-        if attempt == 1 and now is not None:
-            self.work.known[found.path] = now
-            self.report.read -= 1  # one file, read in pieces
-            self.take_in(found, now, None)
+        if followed is None or followed.restart:
+            return False
+        self._count(found, file_report)
+        return attempt == 1 and _read_on_later(chunk, followed)
 
     def _store(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
                moved_from: str | None, file_report: ImportReport) -> Followed | None:
