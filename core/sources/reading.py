@@ -83,7 +83,6 @@ def read_new(path: Path, before: FileState | None, from_start: bool = False,
         )
 
 
-
 def _complete_lines(handle: BinaryIO, path: Path, begin: int, size: int, first: int,
                     whole: bool = False) -> tuple[list[tuple[int, bytes | int]], int, int, bool]:
     """The complete lines between ``begin`` and ``size`` (blank ones left out), where they
