@@ -7,8 +7,10 @@ that needs the whole file) it is read from the start, and what is stored already
 recognised by id downstream. Only complete lines are returned: a half-written last line waits
 for the next read. Every line is read with a bounded buffer (``bounds.MAX_LINE_BYTES``): a
 longer one is named once and skipped, never held, and a position inside it is kept (see
-``_complete_lines``). ``.zst`` files are read whole each time they change, decompressed as a
-stream (the optional ``zstandard``) up to ``bounds.MAX_EXPANDED_BYTES``.
+``_complete_lines``), and one read holds at most ``bounds.MAX_READ_LINES`` lines (the caller
+reads on from where it stopped). ``.zst`` files are read whole each time they change,
+decompressed as a stream (the optional ``zstandard``) up to ``bounds.MAX_EXPANDED_BYTES``.
+Files are opened with ``bounds.open_regular``: never a FIFO or a device, never through a link.
 """
 
 from __future__ import annotations
