@@ -9,13 +9,20 @@ A message longer than ``MAX_MESSAGE_CHARS`` is stored whole but indexed and show
 ``cut_marker``. The checks cost almost nothing on ordinary lines: the nesting depth is only
 walked when the line holds more brackets than the bound, surrogates only looked for when the
 line has a ``\\ud`` escape.
+
+Every transcript or session store is opened with ``open_regular``: without blocking (a FIFO
+put in a file's place has no writer, and a plain ``open`` would wait for one forever), and
+read only when the open descriptor is a regular file.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
-from typing import IO, Any, Iterator
+import stat
+from typing import IO, Any, BinaryIO, Iterator
 
 from .errors import ValidationError
 
@@ -23,6 +30,10 @@ MAX_LINE_BYTES = 32 * 1024 * 1024  # one event, as JSON text (UTF-8)
 MAX_STORE_BYTES = 256 * 1024 * 1024  # a whole sessions.json
 MAX_DEPTH = 100  # nested objects and arrays, the outermost counting as 1
 MAX_ID_CHARS = 512  # an entry's id, parentId, targetId
+MAX_EXPANDED_BYTES = 1024 * 1024 * 1024  # a compressed transcript, once decompressed
+MAX_EXPANDED_LINES = 500_000  # ... and its lines (a real rollout has tens of thousands)
+MAX_READ_LINES = 1_000_000  # lines a sync holds from one file at once (the rest: next sync)
+MAX_READ_BYTES = 1024 * 1024 * 1024  # ... and their bytes
 MAX_MESSAGE_CHARS = 100_000  # text indexed and shown per message (and per text field)
 _CUT_BACKOFF = 2048  # how far a cut moves back to end between two words
 
@@ -217,3 +228,44 @@ def read_lines(handle: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[b
 
 def too_long(size: int, max_bytes: int = MAX_LINE_BYTES) -> str:
     return f"line is {_size_text(size)}; the limit is {_size_text(max_bytes)}"
+
+
+class NotRegular(OSError):
+    """What was opened is not a regular file (a FIFO, a device, a folder, a socket), or is a
+    symbolic link where none is followed; ``strerror`` says which."""
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISDIR, "a folder"))
+
+
+def describe_mode(mode: int) -> str:
+    """What a file that is not a regular one is, from its ``st_mode``: "a FIFO", ..."""
+    return next((name for test, name in _KINDS if test(mode)), "a special file")
+
+
+def open_regular(path: str | os.PathLike[str], follow: bool = True) -> BinaryIO:
+    """``path`` opened for reading in binary, if it is a regular file: opened without
+    blocking and checked on the open descriptor (``fstat``), so nothing swapped in after a
+    scan can make the read wait or read something else. ``follow=False``: a symbolic link is
+    refused too (``O_NOFOLLOW``). NotRegular (an OSError) names what it is instead."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as err:
+        if not follow and err.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(path):
+            raise NotRegular(err.errno, "a symbolic link, not followed", str(path)) from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegular(errno.EINVAL, f"{describe_mode(mode)}, not a regular file",
+                             str(path))
+        os.set_blocking(fd, True)  # a regular file: reads never wait anyway
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise

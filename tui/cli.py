@@ -121,7 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("import", commands.cmd_import, "import transcripts (stored now, indexed in background)")
     p.add_argument("kind", choices=["openclaw", "claude-code", "codex"],
                    help="the agent tool that wrote the transcripts")
-    p.add_argument("path", type=Path, help="a transcript file or a folder of them")
+    # a string: the importer refuses an empty one (Path("") is ".")
+    p.add_argument("path", help="a transcript file or a folder of them")
     p.add_argument("--agent", help="store under this agent id")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ..bounds import check_encoded, read_lines, too_long
+from ..bounds import check_encoded, open_regular, read_lines, too_long
 from ..errors import ValidationError
 from ..keys import check_agent_id, normalize_key
 from ..redact import redact
@@ -95,7 +95,7 @@ def json_lines(
         yield from _decoded(file, report, lines)
         return
     try:
-        handle = file.open("rb")
+        handle = open_regular(file)  # never waits: a FIFO swapped in is named, not read
     except OSError as err:
         report.skip(file, None, f"cannot read ({err.strerror or err})")
         return
@@ -178,6 +178,18 @@ def found_inside(root: Path, found: Path, report: ImportReport) -> bool:
     return False
 
 
+# What data no rule foresaw raises while one file is converted or stored: it stops that file
+DATA_ERRORS = (ValidationError, ValueError, TypeError, KeyError, AttributeError, OverflowError,
+               RecursionError)
+
+
+def data_problem(err: BaseException) -> str:
+    """Why a file's data stopped it (one of ``DATA_ERRORS``), as part of a sentence."""
+    if isinstance(err, ValidationError):
+        return str(err)
+    return f"stopped by unexpected data ({type(err).__name__}: {err})"
+
+
 @contextmanager
 def each_file(file: Path, report: ImportReport) -> Iterator[None]:
     """One file's import: data no rule foresaw (or a key its ids cannot make) stops this file,
@@ -186,9 +198,9 @@ def each_file(file: Path, report: ImportReport) -> Iterator[None]:
         yield
     except ValidationError as err:
         report.skip(file, None, f"{err}; the rest of this file is not imported")
-    except (ValueError, TypeError, KeyError, AttributeError, OverflowError, RecursionError) as err:
+    except DATA_ERRORS as err:
         report.skip(
-            file, None, f"import stopped by unexpected data ({type(err).__name__}: {err}); "
+            file, None, f"import {data_problem(err)}; "
             "sessions stored before it are kept, the rest of this file is not imported"
         )
 
@@ -222,6 +234,14 @@ def _inside(file: str, main: str) -> bool:
     """``file`` lies in the folder named after transcript ``main``."""
     stem = main[: -len(".jsonl")] if main.endswith(".jsonl") else main
     return file.startswith(stem + "/") or file.startswith(stem + "\\")
+
+
+def import_path(path: str | Path) -> Path:
+    """The PATH an import was given, ``~`` expanded; an empty one is refused (``Path("")`` is
+    the current directory, which nobody means by an empty argument)."""
+    if not str(path).strip():
+        raise ValidationError("the path to import is empty: give a folder or a transcript file")
+    return Path(path).expanduser()
 
 
 def import_agent_id(agent: str | None, default: str) -> str:
@@ -282,6 +302,7 @@ def store_converted(
         store_live(db, meta, lines, parsed, report)
         return
     key, added, messages = db.import_session(meta, lines, parsed)
+    note_rekeyed(report, meta.key, key)
     if 0 < added < len(lines):
         leaf = next((e["id"] for e in reversed(parsed) if moves_leaf(e) and e.get("id")), None)
         session = db.session(key)
@@ -292,6 +313,15 @@ def store_converted(
                 db.import_session(meta, [json.dumps(control, separators=(",", ":"))], [control])
                 added += 1
     report.add(key, added, messages)
+
+
+def note_rekeyed(report: ImportReport, wanted: str, key: str) -> None:
+    """The note for a session stored under another key than its own: the key already names
+    another transcript's session (an OpenClaw reset, two hosts' ``agent:main:main``), so this
+    one is kept apart as ``<key>:import-<sessionId>``."""
+    if key != wanted.lower():
+        report.notes.append(f"{wanted}: that key already names another transcript's session; "
+                            f"this one is stored as {key}")
 
 
 def store_live(

@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Sequence
 
-from ..bounds import MAX_STORE_BYTES, decode_json
+from ..bounds import MAX_STORE_BYTES, decode_json, open_regular
 from ..errors import ValidationError
 from ..keys import check_agent_id, normalize_key
 from ..state import StateDir
@@ -31,7 +31,15 @@ from ..storage import AgentWriter, SessionMeta
 from ..storage.stored import as_imported
 from ..transcript import CANONICAL_TYPES, iso_to_ms, parse_event
 from . import readahead
-from .common import ImportReport, NumberedLines, each_file, found_inside, json_lines
+from .common import (
+    ImportReport,
+    NumberedLines,
+    each_file,
+    found_inside,
+    import_path,
+    json_lines,
+    note_rekeyed,
+)
 
 _ARCHIVE_RE = re.compile(r"^(?P<sid>.+?)\.jsonl\.(?P<kind>reset|deleted)\.(?P<ts>.+)$")
 _SKIPPED_PARTS = (".trajectory.", ".checkpoint.", ".bak-", ".lock", "-path.json")
@@ -48,7 +56,7 @@ def import_openclaw(
     module again (a script without an ``if __name__ == "__main__"`` guard would run twice)."""
     if agent is not None:
         agent = check_agent_id(agent)  # before anything is read or created
-    path = Path(path).expanduser()
+    path = import_path(path)
     if not path.exists():
         raise ValidationError(f"{path} does not exist")
     if not path.is_dir():
@@ -106,7 +114,10 @@ def _import_folder(
             found = entry.get("sessionId")
             if found is not None and found in seen_ids:
                 continue
-            report.add(*db.import_session(view.meta_of(key, entry), []))
+            meta = view.meta_of(key, entry)
+            stored_as, added, messages = db.import_session(meta, [])
+            note_rekeyed(report, meta.key, stored_as)
+            report.add(stored_as, added, messages)
             report.notes.append(
                 f"{key}: no transcript {found}.jsonl with events; kept without messages"
                 if found else f"{key}: no sessionId, so no transcript; kept without messages"
@@ -204,7 +215,9 @@ def store_transcript(
     meta = _meta(key, session_id, entry, label, header, lines_, view.own)
     if not report.feeds(meta.key, file, session_id, "openclaw"):
         return None
-    report.add(*db.import_session(meta, lines_, events))
+    stored_as, added, messages = db.import_session(meta, lines_, events)
+    note_rekeyed(report, meta.key, stored_as)
+    report.add(stored_as, added, messages)
     return session_id
 
 
@@ -227,13 +240,14 @@ def _owner(
     return own
 
 
-def read_store(path: Path, report: ImportReport) -> dict[str, dict[str, Any]]:
+def read_store(path: Path, report: ImportReport, follow: bool = True) -> dict[str, dict[str, Any]]:
     """sessions.json, read defensively: missing or broken means no metadata, not failure; a
-    field of the wrong type is dropped (the entry keeps the rest)."""
-    if not path.is_file():
+    field of the wrong type is dropped (the entry keeps the rest). Opened without blocking,
+    and only if it is a regular file (``follow=False``: not through a symbolic link)."""
+    if not (path.is_file() if follow else path.is_file() and not path.is_symlink()):
         return {}
     try:
-        with path.open("rb") as handle:
+        with open_regular(path, follow) as handle:
             data = decode_json(handle.read(MAX_STORE_BYTES + 1), MAX_STORE_BYTES)
     except (OSError, ValidationError) as err:
         report.skipped.append(

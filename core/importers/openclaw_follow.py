@@ -15,7 +15,7 @@ from typing import Callable
 
 from ..keys import normalize_key
 from ..storage import AgentWriter, SessionMeta
-from .common import RESTART, Followed, ImportReport, NumberedLines, store_live
+from .common import RESTART, Followed, ImportReport, NumberedLines, note_rekeyed, store_live
 from .openclaw import StoreView, import_transcript, read_events
 
 
@@ -58,4 +58,6 @@ def follow_store(db: AgentWriter, view: StoreView, report: ImportReport,
             continue
         if normalize_key(meta.key) in deleted:
             continue
-        report.add(*db.import_session(meta, []))
+        stored_as, added, messages = db.import_session(meta, [])
+        note_rekeyed(report, meta.key, stored_as)
+        report.add(stored_as, added, messages)

@@ -68,10 +68,18 @@ def all_sources(state_dir: Path, include_missing: bool = False) -> list[Source]:
             continue
         if entry is not None:
             sources.append(Source(entry.kind, entry.path, entry.agent, "config"))
-        elif include_missing or found.path.is_dir():
+        elif include_missing or is_folder(found.path):
             sources.append(found)
     sources += [Source(e.kind, e.path, e.agent, "config") for e in by_path.values() if e.enabled]
     return sources
+
+
+def is_folder(path: Path) -> bool:
+    """``path.is_dir()``, but False (not an error) where a parent cannot be searched."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def remove_source(state_dir: Path, path: Path | str) -> str:

@@ -6,6 +6,7 @@ are opened read-only and no transcript is read, only stat'ed."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import BackscrollError, Unreachable
@@ -55,7 +56,7 @@ def sources_status(state: StateDir) -> list[SourceStatus]:
 
 def _status(source: Source, known: dict[str, FileState], last_sync: int | None) -> SourceStatus:
     mine = {path: st for path, st in known.items() if st.root == source.root}
-    if not source.path.exists():
+    if not _exists(source.path):
         note = ("not found: nothing to read" if source.origin == "detected"
                 else "does not exist")
         return SourceStatus(source, False, 0, _sessions(mine), 0, len(mine), last_sync,
@@ -101,3 +102,12 @@ def _gone_note(source: Source, vanished: dict[str, FileState]) -> list[str]:
     count = len(vanished)
     return [f"{source.path}: {count} file{'s' if count != 1 else ''} gone from disk; "
             f"{'their' if count != 1 else 'its'} sessions are kept"]
+
+
+def _exists(path: Path) -> bool:
+    """Whether the folder is there; one that cannot be reached is there for ``scan_source``
+    to name (``cannot be listed``)."""
+    try:
+        return path.exists()
+    except OSError:
+        return True

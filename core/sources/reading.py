@@ -5,22 +5,32 @@ the same file grown: not shorter than that, and its first few KB and the bytes j
 that offset hash as they did. Otherwise (a first read, a shorter or rewritten file, a format
 that needs the whole file) it is read from the start, and what is stored already is
 recognised by id downstream. Only complete lines are returned: a half-written last line waits
-for the next read. ``.zst`` files are read whole, decompressed (the optional ``zstandard``).
+for the next read. Every line is read with a bounded buffer (``bounds.MAX_LINE_BYTES``): a
+longer one is named once and skipped, never held, and a position inside it is kept (see
+``_complete_lines``), and one read holds at most ``bounds.MAX_READ_LINES`` lines (the caller
+reads on from where it stopped). ``.zst`` files are read whole each time they change,
+decompressed as a stream (the optional ``zstandard``) up to ``bounds.MAX_EXPANDED_BYTES``.
+Files are opened with ``bounds.open_regular``: never a FIFO or a device, never through a link.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import io
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
+from .. import bounds
+from ..bounds import open_regular
 from ..errors import BackscrollError
 from ..storage import FileState
 
 HEAD_BYTES = 4096
 TAIL_BYTES = 1024
+SKIP_BLOCK = 1024 * 1024  # a line over the bound is read on in blocks of this, none kept
 
 
 class ReadProblem(BackscrollError):
@@ -32,42 +42,125 @@ class ReadProblem(BackscrollError):
 class Chunk:
     """The complete lines read (numbered as in the file), and the file's new marks."""
 
-    lines: list[tuple[int, bytes]]
+    lines: list[tuple[int, bytes | int]]  # a line over the bound: its size (the follower says)
     from_start: bool
     stat: os.stat_result
     done_bytes: int
     done_lines: int
     head_hash: str
     tail_hash: str
+    problems: list[str] = field(default_factory=list)  # one sentence each, naming the file
+    partial: bool = False  # complete lines are left for the next read (it stopped at a bound)
 
 
-def read_new(path: Path, before: FileState | None, from_start: bool = False) -> Chunk:
+def read_new(path: Path, before: FileState | None, from_start: bool = False,
+             resume_long: bool = False, whole: bool = False) -> Chunk:
     """The lines added since ``before`` (all of them when it is None, when the file is not
-    the one read then, or with ``from_start``). OSError when it cannot be read."""
-    with path.open("rb") as handle:
+    the one read then, or with ``from_start``). ``resume_long``: a position kept inside a
+    line over the bound is read on from even with ``from_start`` (the caller asks for the
+    start only because nothing before it was a transcript's). ``whole``: no bound on the
+    lines of one read (a follower that needs the whole file to go on; each line is still
+    bounded). OSError when it cannot be read (NotRegular: a FIFO, a device, a link... in the
+    place of the transcript found)."""
+    with open_regular(path, follow=False) as handle:
         st = os.fstat(handle.fileno())
         if path.name.endswith(".zst"):
-            return _read_compressed(handle, st)
-        start = from_start or before is None or not _continues(handle, st, before)
+            return _read_compressed(handle, path, st)
+        continues = before is not None and _continues(handle, st, before)
+        inside = continues and resume_long and _inside_line(handle, before)
+        start = (from_start and not inside) or not continues
         begin = 0 if start or before is None else before.done_bytes
-        handle.seek(begin)
-        wanted = st.st_size - begin
-        data = handle.read(wanted)
-        if len(data) < wanted:
-            raise ReadProblem(f"{path}: changed while being read; read again next sync")
-        cut = data.rfind(b"\n") + 1
-        lines = data[:cut].split(b"\n")[:-1]
         first = 1 if start or before is None else before.done_lines + 1
-        done = begin + cut
+        lines, done, count, partial = _complete_lines(handle, path, begin, st.st_size, first,
+                                                      whole)
         return Chunk(
-            lines=list(enumerate(lines, start=first)),
+            lines=lines,
             from_start=start,
             stat=st,
             done_bytes=done,
-            done_lines=first - 1 + len(lines),
+            done_lines=first - 1 + count,
             head_hash=_hash(_read_at(handle, 0, min(HEAD_BYTES, done))),
             tail_hash=_hash(_before_offset(handle, done)),
+            partial=partial,
         )
+
+
+def _complete_lines(handle: BinaryIO, path: Path, begin: int, size: int, first: int,
+                    whole: bool = False) -> tuple[list[tuple[int, bytes | int]], int, int, bool]:
+    """The complete lines between ``begin`` and ``size`` (blank ones left out), where they
+    end, and how many there were. Each line is read with a bounded buffer: a line over
+    ``MAX_LINE_BYTES`` is given as its size (the follower names it) and never held. One whose
+    end is not written yet is named at once and the position kept inside it: ``begin`` not
+    just after a line break means the next read goes on skipping it, silently. One read
+    holds at most ``MAX_READ_LINES`` lines and about ``MAX_READ_BYTES``: a file of millions
+    of tiny lines is taken in over several syncs (the last value: it stopped there)."""
+    limit = bounds.MAX_LINE_BYTES
+    lines: list[tuple[int, bytes | int]] = []
+    pos, count = begin, 0
+    if begin and _read_at(handle, begin - 1, 1) != b"\n":  # inside a line already named
+        handle.seek(begin)
+        skipped, ended = _skip_line(handle, path, size - begin)
+        pos += skipped
+        if not ended:
+            return lines, pos, count, False
+        count += 1
+    handle.seek(pos)
+    held = 0
+    while pos < size:
+        if not whole and (len(lines) >= bounds.MAX_READ_LINES or held >= bounds.MAX_READ_BYTES):
+            return lines, pos, count, True  # enough for one read: the next sync reads on
+        line = handle.readline(min(limit + 1, size - pos))
+        if not line:
+            raise ReadProblem(f"{path}: changed while being read; read again next sync")
+        if line.endswith(b"\n"):
+            pos += len(line)
+            count += 1
+            if line.strip():
+                lines.append((first - 1 + count, line[:-1]))
+                held += len(line)
+            continue
+        if len(line) <= limit:
+            break  # a last line still being written: the next read takes it whole
+        skipped, ended = _skip_line(handle, path, size - pos - len(line))
+        pos += len(line) + skipped
+        lines.append((first + count, len(line) + skipped))
+        if not ended:
+            break  # named now; the next reads skip the rest of it without naming it again
+        count += 1
+    return lines, pos, count, False
+
+
+def _skip_line(handle: BinaryIO, path: Path, most: int) -> tuple[int, bool]:
+    """Read on (bounded blocks, nothing kept) to just after the next line break, at most
+    ``most`` bytes: how many were read, and whether the line ended."""
+    skipped = 0
+    while skipped < most:
+        skipped += _hole(handle, most - skipped)
+        if skipped >= most:
+            break
+        block = handle.readline(min(SKIP_BLOCK, most - skipped))
+        if not block:
+            raise ReadProblem(f"{path}: changed while being read; read again next sync")
+        skipped += len(block)
+        if block.endswith(b"\n"):
+            return skipped, True
+    return skipped, False
+
+
+def _hole(handle: BinaryIO, most: int) -> int:
+    """Seek over the hole of a sparse file at the position (zeros: no line break), at most
+    ``most`` bytes; how far. 0 where the system cannot tell holes (``SEEK_DATA``)."""
+    where = handle.tell()
+    try:
+        data = os.lseek(handle.fileno(), where, os.SEEK_DATA)
+    except (AttributeError, OSError) as err:
+        if getattr(err, "errno", None) != errno.ENXIO:
+            handle.seek(where)
+            return 0
+        data = where + most  # no data after the position: a hole to the end
+    hole = max(0, min(data - where, most))
+    handle.seek(where + hole)
+    return hole
 
 
 def unchanged(before: FileState | None, st: os.stat_result) -> bool:
@@ -90,6 +183,12 @@ def _continues(handle: BinaryIO, st: os.stat_result, before: FileState) -> bool:
             and _hash(_before_offset(handle, done)) == before.tail_hash)
 
 
+def _inside_line(handle: BinaryIO, before: FileState | None) -> bool:
+    """The last read stopped inside a line over the bound (not just after a line break)."""
+    done = before.done_bytes if before is not None else 0
+    return done > 0 and _read_at(handle, done - 1, 1) != b"\n"
+
+
 def _before_offset(handle: BinaryIO, done: int) -> bytes:
     size = min(TAIL_BYTES, done)
     return _read_at(handle, done - size, size)
@@ -104,20 +203,55 @@ def _hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def _read_compressed(handle: BinaryIO, st: os.stat_result) -> Chunk:
+def _read_compressed(handle: BinaryIO, path: Path, st: os.stat_result) -> Chunk:
+    """A ``.zst`` file, decompressed as a stream (lines bounded as in a plain file, at most
+    ``MAX_EXPANDED_BYTES`` and ``MAX_EXPANDED_LINES`` in all: a small file that expands
+    without end is cut there)."""
     try:
         import zstandard
     except ImportError:
         raise ReadProblem(
-            f"{handle.name}: a zstd-compressed transcript; install backscroll[zstd] to read it"
+            f"{path}: a zstd-compressed transcript; install backscroll[zstd] to read it"
         ) from None
-    raw = handle.read()
+    lines: list[tuple[int, bytes | int]] = []
+    count = 0
     try:
-        data = zstandard.ZstdDecompressor().stream_reader(raw).read()
+        with zstandard.ZstdDecompressor().stream_reader(handle, closefd=False) as stream:
+            reader = io.BufferedReader(_Capped(stream, bounds.MAX_EXPANDED_BYTES), SKIP_BLOCK)
+            for count, line in enumerate(bounds.read_lines(reader, bounds.MAX_LINE_BYTES), 1):
+                if isinstance(line, int) or line.strip():
+                    lines.append((count, line.rstrip(b"\n") if isinstance(line, bytes) else line))
+                if len(lines) >= bounds.MAX_EXPANDED_LINES:
+                    break
+            capped = reader.raw.capped or len(lines) >= bounds.MAX_EXPANDED_LINES
     except zstandard.ZstdError as err:
-        raise ReadProblem(f"{handle.name}: not readable as zstd ({err})") from None
-    lines = data.split(b"\n")
-    if lines and not lines[-1]:
-        lines.pop()
-    return Chunk(list(enumerate(lines, start=1)), True, st, len(raw), len(lines),
-                 _hash(raw[:HEAD_BYTES]), _hash(raw[-TAIL_BYTES:]))
+        raise ReadProblem(f"{path}: not readable as zstd ({err})") from None
+    problems = [f"{path}: expands to more than {_mib(bounds.MAX_EXPANDED_BYTES)} or "
+                f"{bounds.MAX_EXPANDED_LINES:,} lines decompressed; the rest of it is not read"
+                ] if capped else []
+    size = st.st_size
+    return Chunk(lines, True, st, size, count, _hash(_read_at(handle, 0, min(HEAD_BYTES, size))),
+                 _hash(_before_offset(handle, size)), problems)
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1024 * 1024):,.0f} MB"
+
+
+class _Capped(io.RawIOBase):
+    """The first ``most`` bytes of a stream; ``capped`` once more were there."""
+
+    def __init__(self, stream: Any, most: int) -> None:
+        self.stream, self.left, self.capped = stream, most, False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.left <= 0:
+            self.capped = self.capped or bool(self.stream.read(1))
+            return 0
+        data = self.stream.read(min(len(buffer), self.left))
+        buffer[: len(data)] = data
+        self.left -= len(data)
+        return len(data)

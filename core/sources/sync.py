@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import private
-from ..errors import BackscrollError, StoreError, Unreachable
+from ..errors import BackscrollError, Forbidden, StoreError, Unreachable
 from ..importers.claude_code.follow import follow_transcript
 from ..importers.claude_code.reading import Tasks
 from ..importers.codex.follow import follow_rollout
-from ..importers.common import Followed, ImportReport
+from ..importers.common import DATA_ERRORS, Followed, ImportReport, data_problem
 from ..importers.openclaw import StoreView, read_store
 from ..importers.openclaw_follow import follow_openclaw, follow_store
 from ..state import StateDir
@@ -118,7 +118,7 @@ def sync_sources(
     for agent in dict.fromkeys([*scanned, *existing]):
         try:
             remembered[agent] = _remembered(state, agent, agent in existing)
-        except Unreachable:
+        except (Unreachable, Forbidden):  # every agent alike: the server, or a reader's role
             raise
         except BackscrollError as err:  # a database that cannot be read: the others go on
             report.problems.append(str(err))
@@ -144,7 +144,7 @@ def sync_sources(
     for agent, works in by_agent.items():  # one writer open at a time: a pool holds a few
         try:
             db = state.open(agent, write=True)
-        except Unreachable:
+        except (Unreachable, Forbidden):  # a role or URL that may only read: exit 3
             raise
         except BackscrollError as err:  # not writable, locked, not SQLite
             report.problems.append(str(err))
@@ -221,6 +221,20 @@ class _Follower:
         self.deleted: dict[str, Any] = {}
 
     def take_in(self, found: FoundFile, before: FileState | None, moved_from: str | None) -> None:
+        """Take in what is new in one file: in pieces when a read stops at its bound
+        (``bounds.MAX_READ_LINES``) with lines left, each from the state the last one saved."""
+        while self._take_piece(found, before, moved_from):
+            before, moved_from = self.db.file_state(found.path), None
+            if before is None:
+                return
+            self.work.known[found.path] = before
+            self.report.read -= 1  # one file, read in pieces
+
+    def _take_piece(self, found: FoundFile, before: FileState | None,
+                    moved_from: str | None) -> bool:
+        """One read of the file and what it holds, stored; True when lines are left to read
+        on from (a follower that asks for the whole file gets it whole: a piece it cannot go
+        on from would make it ask again)."""
         path = found.file
         self.carry, self.deleted = deleted_mod.split(before.context if before else None)
         from_start = before is None or self.carry is None
@@ -228,34 +242,42 @@ class _Follower:
             file_report = ImportReport()
             try:
                 chunk = None if found.kind == STORE else read_new(
-                    path, before, from_start or attempt == 2)
+                    path, before, from_start or attempt == 2, resume_long=attempt == 1,
+                    whole=attempt == 2)
             except ReadProblem as err:
                 self.report.problems.append(str(err))
-                return
+                return False
             except OSError as err:
                 self.report.problems.append(f"{path}: cannot be read ({err.strerror or err})")
-                return
+                return False
             if chunk is not None and chunk.from_start and deleted_mod.deleted_lines(self.deleted):
                 chunk = replace(chunk, lines=deleted_mod.after_deleted(
                     chunk.lines, self.deleted, found.kind))
                 file_report.notes.append(
                     f"{path}: its first {deleted_mod.deleted_lines(self.deleted):,} lines held "
                     "a deleted conversation; not taken in again")
+            if chunk is not None and attempt == 1:
+                self.report.problems += chunk.problems
             try:
                 followed = self._store(found, chunk, before, moved_from, file_report)
             except Unreachable:  # every other file would wait for the server the same way
                 raise
             except StoreError as err:  # the database stayed locked, or the disk is full
                 self.report.problems.append(f"{path}: not taken in this time: {err}")
-                return
+                return False
             except Claimed as claim:  # rolled back: kept apart, its state says why
                 self.report.problems.append(str(claim))
                 self._keep_apart(found, chunk, before, moved_from, str(claim))
-                return
+                return False
+            except DATA_ERRORS as err:  # this file's data: the other files go on
+                self._stopped(found, chunk, before, moved_from, err)
+                return False
             if followed is None or not followed.restart:
                 break  # else nothing was stored: read the whole file
-        if followed is not None and not followed.restart:
-            self._count(found, file_report)
+        if followed is None or followed.restart:
+            return False
+        self._count(found, file_report)
+        return attempt == 1 and _read_on_later(chunk, followed)
 
     def _store(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
                moved_from: str | None, file_report: ImportReport) -> Followed | None:
@@ -272,6 +294,25 @@ class _Follower:
                 return followed
             self.holders.check(found.path, found.kind, file_report.keys, moved_from)
             return self._save(found, chunk, before, moved_from, file_report, followed)
+
+    def _stopped(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
+                 moved_from: str | None, err: BaseException) -> None:
+        """Data no rule foresaw stopped the file (nothing of it stored): said once, and its
+        position kept, so it is read again only when it changes."""
+        problem = (f"{found.path}: {data_problem(err)}; not taken in (read again when it "
+                   "changes)")
+        self.report.problems.append(problem)
+        carry = Followed(None if chunk is None or chunk.from_start or not before
+                         else self.carry)
+        try:
+            with self.db.atomic():
+                if self.db.file_state(found.path) == self.work.known.get(found.path):
+                    self._save(found, chunk, before, moved_from, ImportReport(notes=[problem]),
+                               carry)
+        except Unreachable:
+            raise
+        except (StoreError, *DATA_ERRORS) as store_err:  # its state cannot be kept either
+            self.report.problems.append(f"{found.path}: not taken in this time: {store_err}")
 
     def _save(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
               moved_from: str | None, file_report: ImportReport, followed: Followed) -> Followed:
@@ -296,9 +337,10 @@ class _Follower:
     def _follow(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
                 report: ImportReport) -> Followed:
         db, agent, path = self.db, found.agent, found.file
-        if chunk is None:  # sessions.json: read whole, every time it changes
+        if chunk is None:  # sessions.json: read whole, every time it changes (and said then)
             self.views.pop(found.folder, None)
-            follow_store(db, self._view(found), report, deleted_mod.deleted_keys(self.deleted))
+            follow_store(db, self._view(found, report), report,
+                         deleted_mod.deleted_keys(self.deleted))
             return Followed()
         carry = None if chunk.from_start or before is None else self.carry
         if found.kind == "claude-code":
@@ -307,11 +349,13 @@ class _Follower:
             return follow_rollout(db, agent, path, chunk.lines, carry, report)
         return follow_openclaw(db, lambda: self._view(found), path, chunk.lines, carry, report)
 
-    def _view(self, found: FoundFile) -> StoreView:
+    def _view(self, found: FoundFile, report: ImportReport | None = None) -> StoreView:
+        """The folder's session store; what reading it says (a key re-keyed to this agent, an
+        unreadable store) goes to ``report``: the store's own sync, the time it changed."""
         if found.folder not in self.views:
-            store = read_store(found.folder / "sessions.json", ImportReport())
-            self.views[found.folder] = StoreView.of(found.agent, store, ImportReport(),
-                                                    found.folder)
+            report = report if report is not None else ImportReport()
+            store = read_store(found.folder / "sessions.json", report, follow=False)
+            self.views[found.folder] = StoreView.of(found.agent, store, report, found.folder)
         return self.views[found.folder]
 
     def _count(self, found: FoundFile, file_report: ImportReport) -> None:
@@ -336,7 +380,7 @@ def _state(root: str, found: FoundFile, chunk: Chunk | None, followed: Followed,
         root=root,
         device=st.st_dev,
         inode=st.st_ino,
-        size=st.st_size,
+        size=chunk.done_bytes if _read_on_later(chunk, followed) else st.st_size,
         mtime_ns=st.st_mtime_ns,
         done_bytes=chunk.done_bytes if chunk is not None else st.st_size,
         done_lines=chunk.done_lines if chunk is not None else 0,
@@ -347,6 +391,13 @@ def _state(root: str, found: FoundFile, chunk: Chunk | None, followed: Followed,
         synced_at=now_ms(),
         problem=problem,
     )
+
+
+def _read_on_later(chunk: Chunk | None, followed: Followed) -> bool:
+    """Lines are left after a read that stopped at its bound: the state's size is where it
+    stopped, so the file does not look as the last sync left it and the next sync reads on.
+    (Without a carry there is nothing to go on from: the file waits until it changes.)"""
+    return chunk is not None and chunk.partial and followed.carry is not None
 
 
 def _plural(n: int, word: str) -> str:

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from ..errors import BackscrollError
 from ..state import StateDir
-from .detect import Source, all_sources
+from .detect import Source, all_sources, is_folder
 from .sync import Progress, SyncReport, sync_sources
 
 DEBOUNCE_MS = 200  # changes are gathered at most this long before a sync
@@ -75,7 +75,7 @@ class _Watcher:
                 self.on_watching(self.sources)
             watched = identity
             self.sync(self.sources)
-            folders = [s.path for s in self.sources if s.path.is_dir()]
+            folders = [s.path for s in self.sources if is_folder(s.path)]
             if self.notify is None or not folders:
                 self._poll(identity)
             else:

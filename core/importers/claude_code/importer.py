@@ -8,7 +8,14 @@ from pathlib import Path
 from ...errors import ValidationError
 from ...state import StateDir
 from ...storage import AgentWriter
-from ..common import ImportReport, NumberedLines, each_file, found_inside, import_agent_id
+from ..common import (
+    ImportReport,
+    NumberedLines,
+    each_file,
+    found_inside,
+    import_agent_id,
+    import_path,
+)
 from .convert import Converter
 from .reading import Tasks, Transcript, is_subagent_file
 from .store import store_groups
@@ -18,7 +25,7 @@ DEFAULT_AGENT = "claude-code"
 
 def import_claude_code(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
     """Import a Claude Code projects folder, one project folder, or one transcript file."""
-    path = Path(path).expanduser()
+    path = import_path(path)
     if not path.exists():
         raise ValidationError(f"{path} does not exist")
     agent_id = import_agent_id(agent, DEFAULT_AGENT)
@@ -60,6 +67,10 @@ def import_file(
     transcript = Transcript(file)
     bad = transcript.read(lines)
     if not transcript.records:
+        whole = [line for line in bad if line.startswith(f"{file}: cannot read")]
+        if whole:
+            report.skipped.extend(whole)
+            return None
         # Nothing in the file is a Claude Code record (e.g. history.jsonl): one note, not
         # one complaint per line.
         report.notes.append(f"{file}: not a Claude Code transcript; skipped")

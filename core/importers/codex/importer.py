@@ -8,7 +8,14 @@ from pathlib import Path
 from ...errors import ValidationError
 from ...state import StateDir
 from ...storage import AgentWriter
-from ..common import ImportReport, NumberedLines, each_file, found_inside, import_agent_id
+from ..common import (
+    ImportReport,
+    NumberedLines,
+    each_file,
+    found_inside,
+    import_agent_id,
+    import_path,
+)
 from .convert import Converted, convert
 from .reading import Rollout, read_rollout
 from .store import store_rollout
@@ -18,7 +25,7 @@ DEFAULT_AGENT = "codex"
 
 def import_codex(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
     """Import a Codex sessions folder (recursively) or one rollout file."""
-    path = Path(path).expanduser()
+    path = import_path(path)
     if not path.exists():
         raise ValidationError(f"{path} does not exist")
     agent_id = import_agent_id(agent, DEFAULT_AGENT)
