@@ -136,6 +136,11 @@ def _token_spans(text: str) -> list[Span]:
                 filler = rules.is_repetitive(token) or rules.is_repetitive(token[-16:])
                 if not (filler or rules.has_filler(token)) and (check is None or check(token)):
                     spans.append(match.span())
+            for match in tokens.LOOSE_TOKEN.finditer(text, start, searched):
+                token = match.group()
+                filler = rules.is_repetitive(token[-16:]) or rules.has_filler(token)
+                if tokens.loose_token(token) and not filler:
+                    spans.append(match.span())
         covered = bool(spans) and spans[-1][1] > run and spans[-1][0] < run_end
         if not covered:
             value_end = run_end
@@ -144,7 +149,7 @@ def _token_spans(text: str) -> list[Span]:
             if near_secret_word(text, run, value_end, ascii_text):
                 spans.append((run, value_end))
         run = runs.find(tokens.LONG_RUN, run_end)
-    spans.sort()
+    spans.sort(key=lambda span: (span[0], -span[1]))  # of two at one place, the longer
     return spans
 
 

@@ -131,6 +131,10 @@ TOKEN_RULES: tuple[tuple[str, str, Callable[[str], bool] | None], ...] = (
     ("aws_key_id", r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}", lambda t: not t.endswith("EXAMPLE")),
     ("aws_bedrock", r"ABSK[A-Za-z0-9+/]{40,}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t"
                     r"[A-Za-z0-9+/=%_-]*", None),
+    # AWS STS session tokens: base64 of a binary blob that opens the same way ("\x16\n\x06\x19
+    # ...aws" for the older ones, "!\n\torigin_ec" for today's), hundreds of characters.
+    ("aws_session",
+     r"(?:FwoGZXIvYXdzE|FQoGZXIvYXdzE|FQoDYXdzE|IQoJb3JpZ2luX2Vj)[A-Za-z0-9+/]{80,}={0,2}", None),
     ("google", r"AIza[A-Za-z0-9_-]{35}", None),
     ("alibaba", r"LTAI[A-Za-z0-9]{20}", None),
     ("digitalocean", r"do[por]_v1_[a-f0-9]{64}", None),
@@ -151,6 +155,8 @@ TOKEN_RULES: tuple[tuple[str, str, Callable[[str], bool] | None], ...] = (
     ("yandex", r"AQVN[A-Za-z0-9_-]{35,38}|t1\.[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{86}={0,2}", None),
     # --- payments and commerce ---
     ("stripe", r"[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,99}", None),
+    # Webhook signing secrets (Stripe, Svix and the services built on it): whsec_ + base64.
+    ("webhook_secret", r"whsec_[A-Za-z0-9+/]{24,88}={0,2}", lambda t: has_digit(t) or has_upper(t[6:])),
     ("square", r"(?:EAAA|sq0atp-)[A-Za-z0-9_-]{22,60}|sq0csp-[A-Za-z0-9_-]{43}", None),
     ("shopify", r"shp(?:ss|at|ca|pa)_[a-fA-F0-9]{32}", None),
     ("shippo", r"shippo_(?:live|test)_[a-fA-F0-9]{40}", None),
@@ -171,6 +177,9 @@ TOKEN_RULES: tuple[tuple[str, str, Callable[[str], bool] | None], ...] = (
     ("discord_webhook", r"(?<=/api/webhooks/)\d{17,20}/[A-Za-z0-9_-]{60,}", None),
     ("softlayer", r"(?:(?<=/soap/v3/)|(?<=/soap/v3\.1/))[a-z0-9]{64}", None),
     ("teams_webhook", r"(?<=\.webhook\.office\.com/webhookb2/)[A-Za-z0-9@/-]{60,}", None),
+    # A Zapier "catch hook" URL is a credential (anyone holding it can trigger the Zap): the
+    # account id and the hook key after /hooks/catch/ go.
+    ("zapier_webhook", r"(?<=hooks\.zapier\.com/hooks/catch/)\d{3,12}/[A-Za-z0-9]{5,16}", None),
     ("twilio", r"(?:SK|AC)[0-9a-fA-F]{32}", _letter_and_digit),
     ("sendgrid", r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,64}|SG\.[A-Za-z0-9=_.-]{66}", None),
     ("sendinblue", r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}", None),
@@ -224,6 +233,26 @@ TOKEN_RULES: tuple[tuple[str, str, Callable[[str], bool] | None], ...] = (
     ("jwt", r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*={0,2})?", _jwt_header),
     ("jwt_base64", r"ZXlK[A-Za-z0-9+/_-]{40,}={0,2}", _base64_of_jwt),
 )
+
+# Tokens whose case was lost, glued to other words: a session key is compared lower-cased
+# (keys.normalize_key), and its words are joined by - _ : . (agent:main:cron-ghp_...-2). These
+# prefixes stay distinctive in any case, so they are found without the rules' case and word
+# boundary; only letters and digits may touch them, and the body must hold digits.
+LOOSE_TOKEN = re.compile(
+    r"(?<![a-z0-9…])(?:sk-ant-[a-z]{2,8}\d\d-[a-z0-9_-]{80,}|sk-(?:proj|admin|svcacct)-[a-z0-9_-]{20,}"
+    r"|gh[pousr]_[a-z0-9_]{36,}|github_pat_[a-z0-9_]{50,}|gl(?:pat|rt|dt|ft|ptt|cbt|imt)-[a-z0-9_-]{20,}"
+    r"|npm_[a-z0-9]{36}|pypi-age[a-z0-9_-]{40,}|(?:akia|asia|abia|acca)[a-z0-9]{16}"
+    r"|[sr]k_(?:live|test|prod)_[a-z0-9]{10,99}|xox[abeoprs]-[a-z0-9-]{20,}|xapp-\d-[a-z0-9-]{30,}"
+    r"|aiza[a-z0-9_-]{35}|hf_[a-z0-9]{30,40}|whsec_[a-z0-9+/]{24,88})(?![a-z0-9…])",
+    re.IGNORECASE,
+)
+
+
+def loose_token(token: str) -> bool:
+    """Random, not words: two digits or more after the prefix's first four characters; not
+    AWS's documentation key (...EXAMPLE)."""
+    return sum(c.isdigit() for c in token[4:]) >= 2 and not token.lower().endswith("example")
+
 
 # "…" counts as part of a word so that no token starts or ends against a mask; nor may a token
 # start after a dot (video_box.ico-7a38..., xoxe.xoxp-1-...).
