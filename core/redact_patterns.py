@@ -144,12 +144,6 @@ CURL_USER = re.compile(
 CURL_KEY_USER = re.compile(
     r"""(?:--user|-u)(?:[ \t]+|=)(?P<q>["']?)(?P<secret>[^\s"':]{8,200}):(?P=q)(?:\s|$)"""
 )
-# A PEM private key (RSA, EC, OPENSSH, ENCRYPTED, PGP ... BLOCK): the body goes, the armour
-# lines stay. A block cut off before its END line is masked to the end of the text.
-PEM_BLOCK = re.compile(
-    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----\s*"
-    r"(?P<secret>(?!-----)\S[\s\S]*?)(?=\s*(?:-----END|\Z))"
-)
 # Bundler keeps per-host credentials in BUNDLE_<HOST>, dots spelled "__"
 # (BUNDLE_GEMS__EXAMPLE__COM=user:password); BUNDLE_BUILD__<gem> is build configuration.
 BUNDLER_CREDENTIAL = re.compile(

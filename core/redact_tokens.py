@@ -236,22 +236,27 @@ TOKEN_RULES: tuple[tuple[str, str, Callable[[str], bool] | None], ...] = (
 
 # Tokens whose case was lost, glued to other words: a session key is compared lower-cased
 # (keys.normalize_key), and its words are joined by - _ : . (agent:main:cron-ghp_...-2). These
-# prefixes stay distinctive in any case, so they are found without the rules' case and word
-# boundary; only letters and digits may touch them, and the body must hold digits.
+# prefixes stay distinctive lower-cased, so they are found in their own case or in lower case,
+# touching anything but a letter or a digit; the body must hold digits (loose_token).
 LOOSE_TOKEN = re.compile(
-    r"(?<![a-z0-9…])(?:sk-ant-[a-z]{2,8}\d\d-[a-z0-9_-]{80,}|sk-(?:proj|admin|svcacct)-[a-z0-9_-]{20,}"
-    r"|gh[pousr]_[a-z0-9_]{36,}|github_pat_[a-z0-9_]{50,}|gl(?:pat|rt|dt|ft|ptt|cbt|imt)-[a-z0-9_-]{20,}"
-    r"|npm_[a-z0-9]{36}|pypi-age[a-z0-9_-]{40,}|(?:akia|asia|abia|acca)[a-z0-9]{16}"
-    r"|[sr]k_(?:live|test|prod)_[a-z0-9]{10,99}|xox[abeoprs]-[a-z0-9-]{20,}|xapp-\d-[a-z0-9-]{30,}"
-    r"|aiza[a-z0-9_-]{35}|hf_[a-z0-9]{30,40}|whsec_[a-z0-9+/]{24,88})(?![a-z0-9…])",
-    re.IGNORECASE,
+    r"(?<![A-Za-z0-9…])(?:sk-ant-[a-z]{2,8}\d\d-[A-Za-z0-9_-]{80,}|sk-(?:proj|admin|svcacct)-[A-Za-z0-9_-]{20,}"
+    r"|gh[pousr]_[A-Za-z0-9_]{36,}|github_pat_[A-Za-z0-9_]{50,}|gl(?:pat|rt|dt|ft)-[A-Za-z0-9_-]{20,}"
+    r"|npm_[A-Za-z0-9]{36}|pypi-(?:AgE|age)[A-Za-z0-9_-]{40,}"
+    r"|(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}|(?:akia|asia|abia|acca)[a-z0-9]{16}"
+    r"|[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,99}|xox[abeoprs]-(?:\d-)?\d{6,}-[A-Za-z0-9-]{8,}"
+    r"|xapp-\d-[A-Za-z0-9-]{30,}|(?:AIza|aiza)[A-Za-z0-9_-]{35}"
+    r"|whsec_[A-Za-z0-9+/]{24,88})(?![A-Za-z0-9…])"
 )
-
-
 def loose_token(token: str) -> bool:
-    """Random, not words: two digits or more after the prefix's first four characters; not
-    AWS's documentation key (...EXAMPLE)."""
-    return sum(c.isdigit() for c in token[4:]) >= 2 and not token.lower().endswith("example")
+    """Random, not words or filler: two digits or more and a letter after the prefix, and not
+    ending on a separator (xoxp-<ids>-#### is a placeholder); not AWS's documentation key."""
+    body = token[4:]
+    return (
+        sum(c.isdigit() for c in body) >= 2
+        and (has_lower(token[5:]) or has_upper(token[5:]))
+        and token[-1] not in "-_"
+        and not token.lower().endswith("example")
+    )
 
 
 # "…" counts as part of a word so that no token starts or ends against a mask; nor may a token

@@ -193,3 +193,46 @@ def test_sources_show_a_folder_holding_a_token_masked(tmp_path, capsys) -> None:
         out, err = capsys.readouterr()
         assert token not in out + err, (argv, out)
         assert argv[0] == "sync" or f"{token[:6]}…{token[-4:]}" in out, (argv, out)
+
+
+# Issue 22: keys are compared lower-cased, and their words are joined by - _ : so a token in a
+# key has lost its case and touches other words; each is masked wherever the key is shown.
+KEY_TOKEN_KINDS = ["github", "anthropic", "aws_key_id", "slack", "gitlab", "npm", "stripe", "pypi"]
+
+
+def _token_keys() -> list[tuple[str, str]]:
+    rng = random.Random(22)
+    keys = []
+    for n, kind in enumerate(KEY_TOKEN_KINDS):
+        token = TOKENS[kind](rng).lower()
+        keys.append((f"agent:main:{token}", token))
+        keys.append((f"agent:main:cron-{token}-{n}", token))
+    return keys
+
+
+def test_a_token_inside_a_session_key_is_masked_in_every_answer(state: StateDir) -> None:
+    from backscroll.core.catalog import list_sessions
+    from backscroll.core.grouped import conversations_search
+    from backscroll.core.search import SearchRequest, sessions_search
+
+    keys = _token_keys()
+    with state.open("main", write=True) as db:
+        for n, (key, _token) in enumerate(keys):
+            meta = SessionMeta(normalize_key(key), session_id=f"s{n}", spawned_by=key)
+            db.append(meta, json.dumps(header(f"s{n}")))
+            db.append(meta, json.dumps(msg(f"u{n}", None, "user", "where is the heron report")))
+    def dump(answer) -> str:
+        return json.dumps(answer.as_json() if hasattr(answer, "as_json") else answer, ensure_ascii=False)
+
+    request = SearchRequest("heron", limit=25)
+    answers = [dump(sessions_search(state, request, OPERATOR)),
+               dump(conversations_search(state, request, OPERATOR)),
+               dump([s.as_json() for s in list_sessions(state)])]  # MCP's sessions_list
+    for key, _token in keys:
+        answers.append(dump(sessions_history(state, HistoryRequest(key), OPERATOR)))
+        answers += [export_conversation(state, key, OPERATOR, fmt) for fmt in ("markdown", "json")]
+    for key, token in keys:
+        shown = [answer for answer in answers if _shown(token, answer)]
+        assert shown == [], key
+    masked = [f"{token[:6]}…" in answers[0] for _key, token in keys]
+    assert all(masked), masked
