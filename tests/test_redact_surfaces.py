@@ -236,3 +236,25 @@ def test_a_token_inside_a_session_key_is_masked_in_every_answer(state: StateDir)
         assert shown == [], key
     masked = [f"{token[:6]}…" in answers[0] for _key, token in keys]
     assert all(masked), masked
+
+
+@pytest.mark.parametrize("kind", ["anthropic", "github", "atlassian", "slack_config"])
+def test_a_token_in_the_project_folder_is_redacted_before_the_label_is_cut(tmp_path, kind) -> None:
+    """Issue 22: a Claude Code label is ``<cwd folder>: <prompt>`` cut to 80 characters; the
+    folder is redacted first, or the cut leaves a part of a token no rule knows."""
+    from backscroll.core.catalog import list_sessions
+    from backscroll.core.importers.claude_code import import_claude_code
+
+    token = TOKENS[kind](random.Random(kind))
+    sid = "00000000-0000-4000-8000-000000000001"
+    line = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": sid,
+            "cwd": f"/srv/{token}", "timestamp": "2026-05-01T10:00:00.000Z",
+            "message": {"role": "user", "content": "deploy it"}}
+    project = tmp_path / "projects" / "-srv-app"
+    project.mkdir(parents=True)
+    (project / f"{sid}.jsonl").write_text(json.dumps(line) + "\n")
+    state = StateDir(tmp_path / "state")
+    import_claude_code(state, tmp_path / "projects")
+    [label] = [s.label for s in list_sessions(state)]
+    assert not _shown(token, label), label
+    assert label.startswith(token[:6] + "…") and label.endswith(": deploy it"), label
