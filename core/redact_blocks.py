@@ -44,7 +44,7 @@ def _b64_arg(n: int) -> str:
 
 _DECODE = r"base64[ \t]+(?:-d|--decode|-D)(?![\w-])"
 BASE64_DECODED = re.compile(
-    r"(?:(?<![\w-])(?:echo|printf)(?:[ \t]+-[A-Za-z]{1,3})*[ \t]+" + _b64_arg(1)
+    r"""(?:(?<![\w-])(?:echo|printf)(?:[ \t]+(?:-[A-Za-z]{1,3}|["']?%s["']?))*[ \t]+""" + _b64_arg(1)
     + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?" + _DECODE + r"|" + _DECODE + r"[ \t]*<<<[ \t]*" + _b64_arg(2) + r")"
     r"(?P<rest>[^\n]{0,200})"
 )

@@ -242,19 +242,21 @@ LOOSE_TOKEN = re.compile(
     r"(?<![A-Za-z0-9…])(?:sk-ant-[a-z]{2,8}\d\d-[A-Za-z0-9_-]{80,}|sk-(?:proj|admin|svcacct)-[A-Za-z0-9_-]{20,}"
     r"|gh[pousr]_[A-Za-z0-9_]{36,}|github_pat_[A-Za-z0-9_]{50,}|gl(?:pat|rt|dt|ft)-[A-Za-z0-9_-]{20,}"
     r"|npm_[A-Za-z0-9]{36}|pypi-(?:AgE|age)[A-Za-z0-9_-]{40,}"
-    r"|(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}|(?:akia|asia|abia|acca)[a-z0-9]{16}"
-    r"|[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,99}|xox[abeoprs]-(?:\d-)?\d{6,}-[A-Za-z0-9-]{8,}"
+    r"|(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}|(?:akia|asia|abia|acca)[a-z2-7]{16}"
+    r"|[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,99}|xox[abeoprs]-(?:\d-)?\d{6,}-[A-Za-z0-9-]{7,}[A-Za-z0-9]"
     r"|xapp-\d-[A-Za-z0-9-]{30,}|(?:AIza|aiza)[A-Za-z0-9_-]{35}"
     r"|whsec_[A-Za-z0-9+/]{24,88})(?![A-Za-z0-9…])"
 )
+_AWS_IDS = ("akia", "asia", "abia", "acca")
+
+
 def loose_token(token: str) -> bool:
-    """Random, not words or filler: two digits or more and a letter after the prefix, and not
-    ending on a separator (xoxp-<ids>-#### is a placeholder); not AWS's documentation key."""
-    body = token[4:]
+    """Random, not words or filler: digits (two, or one in an AWS key id's base32) and a letter
+    after the prefix (xoxp-<ids>-#### is a placeholder); not AWS's documentation key."""
+    digits = sum(c.isdigit() for c in token[4:])
     return (
-        sum(c.isdigit() for c in body) >= 2
+        digits >= (1 if token[:4].lower() in _AWS_IDS else 2)
         and (has_lower(token[5:]) or has_upper(token[5:]))
-        and token[-1] not in "-_"
         and not token.lower().endswith("example")
     )
 
