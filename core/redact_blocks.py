@@ -1,7 +1,7 @@
 """Pass 0 of redaction: key material and secrets in blocks and fixed formats.
 
-Each form is found by a literal (``BEGIN``, ``END``, ``Private-Lines:``, ``base64``, ``WIFI:``,
-``send``), so a text without it costs one substring search. Every pattern is linear: repeats
+Each form is found by a literal (``----``, ``Private-Lines:``, ``base64``, ``WIFI:``,
+``expect`` and ``send``), so a text without it costs one substring search. Every pattern is linear: repeats
 are bounded or separated by a character they cannot hold, and each backward look stops at the
 previous block.
 """
@@ -44,7 +44,8 @@ def _b64_arg(n: int) -> str:
 
 _DECODE = r"base64[ \t]+(?:-d|--decode|-D)(?![\w-])"
 BASE64_DECODED = re.compile(
-    r"""(?:(?<![\w-])(?:echo|printf)(?:[ \t]+(?:-[A-Za-z]{1,3}|["']?%s["']?))*[ \t]+""" + _b64_arg(1)
+    r"""(?:(?:echo|printf)(?<![\w-]echo)(?<![\w-]printf)"""
+    r"""(?:[ \t]+(?:-[A-Za-z]{1,3}|["']?%s["']?))*[ \t]+""" + _b64_arg(1)
     + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?" + _DECODE + r"|" + _DECODE + r"[ \t]*<<<[ \t]*" + _b64_arg(2) + r")"
     r"(?P<rest>[^\n]{0,200})"
 )
@@ -57,12 +58,12 @@ _SECRET_FILE = re.compile(
 )
 # A Wi-Fi QR code: WIFI:T:WPA;S:<name>;P:<password>;; (fields in any order, \; escapes).
 WIFI_PASSWORD = re.compile(
-    r"WIFI:(?:[A-Z]{1,2}:(?:\\.|[^;\\\n]){0,100};){0,6}?P:(?P<secret>(?:\\.|[^;\\\n]){1,200})",
+    r"WIFI:(?:[A-Za-z]{1,2}:(?:\\.|[^;\\\n]){0,100};){0,6}?P:(?P<secret>(?:\\.|[^;\\\n]){1,200})",
     re.IGNORECASE,
 )
 # expect scripts: send "<password>\r" after an expect that waits for a password prompt.
 EXPECT_SEND = re.compile(
-    r"""(?<![\w-])send(?:[ \t]+--)?[ \t]+(?P<q>["{])(?P<secret>[^"{}\\\n]{1,200})(?:\\[rn])?["}]"""
+    r"""send(?<![\w-]send)(?:[ \t]+--)?[ \t]+(?P<q>["{])(?P<secret>[^"{}\\\n]{1,200})(?:\\[rn])?["}]"""
 )
 _PROMPT_WORDS = re.compile(r"assword|passphrase|passcode|\bpin\b|secret|token|\botp\b", re.IGNORECASE)
 _EXPECT_REACH = 300
@@ -71,24 +72,26 @@ _EXPECT_REACH = 300
 def block_spans(text: str, contains_secret: Callable[[str], bool]) -> list[Span]:
     """Every secret of pass 0 in ``text``, sorted; ``contains_secret`` judges decoded base64."""
     spans: list[Span] = []
-    if "BEGIN " in text:
-        spans += [
-            m.span("secret")
-            for m in PRIVATE_KEY_BLOCK.finditer(text)
-            # one bare word (-----BEGIN PRIVATE KEY-----\nanything\n-----END...) is a stand-in
-            if not (is_mask(m["secret"]) or m["secret"].isalpha())
-        ]
-    if "END " in text:
-        spans += _key_tails(text)
+    if "----" in text:  # the armour of every key block
+        if "BEGIN " in text:
+            spans += [
+                m.span("secret")
+                for m in PRIVATE_KEY_BLOCK.finditer(text)
+                # one bare word (-----BEGIN PRIVATE KEY-----\nanything\n-----END...) is a stand-in
+                if not (is_mask(m["secret"]) or m["secret"].isalpha())
+            ]
+        if "END " in text:
+            spans += _key_tails(text)
     if "Private-Lines:" in text:
         spans += [m.span("secret") for m in PUTTY_PRIVATE.finditer(text) if not is_mask(m["secret"])]
     if "base64" in text:
         spans += _decoded(text, contains_secret)
-    if "WIFI:" in text.upper():
+    if "WIFI:" in text:
         spans += _wifi(text)
-    if "send" in text and "expect" in text:
+    if "expect" in text and "send" in text:
         spans += _expect(text)
-    spans.sort(key=lambda span: (span[0], -span[1]))
+    if len(spans) > 1:
+        spans.sort(key=lambda span: (span[0], -span[1]))
     return spans
 
 

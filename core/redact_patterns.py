@@ -47,7 +47,7 @@ LOCATOR = re.compile(
     b"|".join(trigger + _VALUE_AHEAD for trigger in _NAME_TRIGGERS)
     + rb"|" + _PASSWORD_TRIGGER
     + rb"|b(?:earer(?=[ \t]+[a-z0-9._~+/-]{16})|undle_|(?=y[ \t]+['\"]))|://"
-    rb"|(?<![a-z0-9_.])-(?:u(?=(?:ser)?[ \t=])|p(?=[^\s=-]|[ \t]+[^\s-])|a(?=[ \t]+[^\s-])"
+    rb"|-(?<![a-z0-9_.]-)(?:u(?=(?:ser)?[ \t=])|p(?=[^\s=-]|[ \t]+[^\s-])|a(?=[ \t]+[^\s-])"
     rb"|w(?=[^\s=-]|[ \t]+[^\s-]))|-(?=-(?:[a-z][a-z0-9-]{0,40}?)?"
     rb"(?:key|ken|pass|pwd|auth|cr[e3]t|sig|cred)[a-z0-9_-]*(?:=|[ \t]+[^\s-]))-"
 )
