@@ -77,8 +77,7 @@ def block_spans(text: str, contains_secret: Callable[[str], bool]) -> list[Span]
             spans += [
                 m.span("secret")
                 for m in PRIVATE_KEY_BLOCK.finditer(text)
-                # one bare word (-----BEGIN PRIVATE KEY-----\nanything\n-----END...) is a stand-in
-                if not (is_mask(m["secret"]) or m["secret"].isalpha())
+                if not (is_mask(m["secret"]) or _stand_in(m["secret"]))
             ]
         if "END " in text:
             spans += _key_tails(text)
@@ -93,6 +92,12 @@ def block_spans(text: str, contains_secret: Callable[[str], bool]) -> list[Span]
     if len(spans) > 1:
         spans.sort(key=lambda span: (span[0], -span[1]))
     return spans
+
+
+def _stand_in(body: str) -> bool:
+    """One short bare word (-----BEGIN PRIVATE KEY-----\nanything\n-----END...) stands in for
+    a key; a long one of letters only is a key written without digits."""
+    return body.isalpha() and len(body) <= 24
 
 
 def _key_tails(text: str) -> list[Span]:
@@ -113,7 +118,7 @@ def _key_tails(text: str) -> list[Span]:
                     break
                 start = line_start
             body = text[start:stop].strip()
-            if len(body) >= 16 and not is_mask(body) and not body.isalpha():
+            if len(body) >= 16 and not is_mask(body) and not _stand_in(body):
                 first = text.index(body, start)
                 spans.append((first, first + len(body)))
         floor = end.end()
