@@ -30,7 +30,7 @@ PRIVATE_KEY_BLOCK = re.compile(
 # The END line of a block whose BEGIN is not in this text (a key pasted over two messages).
 PRIVATE_KEY_END = re.compile(r"-{4,5} ?END " + _ARMOUR_NAME + r" ?-{4,5}")
 _BEGIN = re.compile(r"-{4,5} ?BEGIN ")
-_KEY_LINE = re.compile(r"[ \t]*[A-Za-z0-9+/=]{8,200}[ \t]*\r?")
+_KEY_LINE = re.compile(r"[ \t]*[A-Za-z0-9+/=]{1,200}[ \t]*\r?")
 # PuTTY's .ppk: the base64 lines after "Private-Lines: N" (the MAC after them is no secret).
 PUTTY_PRIVATE = re.compile(
     r"Private-Lines:[ \t]*\d{1,4}[ \t]*\r?\n"
@@ -118,7 +118,8 @@ def _key_tails(text: str) -> list[Span]:
                     break
                 start = line_start
             body = text[start:stop].strip()
-            if len(body) >= 16 and not is_mask(body) and not _stand_in(body):
+            random = any(c.isdigit() or c in "+/" for c in body)  # not a few words
+            if len(body) >= 16 and random and not is_mask(body) and not _stand_in(body):
                 first = text.index(body, start)
                 spans.append((first, first + len(body)))
         floor = end.end()

@@ -108,6 +108,8 @@ def test_look_alikes_are_unchanged(text: str) -> None:
         ("db-password=Xk9vQ2mLp7Rt", "db-password=***"),
         ("Cz1QmPnq8c3JbT0uXo9dE2aW5tYrLk4v\nVx7NcF0gT6hJ3kP1qZ8mB5wA2rE9uY4t\n-----END RSA PRIVATE KEY-----",
          "Cz1QmP…uY4t\n-----END RSA PRIVATE KEY-----"),  # the second half of a key, alone
+        ("Cz1QmPnq8c3JbT0uXo9dE2aW5tYrLk4v\nAB==\r\n-----END PRIVATE KEY-----\r\n",
+         "Cz1QmP…AB==\r\n-----END PRIVATE KEY-----\r\n"),  # a short last line, CRLF
         ("-----BEGIN PRIVATE KEY-----\nqwertyuiopasdfghjklzxcvbnmQWERTY\n-----END PRIVATE KEY-----",
          "-----BEGIN PRIVATE KEY-----\nqwerty…ERTY\n-----END PRIVATE KEY-----"),  # letters only: a key
         ("-----BEGIN OpenVPN Static key V1-----\n5f2c0e9a1b3d4c6e8f7a9b0c1d2e3f4a\n-----END OpenVPN "
