@@ -168,11 +168,12 @@ def test_an_error_sentence_quoting_a_long_value_shows_no_part_of_a_token(call) -
     assert not _shown(ANTHROPIC, sentence) and "sk-ant…" in sentence, sentence
 
 
-def test_the_mcp_server_names_a_caller_holding_a_token_masked(state: StateDir) -> None:
+@pytest.mark.parametrize("key", [f"agent:main:{ANTHROPIC}", f"agent:main:cron-{ANTHROPIC}-2"])
+def test_the_mcp_server_names_a_caller_holding_a_token_masked(state: StateDir, key: str) -> None:
     pytest.importorskip("mcp")
     from backscroll.tui.mcp_server import build_server, startup_line
 
-    caller = make_caller(Config(), f"agent:main:{ANTHROPIC}")
+    caller = make_caller(Config(), key)  # the second: glued to the key's words (issue 22)
     line = startup_line(state, caller)
     told = build_server(state, caller, on_pending=lambda agent: None).instructions or ""
     assert "sk-ant…" in line and "sk-ant…" in told
