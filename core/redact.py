@@ -12,7 +12,7 @@ from typing import Any
 
 # Bump whenever a rule changes: it is part of the indexer version, so every session is
 # re-indexed with the new rules (SPEC 3, 8).
-REDACTION_VERSION = 4
+REDACTION_VERSION = 5
 
 
 _engine: Any = None

@@ -6,7 +6,6 @@ secret it found (or None) and where the scan resumes.
 
 from __future__ import annotations
 
-import itertools
 import re
 from typing import TYPE_CHECKING
 
@@ -90,34 +89,58 @@ def bundler(scan: Scan, start: int, end: int) -> Found:
     return found(match, not rules.is_placeholder(match.group("secret")), end)
 
 
-_WRAPPERS = frozenset({"sudo", "env", "exec", "time", "nohup", "command", "docker", "kubectl"})
-
-
 _WORD = re.compile(r"\S+")
+_FLAG_HINTS = ("mysql", "mariadb", "sshpass", "login", "redis-cli", "keydb-cli", "ldap")
 
 
-def _is_command(word: str) -> bool:
-    """Not a wrapper (sudo, env), a variable (A=b) or an option: the command itself."""
-    return "=" not in word and word not in _WRAPPERS and not word.startswith("-")
+def _only_options(words: list[str]) -> bool:
+    """Options and their values only (-h db -uroot, --port 3306): no other word between a
+    command and its flag, so "mysql is down, so mkdir -p x" names no mysql flag."""
+    after_option = False
+    for word in words:
+        if word.startswith("-"):
+            after_option = "=" not in word
+        elif after_option:
+            after_option = False
+        else:
+            return False
+    return True
+
+
+def _flag_command(window: str, flag: str) -> str | None:
+    """The command a password flag belongs to: the nearest of the flag's commands before it
+    (after a prompt, a wrapper such as sudo, or words of a sentence), with only options
+    between. ``docker login`` and its kin count as ``login``."""
+    commands = pat.PASSWORD_FLAGS[flag]
+    words = [w.group() for w in _WORD.finditer(window)][-12:]
+    for at in range(len(words) - 1, -1, -1):
+        name = words[at].strip("`'\"(").rsplit("/", 1)[-1]
+        if name == "login" and (at == 0 or words[at - 1].rsplit("/", 1)[-1] not in pat.LOGIN_TOOLS):
+            continue
+        if name in commands and _only_options(words[at + 1 :]):
+            return name
+    return None
 
 
 def p_flag(scan: Scan, start: int, end: int) -> Found:
-    """``mysql -uroot -pS3cret``, ``mysqldump -p'x'``, ``sshpass -p 'x'``: -p is a password
-    only for these commands (mkdir -p, ssh -p 22, docker -p 80:80 stay)."""
+    """A short flag whose value is a password for the command it follows: ``mysql -uroot
+    -pS3cret``, ``sshpass -p 'x'``, ``docker login -p x``, ``redis-cli -a x``, ``ldapsearch -w
+    x`` (mkdir -p, ssh -p 22, docker run -p 80:80, ls -a, curl -w stay)."""
     text = scan.text
     if not start or text[start - 1] not in " \t":
         return None, end
     window = text[max(0, start - 200) : start]
-    if "mysql" not in window and "mariadb" not in window and "sshpass" not in window:
+    if not any(hint in window for hint in _FLAG_HINTS):
         return None, end
     window = window[max(window.rfind(c) for c in "\n;|&(`") + 1 :]
-    words = (w.group() for w in _WORD.finditer(window))
-    command = next((w for w in itertools.islice(words, 4) if _is_command(w)), "")
-    command = command.rsplit("/", 1)[-1]
-    if command not in pat.PASSWORD_P_COMMANDS:
+    match = pat.SHORT_FLAG_VALUE.match(text, start)
+    if match is None:
+        return None, end  # -P (mysql's port), -W (ldap's prompt)
+    command = _flag_command(window, match.group("flag"))
+    if command is None:
         return None, end
-    match = pat.P_FLAG_VALUE.match(text, start)
-    if match is None or (match.group("space") and command != "sshpass"):
+    glued, spaced = pat.PASSWORD_FLAGS[match.group("flag")][command]
+    if not (spaced if match.group("space") else glued):
         return None, end  # mysql -p db: a prompt for the password, then the database
     group = match.lastgroup or ""
     value = match.group(group)

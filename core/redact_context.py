@@ -351,6 +351,8 @@ _HANDLERS: dict[bytes, Callable[[Scan, int, int], Found]] = {
     b"://": cmd.url_userinfo,
     b"-u": cmd.curl_user,
     b"-p": cmd.p_flag,
+    b"-a": cmd.p_flag,
+    b"-w": cmd.p_flag,
     b"bundle_": cmd.bundler,
     b"b": cmd.sql_by,
 }

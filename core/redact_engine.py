@@ -7,7 +7,9 @@ reader still sees what was there. docs/redaction.md explains every rule.
 
 Four passes, each close to free when there is nothing to find:
 
-0. *PEM private key blocks*, found by their literal ``-----BEGIN`` line.
+0. *Blocks and fixed formats* (redact_blocks.py): private key blocks (and the second half of
+   one split over two messages), PuTTY's private lines, base64 decoded into a secret file,
+   Wi-Fi QR codes, expect's send after a password prompt; each found by a literal.
 1. *Tokens* that name themselves (vendor prefixes, JWTs, AWS keys, ...; redact_tokens.py),
    and *unknown tokens*: high-entropy strings a few words after a secret word
    (redact_nearby.py). Each contains a long run of token characters with a capital or a
@@ -28,13 +30,12 @@ names inside it, but never a long one.
 
 from __future__ import annotations
 
-from . import redact_patterns as pat
 from . import redact_rules as rules
 from . import redact_tokens as tokens
+from .redact_blocks import block_spans
 from .redact_commands import k8s_spans
 from .redact_context import context_spans
 from .redact_nearby import near_secret_word
-from .redact_rules import is_mask
 
 _ELLIPSIS = "…"
 _SHORT_MASK = "***"
@@ -60,12 +61,14 @@ def redact(text: str) -> str:
 def contains_secret(text: str) -> bool:
     """Whether ``redact`` would change ``text``: one round, stopping at the first pass that
     finds a secret."""
-    return bool(_pem_spans(text) or _token_spans(text) or context_spans(text) or k8s_spans(text))
+    return bool(
+        block_spans(text, contains_secret) or _token_spans(text) or context_spans(text) or k8s_spans(text)
+    )
 
 
 def _redact_once(text: str) -> str:
     # Private key blocks first: their armour line must not be taken for another rule's value.
-    text = _apply(text, _pem_spans(text))
+    text = _apply(text, block_spans(text, contains_secret))
     text = _apply(text, _token_spans(text))
     text = _apply(text, context_spans(text))
     return _apply(text, k8s_spans(text))
@@ -91,20 +94,6 @@ def _apply(text: str, spans: list[Span]) -> str:
         done = end
     pieces.append(text[done:])
     return "".join(pieces)
-
-
-# --- Pass 0: PEM private keys ----------------------------------------------------------------
-
-
-def _pem_spans(text: str) -> list[Span]:
-    if "-----BEGIN " not in text:
-        return []
-    return [
-        m.span("secret")
-        for m in pat.PEM_BLOCK.finditer(text)
-        # one bare word (-----BEGIN PRIVATE KEY-----\nanything\n-----END...) is a stand-in
-        if not (is_mask(m["secret"]) or m["secret"].isalpha())
-    ]
 
 
 # --- Pass 1: tokens ---------------------------------------------------------------------------
@@ -136,6 +125,11 @@ def _token_spans(text: str) -> list[Span]:
                 filler = rules.is_repetitive(token) or rules.is_repetitive(token[-16:])
                 if not (filler or rules.has_filler(token)) and (check is None or check(token)):
                     spans.append(match.span())
+            for match in tokens.LOOSE_TOKEN.finditer(text, start, searched):
+                token = match.group()
+                filler = rules.is_repetitive(token[-16:]) or rules.has_filler(token)
+                if tokens.loose_token(token) and not filler:
+                    spans.append(match.span())
         covered = bool(spans) and spans[-1][1] > run and spans[-1][0] < run_end
         if not covered:
             value_end = run_end
@@ -144,7 +138,7 @@ def _token_spans(text: str) -> list[Span]:
             if near_secret_word(text, run, value_end, ascii_text):
                 spans.append((run, value_end))
         run = runs.find(tokens.LONG_RUN, run_end)
-    spans.sort()
+    spans.sort(key=lambda span: (span[0], -span[1]))  # of two at one place, the longer
     return spans
 
 

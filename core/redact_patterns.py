@@ -47,15 +47,16 @@ LOCATOR = re.compile(
     b"|".join(trigger + _VALUE_AHEAD for trigger in _NAME_TRIGGERS)
     + rb"|" + _PASSWORD_TRIGGER
     + rb"|b(?:earer(?=[ \t]+[a-z0-9._~+/-]{16})|undle_|(?=y[ \t]+['\"]))|://"
-    rb"|-(?:u(?=(?:ser)?[ \t=])|p(?=[^\s=-]|[ \t]+[^\s-])|-(?=(?:[a-z][a-z0-9-]{0,40}?)?"
-    rb"(?:key|ken|pass|pwd|auth|cr[e3]t|sig|cred)[a-z0-9_-]*(?:=|[ \t]+[^\s-])))"
+    rb"|-(?<![a-z0-9_.]-)(?:u(?=(?:ser)?[ \t=])|p(?=[^\s=-]|[ \t]+[^\s-])|a(?=[ \t]+[^\s-])"
+    rb"|w(?=[^\s=-]|[ \t]+[^\s-]))|-(?=-(?:[a-z][a-z0-9-]{0,40}?)?"
+    rb"(?:key|ken|pass|pwd|auth|cr[e3]t|sig|cred)[a-z0-9_-]*(?:=|[ \t]+[^\s-]))-"
 )
 # Where the anchored header patterns start, relative to their trigger ("uth" is 1 into
 # "authorization"). Name triggers need no offset: the name is scanned in both directions.
 TRIGGER_BACK = {b"uth": 1, b"kie": 3}
 # Every context secret needs one of these near it, or "bearer" / a password word: texts
 # without any skip pass 2.
-SEPARATOR_HINTS = ("=", ":", "--", "- '", '- "', " -p", ">", '("', "('")
+SEPARATOR_HINTS = ("=", ":", "--", "- '", '- "', " -p", " -a", " -w", ">", '("', "('")
 WORD_HINTS = ("earer", "EARER", "ass", "ASS", "pw", "PW", "Pw", "by '", 'by "', "BY '", 'BY "')
 
 # A name: letters, digits, _ . - (config.api_key, --api-key, X-Amz-Signature).
@@ -143,23 +144,29 @@ CURL_USER = re.compile(
 CURL_KEY_USER = re.compile(
     r"""(?:--user|-u)(?:[ \t]+|=)(?P<q>["']?)(?P<secret>[^\s"':]{8,200}):(?P=q)(?:\s|$)"""
 )
-# A PEM private key (RSA, EC, OPENSSH, ENCRYPTED, PGP ... BLOCK): the body goes, the armour
-# lines stay. A block cut off before its END line is masked to the end of the text.
-PEM_BLOCK = re.compile(
-    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----\s*"
-    r"(?P<secret>(?!-----)\S[\s\S]*?)(?=\s*(?:-----END|\Z))"
-)
 # Bundler keeps per-host credentials in BUNDLE_<HOST>, dots spelled "__"
 # (BUNDLE_GEMS__EXAMPLE__COM=user:password); BUNDLE_BUILD__<gem> is build configuration.
 BUNDLER_CREDENTIAL = re.compile(
     r"""BUNDLE_(?!BUILD__)[A-Z0-9]+(?:_[A-Z0-9]+)*__[A-Z0-9_]+["']?[ \t]*[:=][ \t]*["']?"""
     r"""(?P<secret>[^\s"']+)"""
 )
-# mysql -pS3cret, mysqldump -p'x', sshpass -p 'x': the commands whose -p is a password.
-PASSWORD_P_COMMANDS = frozenset({"mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow",
-                                 "mysqlcheck", "mysqlsh", "mariadb", "mariadb-dump", "sshpass"})
-P_FLAG_VALUE = re.compile(r"""-p(?P<space>[ \t]*)(?:"(?P<dq>[^"\n]{1,400})"|'(?P<sq>[^'\n]{1,400})'"""
-                          r"""|(?P<bare>[^\s"'`;|&]+))""")
+# The commands whose short flag is a password (mysql -pS3cret, sshpass -p 'x', docker login -p x,
+# redis-cli -a x, ldapsearch -w x), and whether the value may be glued to the flag and may
+# follow it after a space. mysql's "-p db" is a prompt for the password, then the database.
+_MYSQL = ("mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mysqlsh",
+          "mariadb", "mariadb-dump")
+_LDAP = ("ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami", "ldappasswd",
+         "ldapmodrdn", "ldapcompare", "ldapexop", "ldapurl")
+# "<tool> login" takes -p like docker's (helm's is "helm registry login").
+LOGIN_TOOLS = frozenset({"docker", "podman", "buildah", "skopeo", "nerdctl", "oras", "registry",
+                         "finch"})
+PASSWORD_FLAGS: dict[str, dict[str, tuple[bool, bool]]] = {
+    "p": {**{c: (True, False) for c in _MYSQL}, "sshpass": (True, True), "login": (True, True)},
+    "a": {"redis-cli": (False, True), "keydb-cli": (False, True)},
+    "w": {c: (True, True) for c in _LDAP},
+}
+SHORT_FLAG_VALUE = re.compile(r"""-(?P<flag>[paw])(?P<space>[ \t]*)"""
+                              r"""(?:"(?P<dq>[^"\n]{1,400})"|'(?P<sq>[^'\n]{1,400})'|(?P<bare>[^\s"'`;|&]+))""")
 # SQL: IDENTIFIED BY 'x', IDENTIFIED WITH plugin BY 'x'.
 SQL_IDENTIFIED = re.compile(r"identified(?:[ \t]+with[ \t]+\w+)?[ \t]+\Z", re.IGNORECASE)
 SQL_BY_VALUE = re.compile(r"""by[ \t]+(?P<q>['"])(?P<secret>[^'"\n]{1,400})(?P=q)""", re.IGNORECASE)

@@ -131,6 +131,10 @@ TOKEN_RULES: tuple[tuple[str, str, Callable[[str], bool] | None], ...] = (
     ("aws_key_id", r"(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}", lambda t: not t.endswith("EXAMPLE")),
     ("aws_bedrock", r"ABSK[A-Za-z0-9+/]{40,}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t"
                     r"[A-Za-z0-9+/=%_-]*", None),
+    # AWS STS session tokens: base64 of a binary blob that opens the same way ("\x16\n\x06\x19
+    # ...aws" for the older ones, "!\n\torigin_ec" for today's), hundreds of characters.
+    ("aws_session",
+     r"(?:FwoGZXIvYXdzE|FQoGZXIvYXdzE|FQoDYXdzE|IQoJb3JpZ2luX2Vj)[A-Za-z0-9+/]{80,}={0,2}", None),
     ("google", r"AIza[A-Za-z0-9_-]{35}", None),
     ("alibaba", r"LTAI[A-Za-z0-9]{20}", None),
     ("digitalocean", r"do[por]_v1_[a-f0-9]{64}", None),
@@ -151,6 +155,8 @@ TOKEN_RULES: tuple[tuple[str, str, Callable[[str], bool] | None], ...] = (
     ("yandex", r"AQVN[A-Za-z0-9_-]{35,38}|t1\.[A-Za-z0-9_-]{8,}={0,2}\.[A-Za-z0-9_-]{86}={0,2}", None),
     # --- payments and commerce ---
     ("stripe", r"[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,99}", None),
+    # Webhook signing secrets (Stripe, Svix and the services built on it): whsec_ + base64.
+    ("webhook_secret", r"whsec_[A-Za-z0-9+/]{24,88}={0,2}", lambda t: has_digit(t) or has_upper(t[6:])),
     ("square", r"(?:EAAA|sq0atp-)[A-Za-z0-9_-]{22,60}|sq0csp-[A-Za-z0-9_-]{43}", None),
     ("shopify", r"shp(?:ss|at|ca|pa)_[a-fA-F0-9]{32}", None),
     ("shippo", r"shippo_(?:live|test)_[a-fA-F0-9]{40}", None),
@@ -171,6 +177,9 @@ TOKEN_RULES: tuple[tuple[str, str, Callable[[str], bool] | None], ...] = (
     ("discord_webhook", r"(?<=/api/webhooks/)\d{17,20}/[A-Za-z0-9_-]{60,}", None),
     ("softlayer", r"(?:(?<=/soap/v3/)|(?<=/soap/v3\.1/))[a-z0-9]{64}", None),
     ("teams_webhook", r"(?<=\.webhook\.office\.com/webhookb2/)[A-Za-z0-9@/-]{60,}", None),
+    # A Zapier "catch hook" URL is a credential (anyone holding it can trigger the Zap): the
+    # account id and the hook key after /hooks/catch/ go.
+    ("zapier_webhook", r"(?<=hooks\.zapier\.com/hooks/catch/)\d{3,12}/[A-Za-z0-9]{5,16}", None),
     ("twilio", r"(?:SK|AC)[0-9a-fA-F]{32}", _letter_and_digit),
     ("sendgrid", r"SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{30,64}|SG\.[A-Za-z0-9=_.-]{66}", None),
     ("sendinblue", r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}", None),
@@ -224,6 +233,33 @@ TOKEN_RULES: tuple[tuple[str, str, Callable[[str], bool] | None], ...] = (
     ("jwt", r"eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_-]*={0,2})?", _jwt_header),
     ("jwt_base64", r"ZXlK[A-Za-z0-9+/_-]{40,}={0,2}", _base64_of_jwt),
 )
+
+# Tokens whose case was lost, glued to other words: a session key is compared lower-cased
+# (keys.normalize_key), and its words are joined by - _ : . (agent:main:cron-ghp_...-2). These
+# prefixes stay distinctive lower-cased, so they are found in their own case or in lower case,
+# touching anything but a letter or a digit; the body must hold digits (loose_token).
+LOOSE_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9…])(?:sk-ant-[a-z]{2,8}\d\d-[A-Za-z0-9_-]{80,}|sk-(?:proj|admin|svcacct)-[A-Za-z0-9_-]{20,}"
+    r"|gh[pousr]_[A-Za-z0-9_]{36,}|github_pat_[A-Za-z0-9_]{50,}|gl(?:pat|rt|dt|ft)-[A-Za-z0-9_-]{20,}"
+    r"|npm_[A-Za-z0-9]{36}|pypi-(?:AgE|age)[A-Za-z0-9_-]{40,}"
+    r"|(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}|(?:akia|asia|abia|acca)[a-z2-7]{16}"
+    r"|[sr]k_(?:live|test|prod)_[A-Za-z0-9]{10,99}|xox[abeoprs]-(?:\d-)?\d{6,}-[A-Za-z0-9-]{7,}[A-Za-z0-9]"
+    r"|xapp-\d-[A-Za-z0-9-]{30,}|(?:AIza|aiza)[A-Za-z0-9_-]{35}"
+    r"|whsec_[A-Za-z0-9+/]{24,88})(?![A-Za-z0-9…])"
+)
+_AWS_IDS = ("akia", "asia", "abia", "acca")
+
+
+def loose_token(token: str) -> bool:
+    """Random, not words or filler: digits (two, or one in an AWS key id's base32) and a letter
+    after the prefix (xoxp-<ids>-#### is a placeholder); not AWS's documentation key."""
+    digits = sum(c.isdigit() for c in token[4:])
+    return (
+        digits >= (1 if token[:4].lower() in _AWS_IDS else 2)
+        and (has_lower(token[5:]) or has_upper(token[5:]))
+        and not token.lower().endswith("example")
+    )
+
 
 # "…" counts as part of a word so that no token starts or ends against a mask; nor may a token
 # start after a dot (video_box.ico-7a38..., xoxe.xoxp-1-...).

@@ -100,6 +100,7 @@ TOKENS: dict[str, Callable[[random.Random], str]] = {
     "aws_key_id": _fixed(["AKIA", (UPPER + "234567", 16)]),
     "aws_bedrock": _fixed(["ABSK", (B64, 132)]),
     "aws_secret": _aws_secret,
+    "aws_session": lambda rng: rng.choice(["FwoGZXIvYXdzE", "IQoJb3JpZ2luX2Vj"]) + rand(rng, B64, 300),
     "google": _fixed(["AIza", (URL_SAFE, 35)]),
     "azure_ad": lambda rng: _azure(rng),
     "alibaba": _fixed(["LTAI", (ALNUM, 20)]),
@@ -120,6 +121,7 @@ TOKENS: dict[str, Callable[[random.Random], str]] = {
     "defined_networking": _fixed(["dnkey-", (LOWER_ALNUM, 26), "-", (LOWER_ALNUM, 52)]),
     "yandex": _fixed(["AQVN", (URL_SAFE, 36)]),
     "stripe": _fixed(["sk_live_", (ALNUM, 24)]),
+    "webhook_secret": _fixed(["whsec_", (ALNUM, 32)]),
     "square": _fixed(["sq0csp-", (URL_SAFE, 43)]),
     "shopify": _fixed(["shpat_", (HEX, 32)]),
     "shippo": _fixed(["shippo_live_", (HEX, 40)]),
@@ -140,6 +142,7 @@ TOKENS: dict[str, Callable[[random.Random], str]] = {
         f"{rand(rng, LOWER_ALNUM, 32)}/{_uuid(rng)}"
     ),
     "softlayer": _fixed(["https://api.softlayer.com/soap/v3/", (LOWER_ALNUM, 64)]),
+    "zapier_webhook": _fixed(["https://hooks.zapier.com/hooks/catch/", (DIGITS, 7), "/", (LOWER_ALNUM, 7)]),
     "telegram": _fixed([(DIGITS, 9), ":AA", (URL_SAFE, 33)]),
     "discord": _fixed(["M", (ALNUM, 23), ".", (URL_SAFE, 6), ".", (URL_SAFE, 27)]),
     "twilio": _fixed(["SK", (HEX, 32)]),
@@ -182,6 +185,7 @@ URL_TOKENS = {
     "discord_webhook": "https://discord.com/api/webhooks/",
     "teams_webhook": "https://acme.webhook.office.com/webhookb2/",
     "softlayer": "https://api.softlayer.com/soap/v3/",
+    "zapier_webhook": "https://hooks.zapier.com/hooks/catch/",
 }
 
 
@@ -246,6 +250,27 @@ def _bundler_credential(rng: random.Random) -> str:
     return word(rng) + ":" + hex_(rng, 16)
 
 
+def _key_lines(rng: random.Random, lines: int) -> str:
+    """Lines of a key's base64 body, 64 characters each (the last one shorter)."""
+    body = b64_(rng, 48 * lines - 10)
+    return "\n".join(body[i : i + 64] for i in range(0, len(body), 64))
+
+
+def _hex_lines(rng: random.Random) -> str:
+    return "\n".join(hex_(rng, 32) for _ in range(4))
+
+
+def _env_file(rng: random.Random) -> str:
+    """A .env file in base64, as it is decoded on a server."""
+    env = f"API_TOKEN={token(rng)}\nDB_PASSWORD={password(rng)}\n"
+    return base64.b64encode(env.encode()).decode()
+
+
+_PUTTY = ("PuTTY-User-Key-File-3: ssh-rsa\nEncryption: none\nComment: deploy\nPublic-Lines: 2\n"
+          "AAAAB3NzaC1yc2EAAAADAQABAAABAQC7\nAAAAB3NzaC1yc2EAAAADAQ\nPrivate-Lines: 3\n{s}\n"
+          "Private-MAC: 9f3c1a0b2d4e6f8a9c1b3d5e7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a\n")
+
+
 # Pass 2 forms: a secret named by what surrounds it, as (template, maker of the secret {s}).
 CONTEXT_FORMS: dict[str, tuple[str, Callable[[random.Random], str]]] = {
     "ctx-env": ("DB_PASSWORD={s}", password),
@@ -300,6 +325,20 @@ CONTEXT_FORMS: dict[str, tuple[str, Callable[[random.Random], str]]] = {
     "ctx-nearby-secret": ("the secret {s} goes in the vault", lambda r: b64_(r, 24)),
     "ctx-nearby-api-key": ("their api key is {s}", lambda r: hex_(r, 32)),
     "ctx-nearby-auth-token": ("twilio auth token {s}", lambda r: hex_(r, 32)),
+    "ctx-kebab-name": ("db-password={s}", password),
+    "ctx-docker-login": ("$ docker login -u deploy -p {s} registry.example.com", password),
+    "ctx-redis-cli": ("then run redis-cli -h cache -a {s} ping to check", password),
+    "ctx-ldap": ("$ ldapsearch -x -D cn=admin,dc=example,dc=org -w {s} -b dc=example,dc=org", password),
+    "ctx-mysql-prompt": ("$ mysql -h db -uroot -p{s} app", password),
+    "ctx-mysql-sentence": ("I connected with mysql -uroot -p{s} and it worked", password),
+    "ctx-sshpass-word": ("then use sshpass -p {s} ssh deploy@host", password),
+    "ctx-pem-tail": ("{s}\n-----END RSA PRIVATE KEY-----", lambda r: _key_lines(r, 3)),
+    "ctx-pem-armour": ("-----BEGIN OpenVPN Static key V1-----\n{s}\n-----END OpenVPN Static key V1-----",
+                       _hex_lines),
+    "ctx-putty": (_PUTTY, lambda r: _key_lines(r, 3)),
+    "ctx-base64-env": ("echo {s} | base64 -d > .env", _env_file),
+    "ctx-wifi": ("WIFI:T:WPA;S:HomeNet;P:{s};;", password),
+    "ctx-expect": ('expect "*assword:*"\nsend "{s}\\r"\nexpect eof', password),
 }
 
 
@@ -346,5 +385,12 @@ LOOK_ALIKES: dict[str, Callable[[random.Random], str]] = {
     "look-type-annotation": lambda r: "def login(password: str, token: Optional[str] = None) -> None:",
     "look-code-reference": lambda r: 'api_key = os.environ["API_KEY"]; secret = get_secret()',
     "look-pass-verb": lambda r: "the tests pass now, and the password field is required",
+    "look-short-flags": lambda r: ("mkdir -p build && ssh -p 2222 host && docker run -p 8080:80 app"
+                                   " && ls -a /tmp && curl -w '%{http_code}' x && mysql -P 3306 -p app"
+                                   " && ldapsearch -W -x"),
+    "look-expect-yes": lambda r: 'expect "continue connecting (yes/no)?"\nsend "yes\\r"',
+    "look-base64-decode": lambda r: "echo " + base64.b64encode(f"Hello, {word(r)}!".encode()).decode()
+                                    + " | base64 -d",
+    "look-public-key-tail": lambda r: "its chain ends:\n" + _key_lines(r, 3) + "\n-----END CERTIFICATE-----",
     "look-csrf": lambda r: f'<input type="hidden" name="authenticity_token" value="{b64_(r, 32)}">',
 }

@@ -93,3 +93,39 @@ def test_unseen_secret_forms_are_masked(text: str, expected: str) -> None:
 def test_look_alikes_are_unchanged(text: str) -> None:
     assert redact(text) == text
     assert not contains_secret(text)
+
+
+# Issue 22: the forms its red team found unmasked, each as it was reported.
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("$ docker login -u bob -p Xk9vQ2mLp7Rt ghcr.io", "$ docker login -u bob -p *** ghcr.io"),
+        ("$ redis-cli -h cache -a Xk9vQ2mLp7Rt ping", "$ redis-cli -h cache -a *** ping"),
+        ("$ ldapsearch -x -D cn=admin -w Xk9vQ2mLp7Rt", "$ ldapsearch -x -D cn=admin -w ***"),
+        ("$ mysql -uroot -pXk9vQ2mLp7Rt app", "$ mysql -uroot -p*** app"),
+        ("I ran mysql -uroot -pXk9vQ2mLp7Rt and it worked", "I ran mysql -uroot -p*** and it worked"),
+        ("use sshpass -p Xk9vQ2mLp7Rt ssh host", "use sshpass -p *** ssh host"),
+        ("db-password=Xk9vQ2mLp7Rt", "db-password=***"),
+        ("Cz1QmPnq8c3JbT0uXo9dE2aW5tYrLk4v\nVx7NcF0gT6hJ3kP1qZ8mB5wA2rE9uY4t\n-----END RSA PRIVATE KEY-----",
+         "Cz1QmP…uY4t\n-----END RSA PRIVATE KEY-----"),  # the second half of a key, alone
+        ("Cz1QmPnq8c3JbT0uXo9dE2aW5tYrLk4v\nAB==\r\n-----END PRIVATE KEY-----\r\n",
+         "Cz1QmP…AB==\r\n-----END PRIVATE KEY-----\r\n"),  # a short last line, CRLF
+        ("-----BEGIN PRIVATE KEY-----\nqwertyuiopasdfghjklzxcvbnmQWERTY\n-----END PRIVATE KEY-----",
+         "-----BEGIN PRIVATE KEY-----\nqwerty…ERTY\n-----END PRIVATE KEY-----"),  # letters only: a key
+        ("-----BEGIN OpenVPN Static key V1-----\n5f2c0e9a1b3d4c6e8f7a9b0c1d2e3f4a\n-----END OpenVPN "
+         "Static key V1-----",
+         "-----BEGIN OpenVPN Static key V1-----\n5f2c0e…3f4a\n-----END OpenVPN Static key V1-----"),
+        ("Private-Lines: 1\nAAAAIQCx9k3mQ7pZ2nL8vR4tY6wE1sD5fG0h\nPrivate-MAC: 3f2a",
+         "Private-Lines: 1\nAAAAIQ…fG0h\nPrivate-MAC: 3f2a"),
+        ("echo QVBJX0tFWT1zM2NyM3Q= | base64 -d > .env", "echo QVBJX0…M3Q= | base64 -d > .env"),
+        ("WIFI:T:WPA;S:HomeNet;P:Xk9vQ2mLp7Rt;;", "WIFI:T:WPA;S:HomeNet;P:***;;"),
+        ('expect "Password:"\nsend "Xk9vQ2mLp7Rt\\r"', 'expect "Password:"\nsend "***\\r"'),
+        ("POST https://hooks.zapier.com/hooks/catch/1234567/abc3dfg/",
+         "POST https://hooks.zapier.com/hooks/catch/***/"),
+        ("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_…LaSw"),
+        ("agent:main:cron-akias5u76hbtyv2mqaq3-2", "agent:main:cron-akias5…qaq3-2"),
+    ],
+)
+def test_issue_22_forms_are_masked(text: str, expected: str) -> None:
+    assert redact(text) == expected
+    assert redact(expected) == expected

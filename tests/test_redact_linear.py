@@ -41,6 +41,21 @@ FRAGMENTS = [
     "eyJ",
     'if ("a" == password) ',
     "sk-ant-api03-",
+    # issue 22's forms: blocks, decoded base64, Wi-Fi codes, expect, short password flags, keys
+    "-----END PRIVATE KEY-----\n",
+    "QUFBQUFBQUFBQUFBQUFB\n-----END EC PRIVATE KEY-----",
+    "---- BEGIN SSH2 PRIVATE KEY ----\n",
+    "Private-Lines: 9\nQUFBQUFB\n",
+    "echo QUFBQUFBQUFBQUFBQUFB | base64 -d > ",
+    "base64 -d <<< QUFBQUFBQUFBQUFBQUFB",
+    "WIFI:T:WPA;",
+    'expect "password:" send "',
+    "mysql -h db ",
+    "docker login -p ",
+    "redis-cli -a ",
+    "ldapsearch -w ",
+    "agent:main:cron-ghp_",
+    "xoxb-123456789012-",
 ]
 SMALL, LARGE = 100_000, 1_000_000
 MAX_RATIO = 40  # linear is 10 (a little more as memory grows); quadratic would be 100

@@ -168,11 +168,12 @@ def test_an_error_sentence_quoting_a_long_value_shows_no_part_of_a_token(call) -
     assert not _shown(ANTHROPIC, sentence) and "sk-ant…" in sentence, sentence
 
 
-def test_the_mcp_server_names_a_caller_holding_a_token_masked(state: StateDir) -> None:
+@pytest.mark.parametrize("key", [f"agent:main:{ANTHROPIC}", f"agent:main:cron-{ANTHROPIC}-2"])
+def test_the_mcp_server_names_a_caller_holding_a_token_masked(state: StateDir, key: str) -> None:
     pytest.importorskip("mcp")
     from backscroll.tui.mcp_server import build_server, startup_line
 
-    caller = make_caller(Config(), f"agent:main:{ANTHROPIC}")
+    caller = make_caller(Config(), key)  # the second: glued to the key's words (issue 22)
     line = startup_line(state, caller)
     told = build_server(state, caller, on_pending=lambda agent: None).instructions or ""
     assert "sk-ant…" in line and "sk-ant…" in told
@@ -193,3 +194,68 @@ def test_sources_show_a_folder_holding_a_token_masked(tmp_path, capsys) -> None:
         out, err = capsys.readouterr()
         assert token not in out + err, (argv, out)
         assert argv[0] == "sync" or f"{token[:6]}…{token[-4:]}" in out, (argv, out)
+
+
+# Issue 22: keys are compared lower-cased, and their words are joined by - _ : so a token in a
+# key has lost its case and touches other words; each is masked wherever the key is shown.
+KEY_TOKEN_KINDS = ["github", "anthropic", "aws_key_id", "slack", "gitlab", "npm", "stripe", "pypi"]
+
+
+def _token_keys() -> list[tuple[str, str]]:
+    rng = random.Random(22)
+    keys = []
+    for n, kind in enumerate(KEY_TOKEN_KINDS):
+        token = TOKENS[kind](rng).lower()
+        keys.append((f"agent:main:{token}", token))
+        keys.append((f"agent:main:cron-{token}-{n}", token))
+    return keys
+
+
+def test_a_token_inside_a_session_key_is_masked_in_every_answer(state: StateDir) -> None:
+    from backscroll.core.catalog import list_sessions
+    from backscroll.core.grouped import conversations_search
+    from backscroll.core.search import SearchRequest, sessions_search
+
+    keys = _token_keys()
+    with state.open("main", write=True) as db:
+        for n, (key, _token) in enumerate(keys):
+            meta = SessionMeta(normalize_key(key), session_id=f"s{n}", spawned_by=key)
+            db.append(meta, json.dumps(header(f"s{n}")))
+            db.append(meta, json.dumps(msg(f"u{n}", None, "user", "where is the heron report")))
+    def dump(answer) -> str:
+        return json.dumps(answer.as_json() if hasattr(answer, "as_json") else answer, ensure_ascii=False)
+
+    request = SearchRequest("heron", limit=25)
+    answers = [dump(sessions_search(state, request, OPERATOR)),
+               dump(conversations_search(state, request, OPERATOR)),
+               dump([s.as_json() for s in list_sessions(state)])]  # MCP's sessions_list
+    for key, _token in keys:
+        answers.append(dump(sessions_history(state, HistoryRequest(key), OPERATOR)))
+        answers += [export_conversation(state, key, OPERATOR, fmt) for fmt in ("markdown", "json")]
+    for key, token in keys:
+        shown = [answer for answer in answers if _shown(token, answer)]
+        assert shown == [], key
+    masked = [f"{token[:6]}…" in answers[0] for _key, token in keys]
+    assert all(masked), masked
+
+
+@pytest.mark.parametrize("kind", ["anthropic", "github", "atlassian", "slack_config"])
+def test_a_token_in_the_project_folder_is_redacted_before_the_label_is_cut(tmp_path, kind) -> None:
+    """Issue 22: a Claude Code label is ``<cwd folder>: <prompt>`` cut to 80 characters; the
+    folder is redacted first, or the cut leaves a part of a token no rule knows."""
+    from backscroll.core.catalog import list_sessions
+    from backscroll.core.importers.claude_code import import_claude_code
+
+    token = TOKENS[kind](random.Random(kind))
+    sid = "00000000-0000-4000-8000-000000000001"
+    line = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": sid,
+            "cwd": f"/srv/{token}", "timestamp": "2026-05-01T10:00:00.000Z",
+            "message": {"role": "user", "content": "deploy it"}}
+    project = tmp_path / "projects" / "-srv-app"
+    project.mkdir(parents=True)
+    (project / f"{sid}.jsonl").write_text(json.dumps(line) + "\n")
+    state = StateDir(tmp_path / "state")
+    import_claude_code(state, tmp_path / "projects")
+    [label] = [s.label for s in list_sessions(state)]
+    assert not _shown(token, label), label
+    assert label.startswith(token[:6] + "…") and label.endswith(": deploy it"), label

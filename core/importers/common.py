@@ -253,8 +253,10 @@ def label_of(project: str, what: str, lead: str = "") -> str:
     """A session's label: ``<project>: <lead><what>`` on one line, cut. ``what`` (a first
     prompt, a task) is redacted before anything else, as it is: a cut through a secret would
     leave a part no rule knows, and a prefix would hide a command's start
-    (``app: mysql -pS3cret``)."""
+    (``app: mysql -pS3cret``). The project (a cwd's folder) is redacted on its own for the
+    same reason."""
     what = lead + redact(what)
+    project = redact(project)
     return shorten(f"{project}: {what}" if project else what)
 
 
