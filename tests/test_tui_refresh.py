@@ -33,12 +33,12 @@ from backscroll.tui.messages import (
     SyncOnOpen,
     SyncProgress,
 )
-from backscroll.tui.screens import ConversationScreen, Filters, FiltersScreen
+from backscroll.tui.screens import ConversationScreen, FiltersScreen
 
 from .events import header, msg
 from .fakehome import build_home
 from .test_tui import add_session, app_for, count_text, type_query, until
-from .test_tui_browse import FakeSource, Host, frozen
+from .test_tui_browse import FakeSource, Host, frozen, tool_session
 
 NEVER = 3600.0  # a status poll interval the test never waits for: it polls by itself
 
@@ -101,8 +101,11 @@ async def test_opening_the_browser_on_a_server_leaves_it_unchanged(
     before = [(s.key, s.messages) for s in visible_session_list(state, OPERATOR)]
     app = app_for(state, poll_interval=0.05)  # sources=True: as `backscroll --database URL`
     async with app.run_test(size=(120, 35)) as pilot:
-        await until(pilot, lambda: "local sources not synced here (L follows them)"
-                    in app.status_bar.plain_text())
+        # the browser decided: sources held, or (the bug) a first sync done and reported
+        await until(pilot, lambda: app._held or "synced" in app.status_bar.plain_text(),
+                    timeout=60)
+        assert state.agents() == ["main"]
+        assert "local sources not synced here (L follows them)" in app.status_bar.plain_text()
         assert not app.following
     assert state.agents() == ["main"]
     assert [(s.key, s.messages) for s in visible_session_list(state, OPERATOR)] == before
@@ -221,19 +224,27 @@ async def test_the_footer_names_ctrl_q_and_q_quits_only_outside_the_bar(state: S
         assert not app.is_running
 
 
-async def test_a_filters_drop_down_opens_inside_its_dialog() -> None:
-    projects = [(f"/home/me/src/project-{n}", n) for n in range(20)]
-    screen = FiltersScreen(Filters(), ["main"], projects)
-    async with Host(screen).run_test(size=(100, 30)) as pilot:
+async def test_a_filters_drop_down_opens_inside_its_dialog(state: StateDir) -> None:
+    for n in range(12):  # twelve projects: a long list
+        tool_session(state, f"agent:cc:claude-code:5f0c8a5e-1f0e-4c7a-9d61-0d3f5b1e2a{n:02d}",
+                     "claude-code", f"/home/me/src/project-{n}", [("user", f"work {n}")],
+                     start_ms=n * 60_000)
+    app = app_for(state, sources=False, poll_interval=NEVER)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: bool(app.results.results))
+        await pilot.press("tab", "f")
+        await until(pilot, lambda: isinstance(app.screen, FiltersScreen))
+        screen = app.screen
         dialog = screen.query_one("#filters-dialog")
-        for name in ("project", "period"):
+        for name in ("agent", "project", "period"):
             select = screen.query_one(f"#filter-{name}", Select)
             select.focus()
             await pilot.press("enter")
             overlay = select.query_one(SelectOverlay)
-            await until(pilot, lambda: overlay.display and overlay.region.height > 2)
-            inside = dialog.content_region
-            assert inside.contains_region(overlay.region), (name, overlay.region, inside)
+            await until(pilot, lambda: select.expanded and overlay.region.height > 1)
+            await pilot.pause(0.1)
+            assert dialog.region.contains_region(overlay.region), (name, overlay.region,
+                                                                   dialog.region)
             await pilot.press("escape")
             await until(pilot, lambda: not select.expanded)
 
