@@ -24,6 +24,8 @@ from backscroll.core.status import state_status
 from backscroll.core.storage import SessionMeta
 from backscroll.core.visibility import OPERATOR
 from backscroll.tui.messages import (
+    ConversationOpened,
+    HitsFound,
     HomeLoaded,
     SearchAnswered,
     SourcesListed,
@@ -32,6 +34,7 @@ from backscroll.tui.messages import (
     StatusPolled,
     SyncOnOpen,
     SyncProgress,
+    WindowRead,
 )
 from backscroll.tui.screens import ConversationScreen, FiltersScreen
 
@@ -148,8 +151,27 @@ async def test_worker_messages_after_the_widgets_are_gone_are_dropped(state: Sta
         await pilot.pause()
         app._refresh()  # the refresh timer a sync started
         app.contents_changed({"agent:main:main"})
-        await pilot.pause(0.5)  # the refresh timer fires (0.3 s) with nothing to refresh
+        await until(pilot, lambda: app._refresh_timer is None)  # it fired: nothing to refresh
+        await pilot.pause()
         assert app._exception is None and app.is_running
+
+
+async def test_a_conversation_screen_taken_down_drops_its_late_windows() -> None:
+    source = FakeSource(100)
+    screen = ConversationScreen(source, "f50", frozen, SearchRequest("x"))
+    host = Host(screen)
+    async with host.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: screen.view is not None and screen.view.asked is None)
+        outline = source.outline()
+        await screen.remove_children()
+        window = source.window(0, 40)
+        for message in (WindowRead(0, window, "center", 10), WindowRead(40, window, "after", None),
+                        HitsFound(SearchRequest("x"), ["f1"]),
+                        ConversationOpened(outline, [], 0, window, 0)):
+            screen.post_message(message)
+        await pilot.pause()
+        await pilot.pause()
+        assert host._exception is None and host.is_running
 
 
 # --- lows ---------------------------------------------------------------------------------
@@ -170,12 +192,12 @@ async def test_wrapping_back_to_the_last_hit_names_its_message() -> None:
         await pilot.press("N")  # from the first hit round to the last
         await until(pilot, lambda: "hit 3 of 3" in position.content.plain
                     and screen.view.asked is None and screen.view.in_view(133))
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert "message 134 of 140" in position.content.plain
         await pilot.press("n")  # and round again to the first
         await until(pilot, lambda: "hit 1 of 3" in position.content.plain
                     and screen.view.asked is None and screen.view.in_view(5))
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert "message 6 of 140" in position.content.plain
 
 
@@ -212,16 +234,16 @@ async def test_the_footer_names_ctrl_q_and_q_quits_only_outside_the_bar(state: S
         assert ("^q", "Quit") in shown
         assert app.search_input.has_focus
         await pilot.press("q")  # in the search bar q is text
-        assert app.search_input.value == "q" and app.is_running
+        assert app.search_input.value == "q" and app.return_code is None
         await pilot.press("ctrl+q")
-        await pilot.pause()
-        assert not app.is_running
+        assert app.return_code == 0
     app = app_for(state, sources=False, poll_interval=NEVER)
     async with app.run_test(size=(120, 35)) as pilot:
         await until(pilot, lambda: bool(app.results.results))
-        await pilot.press("tab", "q")  # from the list q quits
-        await pilot.pause()
-        assert not app.is_running
+        await pilot.press("tab")
+        assert app.return_code is None
+        await pilot.press("q")  # from the list q quits
+        assert app.return_code == 0
 
 
 async def test_a_filters_drop_down_opens_inside_its_dialog(state: StateDir) -> None:
