@@ -110,8 +110,12 @@ async def test_opening_the_browser_on_a_server_leaves_it_unchanged(
         assert state.agents() == ["main"]
         assert "local sources not synced here (L follows them)" in app.status_bar.plain_text()
         assert not app.following
-    assert state.agents() == ["main"]
-    assert [(s.key, s.messages) for s in visible_session_list(state, OPERATOR)] == before
+        assert state.agents() == ["main"]
+        assert [(s.key, s.messages) for s in visible_session_list(state, OPERATOR)] == before
+        await pilot.press("tab", "L")  # the explicit act: follow them, into the server
+        assert any("this machine's transcripts go into PostgreSQL at" in n.message
+                   for n in app._notifications)
+        await until(pilot, lambda: len(state.agents()) > 1, timeout=60)
 
 
 def test_sync_on_open_is_a_setting_true_on_local_files_false_on_a_server(tmp_path: Path) -> None:

@@ -36,7 +36,7 @@ from .messages import (
     SyncProgress,
     TakeInRequested,
 )
-from .text import plural
+from .text import plural, shown
 from .widgets import EmptyState, row_key
 
 if TYPE_CHECKING:
@@ -110,7 +110,9 @@ class LiveSources(_Base):
                         markup=False)
         else:
             self.start_following()
-            self.notify("live follow on", timeout=2, markup=False)
+            into = f": this machine's transcripts go into {shown(self.state.describe())}" if (
+                self.state.shared) else ""
+            self.notify(f"live follow on{into}", timeout=4 if into else 2, markup=False)
         self.show_live()
 
     @work(thread=True, exclusive=True, group="sources", exit_on_error=False)
