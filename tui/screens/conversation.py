@@ -222,6 +222,7 @@ class ConversationScreen(Screen[None]):
 
     # --- the position line --------------------------------------------------------------
 
+    @while_shown
     def show_position(self, index: int | None = None) -> None:
         outline = self.outline
         line = Text(no_wrap=True, overflow="ellipsis")
@@ -258,6 +259,7 @@ class ConversationScreen(Screen[None]):
         self.show_position()
         self.set_timer(FLASH_S, self._unflash)
 
+    @while_shown
     def _unflash(self) -> None:
         self._flash = ""
         self.show_position()
