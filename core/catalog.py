@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from .bounds import cut_marker, cut_text
 from .errors import BackscrollError, Unreachable, ValidationError
 from .keys import check_agent_id, is_incognito
+from .labels import made_up
 from .redact import quoted, redact
 from .resume import Resume, resume_command
 from .state import StateDir
@@ -118,8 +119,13 @@ class SessionSummary(NamedTuple):
     @property
     def display_title(self) -> str:
         """What a list names it by: its label, else its first user message (without the
-        ``[Mon 2026-11-30 07:42 GMT+2]`` envelope a chat channel puts in front)."""
-        return self.label or _ENVELOPE.sub("", self.title or "", count=1)
+        ``[Mon 2026-11-30 07:42 GMT+2]`` envelope a chat channel puts in front). A label
+        backscroll made up (``imported <file>``, ``reset archive of …``: ``labels.made_up``)
+        names a file, so the first message comes before it."""
+        first = _ENVELOPE.sub("", self.title or "", count=1)
+        if self.label and made_up(self.label):
+            return first or self.label
+        return self.label or first
 
     def as_json(self) -> dict[str, Any]:
         """For programs (the MCP server's ``sessions_list``): keys are redacted here, as in

@@ -42,6 +42,8 @@ class StateDir:
         self.path = Path(path).expanduser() if path is not None else default_state_dir()
         url = default_database_url() if database_url is None else database_url
         self.storage: Storage = open_storage(self.path, url)
+        # A server others read (a team's PostgreSQL): what is stored there is shared.
+        self.shared = bool(url)
 
     @property
     def config_path(self) -> Path:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import BackscrollError, Unreachable
+from .keys import is_incognito
 from .redact import redact
 from .state import StateDir
 from .storage import IDLE, Progress, SchemaBehind
@@ -31,6 +32,7 @@ class AgentStatus:
     progress: Progress
     error: str | None = None  # the one sentence that explains a state other than ok
     state: str = "ok"  # ok | older schema | read-only | unreadable
+    incognito: int = 0  # of ``sessions``, incognito ones: stored, never listed nor indexed
 
     @property
     def broken(self) -> bool:
@@ -78,6 +80,17 @@ class StateStatus:
     def total_sessions(self) -> int:
         return sum(a.sessions for a in self.agents)
 
+    @property
+    def incognito_sessions(self) -> int:
+        return sum(a.incognito for a in self.agents)
+
+    @property
+    def contents(self) -> tuple[tuple[str, int, int], ...]:
+        """A change marker: moves when a session or a message is stored or deleted in any
+        agent (by this process or another: ``watch``, ``sync``, an agent runtime), so a
+        reader polling the status knows when to ask its question again."""
+        return tuple((a.agent, a.sessions, a.messages) for a in self.agents)
+
     def as_json(self) -> dict[str, Any]:
         return {
             "stateDir": self.path,
@@ -94,6 +107,8 @@ def state_status(state: StateDir) -> StateStatus:
             with state.open(agent_id) as db:
                 counts = db.counts()
                 progress = db.read_progress()
+                # only keys shaped like an incognito one are read (through the key's index)
+                incognito = sum(is_incognito(s.key) for s in db.session_briefs(odd_only=True))
         except SchemaBehind as err:
             agents.append(AgentStatus(agent_id, 0, 0, 0, 0, 0, IDLE, str(err), "older schema"))
             continue
@@ -114,6 +129,7 @@ def state_status(state: StateDir) -> StateStatus:
                 progress=progress,
                 error=read_only,
                 state="read-only" if read_only else "ok",
+                incognito=incognito,
             )
         )
     return StateStatus(str(state.path), agents, backend=state.describe())

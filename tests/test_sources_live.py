@@ -162,6 +162,9 @@ def test_watch_survives_a_source_folder_that_goes_and_comes_back(
 
 
 def live_app(state: StateDir, **options: Any) -> Any:
+    if state.shared:  # a server takes the local sources in on open only when set to
+        state.path.mkdir(parents=True, exist_ok=True)
+        state.config_path.write_text("[sync]\non_open = true\n")
     options.setdefault("reconcile", lambda agent: reconcile_agent(state, agent))
     options.setdefault("poll_interval", 0.05)
     return app_for(state, **options)

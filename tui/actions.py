@@ -17,6 +17,7 @@ from backscroll.core.export import write_export
 from backscroll.core.keys import is_incognito
 from backscroll.core.visibility import OPERATOR, Caller
 
+from .guard import while_shown
 from .messages import CallerChanged, ExportFinished, ExportRequested, ResumeRequested, SessionLookedUp
 from .screens import ExportChoice, ExportScreen, ViewAsChoice
 from .text import cut_middle, shown
@@ -73,6 +74,7 @@ class SessionActions(_Base):
             return
         self.post_message(SessionLookedUp(session_key, summary))
 
+    @while_shown
     def on_session_looked_up(self, message: SessionLookedUp) -> None:
         if message.summary is None:
             self.notify(message.error or "", severity="warning", markup=False)
@@ -102,6 +104,7 @@ class SessionActions(_Base):
             caller = make_caller(load_config(self.state.path), choice.key, None, choice.sandboxed)
         self.post_message(CallerChanged(caller))
 
+    @while_shown
     def on_caller_changed(self, message: CallerChanged) -> None:
         if not self.ready:
             return

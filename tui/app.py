@@ -33,6 +33,7 @@ from backscroll.core.visibility import OPERATOR, Caller
 
 from . import keys
 from .actions import SessionActions
+from .guard import while_shown
 from .live import LiveSources
 from .messages import FiltersChanged, PrivacyWarning, StatusPolled
 from .screens import HelpScreen, SearchScreen, ViewAsChoice
@@ -175,6 +176,7 @@ class BackscrollApp(LiveSources, SessionActions, App[int]):
     def poll_status(self) -> None:
         self.post_message(StatusPolled(self._status_of(self.state)))
 
+    @while_shown
     def on_status_polled(self, message: StatusPolled) -> None:
         self._ticks_since_poll = 0
         if not self.ready:
@@ -220,6 +222,7 @@ class BackscrollApp(LiveSources, SessionActions, App[int]):
 
     # --- filters, theme --------------------------------------------------------------------
 
+    @while_shown
     def on_filters_changed(self, message: FiltersChanged) -> None:
         if self.ready:
             self.search_screen.filters_changed(message)

@@ -1,7 +1,13 @@
 """The browser keeps up with the transcripts (SPEC 14): on open it syncs the sources in a
 worker, then follows them (``follow_sources``, on by default, toggled with the key table's
 ``follow``); new messages show in the results and the preview without a restart, and the
-status bar says what happened ("synced 12 new messages", "watching 3 sources").
+status bar says what happened ("synced 12 new messages", "watching 3 sources"). On a shared
+server it does so only when ``[sync] on_open`` says so (``core.sources.settings``): taking a
+machine's transcripts into a team server is an explicit act, never a side effect of looking.
+
+What another process takes in (``backscroll watch``, ``sync``, an agent runtime) shows too:
+the status poll's change marker (``StateStatus.contents``) moves, and the standing search (or
+the list of recent conversations) is asked again (``contents_changed``).
 
 On a state dir with nothing in it, nothing is read before the person asks: the first screen
 lists the sources found and takes them in with one key, with progress. The demo never syncs.
@@ -17,10 +23,20 @@ from textual import work
 from textual.timer import Timer
 
 from backscroll.core.sources.listing import SourceStatus, sources_status
+from backscroll.core.sources.settings import sync_on_open
 from backscroll.core.sources.watch import follow_sources
 
-from .messages import SourcesListed, SourcesSynced, SourcesWatching, SyncProgress, TakeInRequested
-from .text import plural
+from . import keys
+from .guard import while_shown
+from .messages import (
+    SourcesListed,
+    SourcesSynced,
+    SourcesWatching,
+    SyncOnOpen,
+    SyncProgress,
+    TakeInRequested,
+)
+from .text import plural, shown
 from .widgets import EmptyState, row_key
 
 if TYPE_CHECKING:
@@ -43,6 +59,8 @@ class LiveSources(_Base):
         self._taking_in = False
         self._refresh_timer: Timer | None = None
         self._note_timer: Timer | None = None
+        self._held = False  # [sync] on_open kept the sources out on open (a shared server)
+        self._grown: set[str] = set()  # sessions a sync of ours gave new events, since a refresh
 
     @property
     def following(self) -> bool:
@@ -60,9 +78,21 @@ class LiveSources(_Base):
         if empty:
             self.list_sources()
         else:
+            self.check_sync_on_open()
+
+    @work(thread=True, exclusive=True, group="sources-open", exit_on_error=False)
+    def check_sync_on_open(self) -> None:
+        self.post_message(SyncOnOpen(sync_on_open(self.state)))
+
+    def on_sync_on_open(self, message: SyncOnOpen) -> None:
+        if message.allowed:
             self.start_following()
+        else:
+            self._held = True
+            self.show_live()
 
     def start_following(self) -> None:
+        self._held = False  # the person asked (L, t), or the setting said so
         if self._follow_stop is None:
             self._follow_stop = threading.Event()
             self.follow_worker(self._follow_stop)
@@ -80,7 +110,9 @@ class LiveSources(_Base):
                         markup=False)
         else:
             self.start_following()
-            self.notify("live follow on", timeout=2, markup=False)
+            into = f": this machine's transcripts go into {shown(self.state.describe())}" if (
+                self.state.shared) else ""
+            self.notify(f"live follow on{into}", timeout=4 if into else 2, markup=False)
         self.show_live()
 
     @work(thread=True, exclusive=True, group="sources", exit_on_error=False)
@@ -100,6 +132,7 @@ class LiveSources(_Base):
 
     # --- handlers (UI thread) ------------------------------------------------------------
 
+    @while_shown
     def on_sources_listed(self, message: SourcesListed) -> None:
         self._listed = message.statuses
         self.show_empty()
@@ -112,6 +145,7 @@ class LiveSources(_Base):
         self.show_empty()
         self.start_following()
 
+    @while_shown
     def on_sync_progress(self, message: SyncProgress) -> None:
         if not self.ready:
             return
@@ -121,10 +155,12 @@ class LiveSources(_Base):
         running = 0 < message.total and message.done < message.total
         self.show_live(f"syncing {message.done:,}/{message.total:,} files" if running else None)
 
+    @while_shown
     def on_sources_watching(self, message: SourcesWatching) -> None:
         self._watching = len(message.sources)
         self.show_live()
 
+    @while_shown
     def on_sources_synced(self, message: SourcesSynced) -> None:
         if not self.ready:
             return
@@ -143,24 +179,33 @@ class LiveSources(_Base):
             if self._note_timer is not None:
                 self._note_timer.stop()
             self._note_timer = self.set_timer(SYNCED_NOTE_S, lambda: self.show_live())
-        if self._refresh_timer is None:
-            sessions = set(report.sessions)
-            self._refresh_timer = self.set_timer(REFRESH_S, lambda: self._refresh(sessions))
+        self.contents_changed(report.sessions)
 
-    def _refresh(self, sessions: set[str]) -> None:
-        """New messages: search again, or list the recent conversations again (the highlight
-        stays), and reload the preview if its conversation grew."""
+    def contents_changed(self, sessions: set[str] | frozenset[str] = frozenset()) -> None:
+        """Something was stored or deleted (by a sync of ours, whose ``sessions`` got new
+        events, or by another process: the status poll's marker moved): ask the standing
+        search again, at most every REFRESH_S."""
+        self._grown |= sessions
+        if self._refresh_timer is None:
+            self._refresh_timer = self.set_timer(REFRESH_S, self._refresh)
+
+    @while_shown
+    def _refresh(self) -> None:
+        """Search again, or list the recent conversations again (the highlight stays), and
+        reload the preview if its conversation grew."""
         self._refresh_timer = None
+        grown, self._grown = self._grown, set()
         if not self.ready:
             return
         screen = self.search_screen
         screen.search_now()  # the results, or the list of recent conversations
         current = screen.results.current
-        if current is not None and row_key(current) in sessions:
+        if current is not None and row_key(current) in grown:
             screen.load_preview(current, self.caller)
 
     # --- what it shows -----------------------------------------------------------------------
 
+    @while_shown
     def show_live(self, text: str | None = None) -> None:
         """The status bar's live note: ``text``, else what the follow is doing."""
         if not self.ready:
@@ -168,12 +213,16 @@ class LiveSources(_Base):
         if text is None:
             if not self.sources_enabled:
                 text = ""
+            elif self._held:
+                key = keys.first_key(self, "follow")
+                text = f"local sources not synced here ({key} follows them)"
             elif not self.following:
                 text = "live follow off" if self.status and self.status.agents else ""
             else:
                 text = f"watching {plural(self._watching, 'source')}" if self._watching else ""
         self.status_bar.show_live(text)
 
+    @while_shown
     def show_empty(self) -> None:
         if self.ready and self.status is not None:
             self.search_screen.query_one("#empty", EmptyState).show(

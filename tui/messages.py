@@ -194,6 +194,15 @@ class SourcesSynced(Message):
         self.report = report
 
 
+class SyncOnOpen(Message):
+    """Whether the sources are synced and followed on open (``[sync] on_open``: by default
+    on the local files, not into a shared server)."""
+
+    def __init__(self, allowed: bool) -> None:
+        super().__init__()
+        self.allowed = allowed
+
+
 class SourcesWatching(Message):
     """The live follow now watches these sources (it starts over when they change)."""
 

@@ -26,6 +26,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 from ..bounds import MAX_STORE_BYTES, decode_json, open_regular
 from ..errors import ValidationError
 from ..keys import check_agent_id, normalize_key
+from ..labels import archive_label, import_label
 from ..state import StateDir
 from ..storage import AgentWriter, SessionMeta
 from ..storage.stored import as_imported
@@ -205,11 +206,11 @@ def store_transcript(
     key = view.key_of(session_id)
     entry = view.store.get(key, {}) if key else {}
     if archive:
-        label = f"{archive.group('kind')} archive of {key or session_id} ({archive.group('ts')})"
+        label = archive_label(archive.group("kind"), key or session_id, archive.group("ts"))
         key = f"agent:{view.agent_id}:{archive.group('kind')}:{session_id}"
     else:
         label = entry.get("label") or entry.get("displayName") or (
-            None if key else f"imported {file.name}"
+            None if key else import_label(file.name)
         )
         key = key or f"agent:{view.agent_id}:import:{session_id}"
     meta = _meta(key, session_id, entry, label, header, lines_, view.own)

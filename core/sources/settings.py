@@ -10,7 +10,15 @@ agent = "work"                       # optional: store its sessions under this a
 kind = "codex"
 path = "~/.codex/sessions"
 enabled = false
+
+[sync]
+on_open = true                       # the browser syncs and follows the sources on open
 ```
+
+``on_open`` defaults to true on the local SQLite files and to false with a database URL:
+taking a machine's transcripts into a team server, where others read them, is an explicit
+act (``sync``, ``watch``, ``push``, ``t`` or ``L`` in the browser, or this setting), never a
+side effect of looking (``sync_on_open``).
 
 ``tomllib`` only reads, so ``sources add`` / ``remove`` edit the text: add appends a block,
 remove cuts the block out; every other line (settings, comments) stays as it was. The new
@@ -26,11 +34,14 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import read_toml
 from ..errors import ValidationError
 from ..keys import check_agent_id
+
+if TYPE_CHECKING:
+    from ..state import StateDir
 
 KINDS = ("claude-code", "codex", "openclaw")
 _BLOCK_START = re.compile(r"^\s*\[\[\s*sources\s*\]\]\s*(#.*)?$")
@@ -61,6 +72,20 @@ def configured_sources(state_dir: Path) -> list[SourceEntry]:
         if str(err).startswith(str(path)):
             raise
         raise ValidationError(f"{path}: {err}") from None
+
+
+def sync_on_open(state: StateDir) -> bool:
+    """Whether the browser takes the sources in when it opens (and follows them): the file's
+    ``[sync] on_open``, else true on the local files and false on a shared server."""
+    path = config_file(state.path)
+    data = read_toml(path)
+    table = data.get("sync", {})
+    if not isinstance(table, dict):
+        raise ValidationError(f"{path}: sync must be a table ([sync])")
+    value = table.get("on_open", not state.shared)
+    if not isinstance(value, bool):
+        raise ValidationError(f"{path}: sync.on_open must be true or false")
+    return value
 
 
 def add_source(state_dir: Path, kind: str, path: Path, agent: str | None = None) -> SourceEntry:

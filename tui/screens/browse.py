@@ -19,6 +19,7 @@ from backscroll.core.conversation import window_around
 from backscroll.core.errors import Forbidden, ValidationError
 from backscroll.core.visibility import Caller, may_see_agent
 
+from ..guard import while_shown
 from ..messages import FilterChoices, FiltersChanged, HistoryLoaded, SessionsLoaded
 from ..text import cut_middle, shown
 from ..widgets.results import Row, row_anchor, row_identity, row_key, row_summary
@@ -57,6 +58,7 @@ class Browsing(_Base):
             return
         self._preview_timer = self.set_timer(self._preview_debounce, self._load_preview)
 
+    @while_shown
     def _load_preview(self) -> None:
         self._preview_timer = None
         if self.scheduler.busy:
@@ -81,6 +83,7 @@ class Browsing(_Base):
             return
         self.post_message(HistoryLoaded(row, response))
 
+    @while_shown
     def on_history_loaded(self, message: HistoryLoaded) -> None:
         current = self.results.current
         if current is None or row_identity(message.row) != row_identity(current):
@@ -159,6 +162,7 @@ class Browsing(_Base):
         agents = [a for a in state.agents() if may_see_agent(caller, a)]
         self.post_message(FilterChoices(agents, project_list(state, caller)))
 
+    @while_shown
     def on_filter_choices(self, message: FilterChoices) -> None:
         if self.is_current:
             self.app.push_screen(FiltersScreen(self.filters, message.agents, message.projects))
@@ -185,6 +189,7 @@ class Browsing(_Base):
     def load_sessions(self) -> None:
         self.post_message(SessionsLoaded(list_sessions(self.browser.state)))
 
+    @while_shown
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
         if not self.is_current:
             return

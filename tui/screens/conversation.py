@@ -29,6 +29,7 @@ from backscroll.core.state import StateDir
 from backscroll.core.visibility import Caller
 
 from .. import keys
+from ..guard import while_shown
 from ..messages import ConversationOpened, ExportRequested, HitsFound, ResumeRequested, WindowRead
 from ..text import Clock, cut_middle, plural, shown
 from ..theme import palette_of
@@ -84,6 +85,7 @@ class ConversationScreen(Screen[None]):
         self.current: int | None = None  # index into hits
         self._flash = ""
         self._opening = False  # opened, its hits not asked for yet
+        self._focus: int | None = None  # the message last brought into view (a hit, g, G)
 
     # --- layout ---------------------------------------------------------------------------
 
@@ -139,6 +141,7 @@ class ConversationScreen(Screen[None]):
         except ValidationError as err:
             self.post_message(HitsFound(request, None, str(err), opening=opening))
 
+    @while_shown
     async def on_conversation_opened(self, message: ConversationOpened) -> None:
         self.outline = message.outline
         view = ConversationView(message.outline, self.now, id="conversation")
@@ -155,6 +158,7 @@ class ConversationScreen(Screen[None]):
         self.show_position(message.focus)
         self._opening = True  # the hits are read once it is laid out (on_..._settled)
 
+    @while_shown
     def on_conversation_view_settled(self, _message: ConversationView.Settled) -> None:
         """The hits of a long conversation take a while to read: asked for once the opened
         conversation is on screen, so they do not slow its first layout."""
@@ -162,6 +166,7 @@ class ConversationScreen(Screen[None]):
             self.find(self.request, opening=True)
         self._opening = False
 
+    @while_shown
     async def on_window_read(self, message: WindowRead) -> None:
         view = self.view
         if view is None:
@@ -172,6 +177,7 @@ class ConversationScreen(Screen[None]):
             await view.show_window(message.start, message.messages, message.focus, message.where)
             self.show_position(message.focus)
 
+    @while_shown
     def on_hits_found(self, message: HitsFound) -> None:
         if message.hits is None:
             if not message.opening:
@@ -216,6 +222,7 @@ class ConversationScreen(Screen[None]):
 
     # --- the position line --------------------------------------------------------------
 
+    @while_shown
     def show_position(self, index: int | None = None) -> None:
         outline = self.outline
         line = Text(no_wrap=True, overflow="ellipsis")
@@ -227,7 +234,11 @@ class ConversationScreen(Screen[None]):
         elif self.request is not None and self.request.query.strip():
             line.append(" no hits", style="dim")
             line.append(" · ", style="dim")
-        index = index if index is not None else (self.view.top_index() if self.view else None)
+        if index is not None:
+            self._focus = index
+        elif self.view is not None:  # scrolled: the message brought into view while it shows
+            in_view = self._focus is not None and self.view.in_view(self._focus)
+            index = self._focus if in_view else self.view.top_index()
         said = _said_at(outline, index)
         total = outline.said_total
         line.append(f"message {said:,} of {total:,}" if total else plural(0, "message"),
@@ -248,6 +259,7 @@ class ConversationScreen(Screen[None]):
         self.show_position()
         self.set_timer(FLASH_S, self._unflash)
 
+    @while_shown
     def _unflash(self) -> None:
         self._flash = ""
         self.show_position()

@@ -30,6 +30,7 @@ from backscroll.core.search import LIMIT_MAX, SearchRequest, SearchResponse, ses
 from backscroll.core.visibility import Caller
 
 from .. import keys
+from ..guard import while_shown
 from ..messages import HomeLoaded, SearchAnswered
 from ..scheduler import Cancel, SearchScheduler
 from ..text import shown
@@ -87,7 +88,7 @@ class SearchScreen(Browsing, Screen[None]):
         self.scheduler = SearchScheduler(self._start_search, self._set_timer, time.monotonic,
                                          debounce)
         self.init_browsing(preview_debounce)
-        self._home_counts: tuple[int, int] | None = None
+        self._contents: tuple[tuple[str, int, int], ...] | None = None
         self._error_shown: str | None = None
 
     @property
@@ -182,6 +183,7 @@ class SearchScreen(Browsing, Screen[None]):
         else:
             self.scheduler.search_now()
 
+    @while_shown
     def _start_search(self, generation: int) -> bool:
         """The scheduler's ``start``: run one search, or say there is nothing to search."""
         self._show_error(None)
@@ -223,6 +225,7 @@ class SearchScreen(Browsing, Screen[None]):
             return
         self.post_message(SearchAnswered(generation, request, response))
 
+    @while_shown
     def on_search_answered(self, message: SearchAnswered) -> None:
         if not self.scheduler.is_current(message.generation):
             return  # a newer search (or newer text) supersedes it
@@ -313,6 +316,7 @@ class SearchScreen(Browsing, Screen[None]):
             sessions = [s for s in sessions if s.key == self.scope.value]
         self.post_message(HomeLoaded(generation, sessions))
 
+    @while_shown
     def on_home_loaded(self, message: HomeLoaded) -> None:
         if not self.scheduler.is_current(message.generation) or self.search_input.value.strip():
             return
@@ -332,6 +336,7 @@ class SearchScreen(Browsing, Screen[None]):
 
     # --- status (the app polls it; this shows it) -----------------------------------------
 
+    @while_shown
     def status_changed(self, first: bool) -> None:
         """A new ``StateStatus`` arrived (``first``: the first one since start)."""
         status = self.browser.status
@@ -344,13 +349,12 @@ class SearchScreen(Browsing, Screen[None]):
             empty_note.focus()  # its key takes the sources in
         elif self.focused in (None, empty_note):
             self.search_input.focus()  # the sources were taken in
-        counts = (status.total_sessions, sum(a.messages for a in status.agents))
-        if not empty and (first or counts != self._home_counts) and not (
-                self.search_input.value.strip()):
-            self.search_now()  # the home list, as it is now
-        elif not empty and first:
+        contents = status.contents  # moves when anything is stored or deleted, by anyone
+        if not empty and first:
             self.search_now()
-        self._home_counts = counts
+        elif not empty and contents != self._contents:
+            self.browser.contents_changed()  # the standing search, or the home list, again
+        self._contents = contents
         if self.refresh_when_indexed and not status.reconciling and not status.pending_sessions:
             self.refresh_when_indexed = False  # once: the search below decides again
             self.search_now()
@@ -361,7 +365,8 @@ class SearchScreen(Browsing, Screen[None]):
         indexing = IndexingView.of(status)
         incomplete = indexing.running or self.search_indexing
         sessions = status.total_sessions if status else 0
-        self.status_bar.show(indexing, incomplete, sessions, self.context_line())
+        incognito = status.incognito_sessions if status else 0
+        self.status_bar.show(indexing, incomplete, sessions, self.context_line(), incognito)
         clear = keys.first_key(self.app, "clear_filters")
         self.status_bar.show_filters(self.filters.labels(), clear)
 

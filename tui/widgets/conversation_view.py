@@ -187,6 +187,16 @@ class ConversationView(VerticalScroll):
             self.scroll_to_center(view, animate=False, immediate=True, origin_visible=True)
         return True
 
+    def in_view(self, index: int) -> bool:
+        """Whether the message at outline position ``index`` shows (some of it)."""
+        view = self.view_of(index)
+        if view is None:
+            return False
+        region = view.virtual_region
+        top = self.scroll_y
+        return region.y < top + self.scrollable_content_region.height and (
+            region.y + region.height > top)
+
     def top_index(self) -> int | None:
         """The outline position of the first message in view (of the last one, once the
         conversation's end is in view)."""

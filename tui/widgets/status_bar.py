@@ -89,7 +89,10 @@ class StatusBar(Horizontal):
         yield Static("", id="status-spacer")
         yield Static("", id="status-caller")
 
-    def show(self, indexing: IndexingView, incomplete: bool, sessions: int, context: str) -> None:
+    def show(self, indexing: IndexingView, incomplete: bool, sessions: int, context: str,
+             incognito: int = 0) -> None:
+        """``sessions``: every session stored, ``incognito`` of them never listed (so the list
+        shows fewer, and says so here)."""
         bar = self._part("#status-progress", ProgressBar)
         if bar is None:
             return
@@ -103,7 +106,8 @@ class StatusBar(Horizontal):
         elif indexing.pending:
             text = f"{plural(indexing.pending, 'session')} awaiting indexing"
         elif sessions:  # (not "N indexed": incognito sessions are stored, never indexed)
-            text = f"{plural(sessions, 'session')}, up to date"
+            unlisted = f" ({incognito:,} incognito not listed)" if incognito else ""
+            text = f"{plural(sessions, 'session')}{unlisted}, up to date"
         else:
             text = "no sessions yet"
         self._put("#status-index", Text(text))
