@@ -77,14 +77,33 @@ def append_events(
     return report
 
 
-def delete_session(state: StateDir, key: str) -> str:
-    """Delete a session: its events, index rows and index state, in one transaction.
-    Returns the canonical key; an unknown session is bad input."""
+PURGE_TRIES = 3  # a purge a reader blocks is tried again this often (each waits up to 1 s)
+
+
+@dataclass
+class Deletion:
+    key: str
+    purged: bool  # the backend's purge finished (SQLite: no reader held the log)
+    remains: list[str]  # what the purge did not reach, and what finishes it (sentences)
+
+    def as_json(self) -> dict[str, object]:
+        return {"purgePending": not self.purged, "remains": self.remains}
+
+
+def delete_session(state: StateDir, key: str) -> Deletion:
+    """Delete a session: its events, index rows and index state, in one transaction, then
+    purge (tried again briefly while a reader holds the log). Returns the canonical key and
+    what the purge left behind; an unknown session is bad input."""
     key = normalize_key(key)
     state.require()
     agent = agent_of(key)
     if agent in state.agents():
         with state.open(agent, write=True) as db:
             if db.delete_session(key):
-                return key
+                purged = db.purge(only_if_pending=True)
+                for _ in range(PURGE_TRIES - 1):
+                    if purged:
+                        break
+                    purged = db.purge(only_if_pending=True)
+                return Deletion(key, purged, db.purge_limits())
     raise ValidationError(f"no session {key} in {state.path}")

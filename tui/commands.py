@@ -68,11 +68,14 @@ def cmd_append(state: StateDir, args: argparse.Namespace) -> int:
 def cmd_delete(state: StateDir, args: argparse.Namespace) -> int:
     from backscroll.core.ingest import delete_session
 
-    key = delete_session(state, args.key)
+    deletion = delete_session(state, args.key)
     if args.json:
-        emit_json({"deleted": redact(key)})
+        emit_json({"deleted": redact(deletion.key), **deletion.as_json()})
     else:
-        _render().info(f"deleted {key}: its events, index rows and index state are gone")
+        _render().info(f"deleted {deletion.key}: its events, index rows and index state are "
+                       "gone from every answer")
+        for note in deletion.remains:
+            _render().info(note)
     return 0
 
 

@@ -323,8 +323,15 @@ class AgentWriter(AgentReader, Protocol):
 
     def purge(self, only_if_pending: bool = False) -> bool:
         """Make deleted text unrecoverable from what the backend keeps itself (SQLite: merge
-        the full-text index, zero freed pages, truncate the log; the server: nothing, its
-        pages are reclaimed by VACUUM). True when done."""
+        the full-text index, zero freed pages, truncate the log; the server: a plain VACUUM of
+        the tables a delete touches, where the role may). True when done."""
+        ...
+
+    def purge_limits(self) -> list[str]:
+        """What deleted text the last purge left behind, and what finishes it, as sentences
+        for the person who deleted (SQLite: a log a reader held; the server: its table files,
+        WAL, backups and replicas). Empty when nothing is left that this process could know
+        of."""
         ...
 
     # --- live sources

@@ -21,6 +21,7 @@ from ...transcript import advance, branch_message, indexable, keeps_branch, pars
 from ..model import AppendResult, BranchRow, Imported, SessionMeta, now_ms
 from ..stored import id_spellings, in_log_order, names_as_parent, new_events, stored_entry_id
 from .driver import Conflict, retried
+from .erase import Erasing
 from .fts import index_text
 from .reads import Reads
 from .text import load_text, store_text
@@ -42,7 +43,7 @@ _INSERT_ROW = (
 _COLUMNS = ("agent", "rowid", "pk", "entry", "role", "ts", "body", "exact", "tsv")
 
 
-class Writes(Reads):
+class Writes(Erasing, Reads):
     """Writing methods; the connection is a writer's, in autocommit mode."""
 
     @contextmanager
@@ -370,13 +371,10 @@ class Writes(Reads):
             self.delete_rows(found[0])
             # its events go with it (ON DELETE CASCADE), in this transaction
             conn.execute("DELETE FROM sessions WHERE pk = %s", (found[0],))
+        if not self._depth:
+            self.purge()
         return True
 
-    def purge(self, only_if_pending: bool = False) -> bool:
-        """Deleted rows are gone from every query at commit; the server reclaims their pages
-        (VACUUM, run by autovacuum or the administrator, docs/postgres.md): nothing to do
-        from here."""
-        return True
 
     @retried
     def import_session(

@@ -398,6 +398,15 @@ class Writes(Reads):
                 )
         return not busy
 
+    def purge_limits(self) -> list[str]:
+        pending = self.conn.execute("SELECT 1 FROM meta WHERE key = 'purge_pending'").fetchone()
+        if pending is None:
+            return []
+        return [f"a purge is pending: another process is reading {self.path.name}, so the "
+                f"deleted words stay in its log ({self.path.name}-wal) and old index segments "
+                "until the next delete or reconciliation pass (`backscroll reindex` runs "
+                "one) after that reader is done finishes it"]
+
 
 def _lower(value: str | None) -> str | None:
     return value.lower() if isinstance(value, str) else None
