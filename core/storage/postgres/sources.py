@@ -31,8 +31,9 @@ class SourceReads(Reads):
         return file_state_of(row) if row else None
 
     def session_key_of(self, session_id: str) -> str | None:
-        row = self._one("SELECT key FROM sessions WHERE agent_id = %s AND session_id = %s",
-                        (self.agent_id, session_id))
+        row = self._one("SELECT key FROM sessions WHERE agent_id = %s AND session_id = %s "
+                        "AND host IN (%s, '') ORDER BY host DESC LIMIT 1",
+                        (self.agent_id, session_id, self.host))
         return row[0] if row else None
 
     def source_syncs(self) -> dict[str, int]:
@@ -71,15 +72,16 @@ class SourceWrites(Writes, SourceReads):
         with self.transaction() as conn:
             row = conn.execute(
                 "SELECT pk, key, spawned_by, parent_key, label FROM sessions "
-                "WHERE agent_id = %s AND session_id = %s FOR UPDATE",
-                (self.agent_id, meta.session_id),
+                "WHERE agent_id = %s AND session_id = %s AND host IN (%s, '') "
+                "ORDER BY host DESC LIMIT 1 FOR UPDATE",
+                (self.agent_id, meta.session_id, self.host),
             ).fetchone()
             if row is None:
                 return False
             pk, stored_key, *links = row
             placeholder = f"agent:{self.agent_id}:import:{meta.session_id}".lower()
-            taken = conn.execute("SELECT 1 FROM sessions WHERE agent_id = %s AND key = %s",
-                                 (self.agent_id, key)).fetchone()
+            taken = conn.execute("SELECT 1 FROM sessions WHERE agent_id = %s AND key = %s "
+                                 "AND host = %s", (self.agent_id, key, self.host)).fetchone()
             new_key = key if stored_key == placeholder and not taken else stored_key
             wanted = [_lower(meta.spawned_by), _lower(meta.parent_key),
                       _clean(meta.label) or links[2]]

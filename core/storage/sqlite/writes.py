@@ -354,10 +354,12 @@ class Writes(Reads):
             )
         }
 
-    def delete_session(self, key: str) -> bool:
+    def delete_session(self, key: str, host: str | None = None) -> bool:
         """Remove a session's events, index rows and index state in one transaction, then
         purge its words from the full-text index and the log (``purge``)."""
         key = normalize_key(key)
+        if host is not None and host != self.host:
+            return False
         with self.transaction() as conn:
             found = conn.execute("SELECT pk FROM sessions WHERE key = ?", (key,)).fetchone()
             if found is None:
