@@ -15,6 +15,7 @@ import shlex
 from typing import Any, NamedTuple
 
 from .errors import BackscrollError, Unreachable, ValidationError
+from .hosts import check_host
 from .keys import check_agent_id, is_incognito
 from .redact import redact
 from .state import StateDir
@@ -65,6 +66,7 @@ class SessionSummary(NamedTuple):
     last_activity: int = 0  # epoch ms: the newest message, else the last change
     source: str = "openclaw"  # openclaw | claude-code | codex
     cwd: str | None = None  # the folder a Claude Code or Codex session ran in (redacted)
+    host: str = ""  # the host it came from (core/hosts.py); "" stored before hosts were
 
     @property
     def display_title(self) -> str:
@@ -88,6 +90,7 @@ class SessionSummary(NamedTuple):
             "messages": self.messages,
             "lastActivity": self.last_activity,
             "source": self.source,
+            "host": self.host or None,
         }
 
 
@@ -108,6 +111,7 @@ def summary_of(agent_id: str, s: SessionRow) -> SessionSummary:
         last_activity=s.last_activity,
         source=source_kind(s.source),
         cwd=redact(s.cwd) if s.cwd else None,
+        host=s.host,
     )
 
 
@@ -141,14 +145,15 @@ def visible_session_list(
     source: str | None = None,
     project: str | None = None,
     limit: int | None = None,
+    host: str | None = None,
 ) -> list[SessionSummary]:
     """The sessions ``caller`` may see (the rule search and history apply), newest activity
     first; optionally only of one agent or ``source`` (openclaw, claude-code, codex), in a
-    ``project`` (a cwd, or below it), last active in a time range, the first ``limit``.
-    Every filter runs inside the query, before the limit."""
+    ``project`` (a cwd, or below it), from one ``host``, last active in a time range, the
+    first ``limit``. Every filter runs inside the query, before the limit."""
     wanted = check_agent_id(agent) if agent is not None else None
     cards = CardFilter(SOURCES[source] if check_source(source) else None, project, since_ms,
-                       until_ms)
+                       until_ms, check_host(host) if host is not None else None)
     if limit is not None and not 1 <= limit <= LIST_LIMIT_MAX:
         raise ValidationError(f"limit must be from 1 to {LIST_LIMIT_MAX}, not {limit}")
     state.require()

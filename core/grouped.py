@@ -43,6 +43,7 @@ class ConversationHit:
             "lastActivity": self.session.last_activity,
             "hits": self.hits,
             "best": best,
+            "host": self.session.host or None,
         }
 
 

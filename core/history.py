@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from .bounds import MAX_MESSAGE_CHARS, check_id, cut_text
 from .errors import ValidationError
+from .hosts import check_host
 from .keys import normalize_key
 from .redact import redact
 from .search import validate_limit
@@ -43,6 +44,7 @@ class HistoryRequest:
     include_tools: bool = False
     max_bytes: int = ANSWER_MAX_BYTES  # exports raise these caps; the tool answer keeps them
     field_max_chars: int = FIELD_MAX_CHARS
+    host: str | None = None  # the session's host (``visible.find_session``)
 
 
 @dataclass
@@ -60,6 +62,7 @@ class HistoryResponse:
     bytes: int = 0
     has_more: bool = False  # older messages exist before the window
     has_newer: bool = False  # newer messages exist after the window (anchored windows)
+    host: str = ""  # the host the session came from (core/hosts.py)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -71,6 +74,7 @@ class HistoryResponse:
             "contentRedacted": self.content_redacted,
             "bytes": self.bytes,
             "hasMore": self.has_more,
+            "host": self.host or None,
         }
 
 
@@ -182,7 +186,9 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
         validate_limit(request.limit, HISTORY_LIMIT_MAX) if request.limit is not None else None
     )
     check_id("messageId", request.message_id)  # no entry has a longer id: not echoed whole
-    with open_visible(state, caller, key) as (db, session):
+    if request.host is not None:
+        check_host(request.host)
+    with open_visible(state, caller, key, request.host) as (db, session):
         shown = db.branch_messages(session.pk, session.last_seq)
         if shown is None:  # the stored branch lags behind the log: fold the whole log
             path = active_branch(db.events(session.pk)).path
@@ -204,7 +210,8 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
                     f"message {request.message_id!r} is not on the active branch of {key} "
                     "(it may be on an abandoned branch, a tool message, or unknown)"
                 )
-        response = HistoryResponse(session_key=key, session_id=redact(session.session_id))
+        response = HistoryResponse(session_key=key, session_id=redact(session.session_id),
+                                   host=session.host)
         picked = _window(messages, anchor, limit, response, request.max_bytes)
         has_more = messages.older(picked[0] if picked else len(candidates)) is not None
         has_newer = bool(picked) and messages.newer(picked[-1]) is not None

@@ -12,6 +12,7 @@ from typing import Callable, Iterable
 
 from .bounds import too_long
 from .errors import ValidationError
+from .hosts import check_host
 from .keys import agent_of, normalize_key
 from .state import StateDir
 from .storage import SessionMeta
@@ -90,20 +91,24 @@ class Deletion:
         return {"purgePending": not self.purged, "remains": self.remains}
 
 
-def delete_session(state: StateDir, key: str) -> Deletion:
-    """Delete a session: its events, index rows and index state, in one transaction, then
-    purge (tried again briefly while a reader holds the log). Returns the canonical key and
-    what the purge left behind; an unknown session is bad input."""
+def delete_session(state: StateDir, key: str, host: str | None = None) -> Deletion:
+    """Delete a session (of ``host``; None: this machine's, ``core/hosts.py``): its events,
+    index rows and index state, in one transaction, then purge (tried again briefly while a
+    reader holds the log). Returns the canonical key and what the purge left behind; an
+    unknown session is bad input."""
     key = normalize_key(key)
+    if host is not None:
+        host = check_host(host)
     state.require()
     agent = agent_of(key)
     if agent in state.agents():
         with state.open(agent, write=True) as db:
-            if db.delete_session(key):
+            if db.delete_session(key, host):
                 purged = db.purge(only_if_pending=True)
                 for _ in range(PURGE_TRIES - 1):
                     if purged:
                         break
                     purged = db.purge(only_if_pending=True)
                 return Deletion(key, purged, db.purge_limits())
-    raise ValidationError(f"no session {key} in {state.path}")
+    where = f" of host {host}" if host is not None else ""
+    raise ValidationError(f"no session {key}{where} in {state.path}")

@@ -60,6 +60,7 @@ def test_append_then_search_json(filled, capsys) -> None:
         "role",
         "excerpt",
         "score",
+        "host",
     }
     assert "indexing" not in answer and "truncated" not in answer
 

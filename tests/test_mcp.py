@@ -31,9 +31,10 @@ SUB_A1 = "agent:main:subagent:a1"  # spawned by a
 SUB_B = "agent:main:subagent:b"  # a's sibling
 INCOGNITO = "agent:main:subagent:incognito-x"  # spawned by a, never visible
 OPS = "agent:ops:main"
-SEARCH_ARGS = {"query", "limit", "match", "order", "agent", "sessionKey", "role", "since", "until"}
+SEARCH_ARGS = {"query", "limit", "match", "order", "agent", "sessionKey", "role", "since", "until",
+               "host"}
 HISTORY_ARGS = {"sessionKey", "messageId", "limit", "includeTools"}
-LIST_ARGS = {"limit", "agent", "since"}
+LIST_ARGS = {"limit", "agent", "since", "host"}
 # Arguments a model might try in order to widen what it sees: every one must change nothing.
 WIDENING = {
     "as": MAIN, "caller": MAIN, "asKey": MAIN, "visibility": "all", "policy": "all",
@@ -122,7 +123,8 @@ async def test_search_answers_exactly_the_library_json(world) -> None:
     assert json.loads(result.content[0].text) == expected
     assert expected["truncated"] is True and len(expected["results"]) == 3
     hit = result.structured_content["results"][0]
-    assert set(hit) == {"sessionKey", "sessionId", "messageId", "timestamp", "role", "excerpt", "score"}
+    assert set(hit) == {"sessionKey", "sessionId", "messageId", "timestamp", "role", "excerpt", "score",
+                        "host"}
     assert isinstance(hit["timestamp"], int) and hit["role"] in ("user", "assistant")
 
 
@@ -148,7 +150,7 @@ async def test_history_answers_exactly_the_library_json(world) -> None:
     assert [m["id"] for m in expected["messages"]] == ["a1", "a2"]
     assert set(expected) == {
         "sessionKey", "sessionId", "messages", "truncated", "contentTruncated", "contentRedacted",
-        "bytes", "hasMore",
+        "bytes", "hasMore", "host",
     }
 
 
@@ -220,7 +222,7 @@ async def test_the_operator_lists_everything_but_incognito(world) -> None:
         "sessionKey": OPS, "sessionId": summary.session_id, "agent": "ops", "label": None,
         "spawnedBy": None, "createdAt": summary.created_at, "updatedAt": summary.updated_at,
         "indexing": False, "title": summary.title, "messages": summary.messages,
-        "lastActivity": summary.last_activity, "source": "openclaw",
+        "lastActivity": summary.last_activity, "source": "openclaw", "host": summary.host,
     }
     assert summary.messages > 0 and summary.title
     children = await call(server_for(world), "sessions_list", {"since": ops["lastActivity"] - 1})

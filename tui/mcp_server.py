@@ -75,6 +75,7 @@ class SearchHit(TypedDict):
     role: Literal["user", "assistant"]
     excerpt: str
     score: float
+    host: NotRequired[str | None]
 
 
 class SearchAnswer(TypedDict):
@@ -101,6 +102,7 @@ class HistoryAnswer(TypedDict):
     contentRedacted: bool
     bytes: int
     hasMore: bool
+    host: NotRequired[str | None]
 
 
 class SessionItem(TypedDict):
@@ -116,6 +118,7 @@ class SessionItem(TypedDict):
     messages: int
     lastActivity: int
     source: str
+    host: NotRequired[str | None]
 
 
 class SessionList(TypedDict):
@@ -153,8 +156,8 @@ not see gets the same answer as one that does not exist."""
 
 LIST_DESCRIPTION = """\
 List the past sessions you may see, most recently active first: sessionKey, agent, label \
-(a title, when the session has one), who spawned it, and creation and last-activity times \
-(epoch ms). Use it to find a session to read with sessions_history."""
+(a title, when the session has one), who spawned it, creation and last-activity times \
+(epoch ms), and the host it came from. Use it to find a session to read with sessions_history."""
 
 TIME_HELP = (
     "an ISO date or date-time (2026-11-30, 2026-11-30T12:00Z), epoch milliseconds, or an age "
@@ -183,6 +186,9 @@ Order = Annotated[Literal["best", "recent"], Field(
     description="best: best match first; recent: newest first"
 )]
 Agent = Annotated[str | None, Field(description="only this agent id")]
+Host = Annotated[str | None, Field(
+    description="only sessions from this host (the machine a session came from)"
+)]
 OnlySession = Annotated[str | None, Field(description="only this session key")]
 Role = Annotated[Literal["user", "assistant"] | None, Field(description="only this role")]
 Since = Annotated[StrictStr | StrictInt | None, Field(description=f"from this time: {TIME_HELP}")]
@@ -273,12 +279,13 @@ def build_server(
         role: Role = None,
         since: Since = None,
         until: Until = None,
+        host: Host = None,
     ) -> Annotated[CallToolResult, SearchAnswer]:
         def search() -> dict[str, Any]:
             request = SearchRequest(
                 query=query, limit=limit, match=match, order=order, agent=agent,
                 session_key=sessionKey, role=role, since_ms=parse_time(since),
-                until_ms=parse_time(until),
+                until_ms=parse_time(until), host=host,
             )
             return sessions_search(state, request, caller, on_pending=on_pending).as_json()
 
@@ -303,10 +310,12 @@ def build_server(
         limit: ListLimit = LIST_LIMIT_DEFAULT,
         agent: Agent = None,
         since: ActiveSince = None,
+        host: Host = None,
     ) -> Annotated[CallToolResult, SessionList]:
         def listing() -> dict[str, Any]:
             checked = validate_limit(limit, LIST_LIMIT_MAX)
-            sessions = visible_session_list(state, caller, agent=agent, since_ms=parse_time(since))
+            sessions = visible_session_list(state, caller, agent=agent, since_ms=parse_time(since),
+                                            host=host)
             out: dict[str, Any] = {"sessions": [s.as_json() for s in sessions[:checked]]}
             if len(sessions) > checked:
                 out["truncated"] = True
