@@ -61,6 +61,7 @@ class StateStatus:
     path: str
     agents: list[AgentStatus] = field(default_factory=list)
     backend: str = ""  # the storage and where it is (``StateDir.describe``), password masked
+    host: str = ""  # this machine's host label (core/hosts.py): what it stores sessions under
 
     @property
     def broken(self) -> list[AgentStatus]:
@@ -83,6 +84,7 @@ class StateStatus:
             "stateDir": self.path,
             "backend": self.backend,
             "agents": [a.as_json() for a in self.agents],
+            "host": self.host,
         }
 
 
@@ -116,4 +118,4 @@ def state_status(state: StateDir) -> StateStatus:
                 state="read-only" if read_only else "ok",
             )
         )
-    return StateStatus(str(state.path), agents, backend=state.describe())
+    return StateStatus(str(state.path), agents, backend=state.describe(), host=state.host)
