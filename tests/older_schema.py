@@ -41,6 +41,8 @@ PG_UNDO = {
               OR OLD.state IS DISTINCT FROM NEW.state
               OR OLD.indexer_version IS DISTINCT FROM NEW.indexer_version)
         EXECUTE FUNCTION backscroll.bump_visibility_rev();
+    ALTER TABLE backscroll.source_files DROP COLUMN host, ADD PRIMARY KEY (agent_id, path);
+    ALTER TABLE backscroll.source_syncs DROP COLUMN host, ADD PRIMARY KEY (agent_id, root);
     """,
 }
 

@@ -179,3 +179,22 @@ def test_the_machine_label(tmp_path: Path, capsys) -> None:
     assert [r["host"] for r in found["results"]] == ["desk"]  # a local store: its one host
     assert as_json(capsys, "search", "heron", "--host", "elsewhere",
                    "--state-dir", str(tmp_path))["results"] == []
+
+
+def test_each_host_keeps_its_own_record_of_a_synced_path(pg_url: str, tmp_path: Path) -> None:
+    """Two hosts syncing the same path (the same home layout) each remember how far they read
+    their own file: one host's record never makes the other skip or re-read."""
+    from backscroll.core.storage import FileState
+
+    path = "/root/.openclaw/agents/main/sessions/main.jsonl"
+    for name, size in (("alpha", 100), ("bravo", 7)):
+        state = StateDir(tmp_path / name, database_url=pg_url, host=name)
+        with state.open("main", write=True) as db, db.atomic():
+            db.save_file_state(FileState(path, "openclaw", "/root/.openclaw", 1, 2, size, 3,
+                                         done_bytes=size, synced_at=5))
+            db.record_sync([("/root/.openclaw", "openclaw")], 5 + size)
+    for name, size in (("alpha", 100), ("bravo", 7)):
+        with StateDir(tmp_path / name, database_url=pg_url, host=name).open("main") as db:
+            assert db.file_state(path).done_bytes == size
+            assert [s.done_bytes for s in db.file_states().values()] == [size]
+            assert db.source_syncs() == {"/root/.openclaw": 5 + size}

@@ -258,6 +258,14 @@ MIGRATIONS[5] = """
               OR OLD.state IS DISTINCT FROM NEW.state
               OR OLD.indexer_version IS DISTINCT FROM NEW.indexer_version)
         EXECUTE FUNCTION bump_visibility_rev();
+
+    -- What each host's live sources took in is that host's: two hosts may sync the same path.
+    ALTER TABLE source_files ADD COLUMN host text NOT NULL DEFAULT '';
+    ALTER TABLE source_files DROP CONSTRAINT source_files_pkey;
+    ALTER TABLE source_files ADD PRIMARY KEY (agent_id, host, path);
+    ALTER TABLE source_syncs ADD COLUMN host text NOT NULL DEFAULT '';
+    ALTER TABLE source_syncs DROP CONSTRAINT source_syncs_pkey;
+    ALTER TABLE source_syncs ADD PRIMARY KEY (agent_id, host, root);
 """
 
 SCHEMA_VERSION = max(MIGRATIONS)
