@@ -54,7 +54,7 @@ def find_session(db: AgentReader, caller: Caller, key: str, host: str | None = N
     hosts = db.key_hosts(key)
     if len(hosts) > 1 and db.host not in hosts:
         raise ValidationError(f"{key} is a session on several hosts ({', '.join(hosts)}): "
-                              "name one with --host")
+                              "name its host (--host NAME; MCP: host)")
     return db.session(key)
 
 

@@ -33,7 +33,7 @@ INCOGNITO = "agent:main:subagent:incognito-x"  # spawned by a, never visible
 OPS = "agent:ops:main"
 SEARCH_ARGS = {"query", "limit", "match", "order", "agent", "sessionKey", "role", "since", "until",
                "host"}
-HISTORY_ARGS = {"sessionKey", "messageId", "limit", "includeTools"}
+HISTORY_ARGS = {"sessionKey", "messageId", "limit", "includeTools", "host"}
 LIST_ARGS = {"limit", "agent", "since", "host"}
 # Arguments a model might try in order to widen what it sees: every one must change nothing.
 WIDENING = {

@@ -198,3 +198,19 @@ def test_each_host_keeps_its_own_record_of_a_synced_path(pg_url: str, tmp_path: 
             assert db.file_state(path).done_bytes == size
             assert [s.done_bytes for s in db.file_states().values()] == [size]
             assert db.source_syncs() == {"/root/.openclaw": 5 + size}
+
+
+def test_a_browser_opens_the_session_of_the_row_it_shows(team, pg_url: str, tmp_path: Path) -> None:
+    """The browser's rows carry their host, and a conversation is opened by key and host: two
+    hosts' agent:main:main are two conversations, never an error or the other one."""
+    from backscroll.core.catalog import visible_session_list
+    from backscroll.core.conversation import conversation_outline, window_around
+
+    laptop = StateDir(tmp_path / "laptop", database_url=pg_url, host="laptop")
+    rows = [s for s in visible_session_list(laptop, OPERATOR) if s.key == MAIN]
+    assert sorted(s.host for s in rows) == ["alpha", "bravo"]
+    for row in rows:
+        word = {"alpha": "heron", "bravo": "osprey"}[row.host]
+        preview = window_around(laptop, OPERATOR, row.key, None, 5, row.host)
+        assert preview.host == row.host and word in json.dumps(preview.messages)
+        assert conversation_outline(laptop, OPERATOR, row.key, row.host).ids == ("u1", "a1")

@@ -189,6 +189,10 @@ Agent = Annotated[str | None, Field(description="only this agent id")]
 Host = Annotated[str | None, Field(
     description="only sessions from this host (the machine a session came from)"
 )]
+SessionHost = Annotated[str | None, Field(
+    description="the session's host, as sessions_search or sessions_list gave it (needed only "
+    "when several hosts hold the same sessionKey)"
+)]
 OnlySession = Annotated[str | None, Field(description="only this session key")]
 Role = Annotated[Literal["user", "assistant"] | None, Field(description="only this role")]
 Since = Annotated[StrictStr | StrictInt | None, Field(description=f"from this time: {TIME_HELP}")]
@@ -298,9 +302,11 @@ def build_server(
         messageId: MessageId = None,
         limit: HistoryLimit = None,
         includeTools: IncludeTools = False,
+        host: SessionHost = None,
     ) -> Annotated[CallToolResult, HistoryAnswer]:
         request = HistoryRequest(
-            session_key=sessionKey, message_id=messageId, limit=limit, include_tools=includeTools
+            session_key=sessionKey, message_id=messageId, limit=limit, include_tools=includeTools,
+            host=host,
         )
         return await _off_loop(ctx, lambda: sessions_history(state, request, caller).as_json())
 

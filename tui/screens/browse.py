@@ -21,7 +21,7 @@ from backscroll.core.visibility import Caller, may_see_agent
 
 from ..messages import FilterChoices, FiltersChanged, HistoryLoaded, SessionsLoaded
 from ..text import cut_middle, shown
-from ..widgets.results import Row, row_anchor, row_identity, row_key, row_summary
+from ..widgets.results import Row, row_anchor, row_host, row_identity, row_key, row_summary
 from .conversation import ConversationScreen, CoreSource
 from .filters import Filters, FiltersScreen
 from .view_as import ViewAsChoice, ViewAsScreen
@@ -75,7 +75,7 @@ class Browsing(_Base):
         a window of it, so a long conversation previews as fast as a short one."""
         try:
             response = window_around(self.browser.state, caller, row_key(row), row_anchor(row),
-                                     PREVIEW_MESSAGES)
+                                     PREVIEW_MESSAGES, row_host(row))
         except (ValidationError, Forbidden) as err:  # e.g. rewound meanwhile: say so, inline
             self.post_message(HistoryLoaded(row, error=str(err)))
             return
@@ -107,7 +107,7 @@ class Browsing(_Base):
         request = self.request_for(text) if text.strip() and self.last_request else None
         summary = row_summary(row)
         title = summary.display_title if summary is not None else ""
-        source = CoreSource(self.browser.state, self.browser.caller, row_key(row))
+        source = CoreSource(self.browser.state, self.browser.caller, row_key(row), row_host(row))
         self.app.push_screen(ConversationScreen(source, row_anchor(row), self.browser.now,
                                                 request, title))
 

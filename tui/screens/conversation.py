@@ -54,15 +54,18 @@ class CoreSource:
     state: StateDir
     caller: Caller
     session_key: str
+    host: str | None = None  # the session's (a team server holds a key per host)
 
     def outline(self) -> Outline:
-        return conversation_outline(self.state, self.caller, self.session_key)
+        return conversation_outline(self.state, self.caller, self.session_key, self.host)
 
     def window(self, start: int, stop: int) -> list[dict[str, Any]]:
-        return conversation_window(self.state, self.caller, self.session_key, start, stop)
+        return conversation_window(self.state, self.caller, self.session_key, start, stop,
+                                   host=self.host)
 
     def hits(self, request: SearchRequest) -> list[str]:
-        return session_hits(self.state, self.caller, request._replace(session_key=self.session_key))
+        return session_hits(self.state, self.caller,
+                            request._replace(session_key=self.session_key, host=self.host or None))
 
 
 class ConversationScreen(Screen[None]):
