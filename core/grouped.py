@@ -32,7 +32,7 @@ class ConversationHit:
 
     def as_json(self) -> dict[str, Any]:
         best = self.result.as_json()
-        del best["sessionKey"], best["sessionId"]
+        del best["sessionKey"], best["sessionId"], best["host"]  # the conversation's own
         return {
             "sessionKey": redact(self.session.key),
             "sessionId": self.session.session_id,
