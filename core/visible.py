@@ -100,7 +100,7 @@ class VisibleSessions(NamedTuple):
         return SessionScope(pks, hidden)
 
 
-_cache: dict[tuple[str, Caller], tuple[int, VisibleSessions]] = {}
+_cache: dict[tuple[str, str, Caller], tuple[int, VisibleSessions]] = {}
 _CACHE_MAX = 64
 
 
@@ -111,7 +111,7 @@ def visible_sessions(db: AgentReader, caller: Caller) -> VisibleSessions:
     same transaction as any change of sessions, links or index states.
     """
     rev = db.visibility_rev()
-    slot = (db.location, caller)
+    slot = (db.location, db.host, caller)  # a caller without a host is on the asking machine
     cached = _cache.get(slot)
     if cached is not None and cached[0] == rev:
         return cached[1]

@@ -95,6 +95,11 @@ def test_as_a_key_on_host_a_never_sees_host_b(team, pg_url: str, capsys) -> None
     assert sessions_search(state, SearchRequest("osprey"), Caller(MAIN)).results == []
     assert [r.host for r in sessions_search(state, SearchRequest("osprey"),
                                             Caller(MAIN, host="bravo")).results] == ["bravo"] * 3
+    # One process, two machines' states: a caller's view is never the other machine's.
+    at_bravo = StateDir(bravo, database_url=pg_url)
+    assert [r.host for r in sessions_search(at_bravo, SearchRequest("osprey"), Caller(MAIN)
+                                            ).results] == ["bravo"] * 3
+    assert sessions_search(at_bravo, SearchRequest("heron"), Caller(MAIN)).results == []
 
 
 def test_the_operator_sees_every_host_and_filters_by_one(team, pg_url: str, tmp_path: Path,
