@@ -118,6 +118,10 @@ def test_the_operator_sees_every_host_and_filters_by_one(team, pg_url: str, tmp_
     # A key two other hosts hold is named by its host: one sentence, never a silent pick.
     code, _out, err = cli(capsys, "history", MAIN, *at)
     assert code == 2 and "on several hosts (alpha, bravo)" in err and "--host" in err
+    code, _out, err = cli(capsys, "search", "is", "--session", MAIN, *at)
+    assert code == 2 and "on several hosts (alpha, bravo)" in err
+    found = as_json(capsys, "search", "is", "--session", MAIN, "--host", "bravo", *at)
+    assert {(r["messageId"], r["host"]) for r in found["results"]} == {("u1", "bravo"), ("a1", "bravo")}
     history = as_json(capsys, "history", MAIN, "--host", "bravo", *at)
     assert history["host"] == "bravo" and "osprey" in json.dumps(history["messages"])
     code, out, err = cli(capsys, "search", "is", "--group", *at)
