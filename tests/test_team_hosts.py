@@ -223,3 +223,31 @@ def test_a_browser_opens_the_session_of_the_row_it_shows(team, pg_url: str, tmp_
         preview = window_around(laptop, OPERATOR, row.key, None, 5, row.host)
         assert preview.host == row.host and word in json.dumps(preview.messages)
         assert conversation_outline(laptop, OPERATOR, row.key, row.host).ids == ("u1", "a1")
+
+
+async def test_view_as_lists_each_hosts_session_of_a_key_and_picks_its_host() -> None:
+    """The browser's "view as": two hosts' agent:main:main are two choices, each named with its
+    host, each with its sub-agent under it; picking one gives a caller on that host."""
+    from textual.widgets import OptionList
+
+    from backscroll.core.catalog import SessionSummary
+    from backscroll.tui.screens import ViewAsChoice, ViewAsScreen
+
+    from .test_tui import Host, frozen
+
+    def summary(key: str, host: str, spawned_by: str | None = None) -> SessionSummary:
+        return SessionSummary(key, "main", "sid", None, spawned_by, 1, 1, 3, True, False,
+                              host=host)
+
+    sessions = [summary(MAIN, "alpha"), summary(CHILD, "alpha", MAIN), summary(MAIN, "bravo"),
+                summary(CHILD, "bravo", MAIN), summary("agent:main:solo", "bravo")]
+    screen = ViewAsScreen(sessions, OPERATOR, frozen)
+    app = Host(screen)
+    async with app.run_test() as pilot:
+        listing = screen.query_one("#view-as-list", OptionList)
+        prompts = [listing.get_option_at_index(i).prompt.plain.split("  ")[0]
+                   for i in range(listing.option_count)]
+        assert prompts == ["operator", f"{MAIN} on alpha", f" ↳ {CHILD} on alpha",
+                           f"{MAIN} on bravo", f" ↳ {CHILD} on bravo", "agent:main:solo"]
+        await pilot.press("j", "j", "j", "enter")
+        assert app.answer == ViewAsChoice(MAIN, False, "bravo")

@@ -99,7 +99,8 @@ class SessionActions(_Base):
         if choice.key is None:
             caller = OPERATOR
         else:
-            caller = make_caller(load_config(self.state.path), choice.key, None, choice.sandboxed)
+            caller = make_caller(load_config(self.state.path), choice.key, None, choice.sandboxed,
+                                 choice.host)
         self.post_message(CallerChanged(caller))
 
     def on_caller_changed(self, message: CallerChanged) -> None:
