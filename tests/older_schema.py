@@ -32,6 +32,7 @@ def downgrade(path: Path, version: int) -> None:
 # What each PostgreSQL migration (core/storage/postgres/schema.py) added, taken away again.
 PG_UNDO = {
     5: """
+    DROP INDEX backscroll.sessions_by_key;
     ALTER TABLE backscroll.sessions DROP COLUMN host CASCADE;
     ALTER TABLE backscroll.sessions ADD UNIQUE (agent_id, key), ADD UNIQUE (agent_id, session_id);
     CREATE TRIGGER sessions_changed AFTER UPDATE ON backscroll.sessions FOR EACH ROW

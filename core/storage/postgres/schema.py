@@ -249,6 +249,8 @@ MIGRATIONS[5] = """
     ALTER TABLE sessions ADD CONSTRAINT sessions_host_key UNIQUE (agent_id, host, key);
     ALTER TABLE sessions ADD CONSTRAINT sessions_host_session_id
         UNIQUE (agent_id, host, session_id);
+    -- A key looked up without its host (the operator's history, key_hosts) reads this.
+    CREATE INDEX sessions_by_key ON sessions (agent_id, key);
     DROP TRIGGER sessions_changed ON sessions;
     CREATE TRIGGER sessions_changed AFTER UPDATE ON sessions FOR EACH ROW
         WHEN (OLD.key IS DISTINCT FROM NEW.key
