@@ -175,10 +175,11 @@ def visible_session_list(
     return list(merged)[:limit] if limit is not None else list(merged)
 
 
-def visible_session(state: StateDir, caller: Caller, session_key: str) -> SessionSummary:
-    """What a list shows of one session the caller may see; ``Forbidden`` (the same sentence
-    as history's) when it may not, or when there is no such session."""
-    with open_visible(state, caller, session_key) as (db, session):
+def visible_session(state: StateDir, caller: Caller, session_key: str,
+                    host: str | None = None) -> SessionSummary:
+    """What a list shows of one session the caller may see (of ``host``); ``Forbidden`` (the
+    same sentence as history's) when it may not, or when there is no such session."""
+    with open_visible(state, caller, session_key, host) as (db, session):
         [card] = db.session_cards(SessionFilter([session.pk]))
     return summary_of(db.agent_id, card)
 

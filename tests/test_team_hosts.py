@@ -251,3 +251,14 @@ async def test_view_as_lists_each_hosts_session_of_a_key_and_picks_its_host() ->
                            f"{MAIN} on bravo", f" ↳ {CHILD} on bravo", "agent:main:solo"]
         await pilot.press("j", "j", "j", "enter")
         assert app.answer == ViewAsChoice(MAIN, False, "bravo")
+
+
+def test_export_and_resume_lookup_take_the_rows_host(team, pg_url: str, tmp_path: Path) -> None:
+    from backscroll.core.catalog import visible_session
+    from backscroll.core.export import export_conversation
+
+    laptop = StateDir(tmp_path / "laptop", database_url=pg_url, host="laptop")
+    with pytest.raises(ValidationError, match="several hosts"):
+        export_conversation(laptop, MAIN, OPERATOR)
+    assert "osprey" in export_conversation(laptop, MAIN, OPERATOR, host="bravo")
+    assert visible_session(laptop, OPERATOR, MAIN, "alpha").host == "alpha"

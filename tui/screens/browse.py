@@ -129,7 +129,7 @@ class Browsing(_Base):
         if row is None:
             self.notify("Highlight a row to export its conversation.", markup=False)
             return
-        self.browser.ask_export(row_key(row))
+        self.browser.ask_export(row_key(row), row_host(row))
 
     # --- resume ---------------------------------------------------------------------------
 
@@ -142,7 +142,7 @@ class Browsing(_Base):
         if summary is not None:
             self.browser.copy_resume(summary)
         else:
-            self.browser.look_up(row_key(row), self.browser.caller)
+            self.browser.look_up(row_key(row), self.browser.caller, row_host(row))
 
     def flash(self, text: str) -> None:
         """Say in the status bar what just happened (what was copied)."""

@@ -350,10 +350,10 @@ class ConversationScreen(Screen[None]):
     # --- the app's part -----------------------------------------------------------------------
 
     def action_export(self) -> None:
-        self.post_message(ExportRequested(self.source.session_key))
+        self.post_message(ExportRequested(self.source.session_key, _host(self.source)))
 
     def action_resume(self) -> None:
-        self.post_message(ResumeRequested(self.source.session_key))
+        self.post_message(ResumeRequested(self.source.session_key, _host(self.source)))
 
     def restyle(self) -> None:
         self.query_one("#conversation-title", Static).update(self._title(), layout=False)
@@ -370,3 +370,8 @@ def _said_at(outline: Outline, index: int | None) -> int:
     while index > 0 and not outline.said[index]:
         index -= 1
     return outline.said[index] or 1
+
+
+def _host(source: ConversationSource) -> str | None:
+    """The host of a source's session, when it names one (a test's source may not)."""
+    return getattr(source, "host", None)
