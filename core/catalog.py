@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from .bounds import cut_marker, cut_text
 from .errors import BackscrollError, Unreachable, ValidationError
+from .hosts import check_host
 from .keys import check_agent_id, is_incognito
 from .labels import made_up
 from .redact import quoted, redact
@@ -115,6 +116,7 @@ class SessionSummary(NamedTuple):
     last_activity: int = 0  # epoch ms: the newest message, else the last change
     source: str = "openclaw"  # openclaw | claude-code | codex
     cwd: str | None = None  # the folder a Claude Code or Codex session ran in (redacted)
+    host: str = ""  # the host it came from (core/hosts.py); "" stored before hosts were
 
     @property
     def display_title(self) -> str:
@@ -145,6 +147,7 @@ class SessionSummary(NamedTuple):
             "lastActivity": self.last_activity,
             "source": self.source,
             "resume": resume_of(self).command,
+            "host": self.host or None,
         }
 
 
@@ -165,6 +168,7 @@ def summary_of(agent_id: str, s: SessionRow) -> SessionSummary:
         last_activity=s.last_activity,
         source=source_kind(s.source),
         cwd=redact(s.cwd) if s.cwd else None,
+        host=s.host,
     )
 
 
@@ -198,15 +202,15 @@ def visible_session_list(
     source: str | None = None,
     project: str | None = None,
     limit: int | None = None,
+    host: str | None = None,
 ) -> list[SessionSummary]:
     """The sessions ``caller`` may see (the rule search and history apply), newest activity
     first; optionally only of one agent or ``source`` (openclaw, claude-code, codex), in a
-    ``project`` (a cwd, or below it), last active in a time range, the first ``limit``.
-    Every filter runs inside the query, before the limit."""
-    if agent is not None:
-        check_agent_id(agent)
+    ``project`` (a cwd, or below it), from one ``host``, last active in a time range, the
+    first ``limit``. Every filter runs inside the query, before the limit."""
+    wanted = check_agent_id(agent) if agent is not None else None
     cards = CardFilter(SOURCES[source] if check_source(source) else None, project, since_ms,
-                       until_ms)
+                       until_ms, check_host(host) if host is not None else None)
     if limit is not None and not 1 <= limit <= LIST_LIMIT_MAX:
         raise ValidationError(f"limit must be from 1 to {LIST_LIMIT_MAX}, not {limit}")
     state.require()
@@ -229,10 +233,11 @@ def visible_session_list(
     return list(merged)[:limit] if limit is not None else list(merged)
 
 
-def visible_session(state: StateDir, caller: Caller, session_key: str) -> SessionSummary:
-    """What a list shows of one session the caller may see; ``Forbidden`` (the same sentence
-    as history's) when it may not, or when there is no such session."""
-    with open_visible(state, caller, session_key) as (db, session):
+def visible_session(state: StateDir, caller: Caller, session_key: str,
+                    host: str | None = None) -> SessionSummary:
+    """What a list shows of one session the caller may see (of ``host``); ``Forbidden`` (the
+    same sentence as history's) when it may not, or when there is no such session."""
+    with open_visible(state, caller, session_key, host) as (db, session):
         [card] = db.session_cards(SessionFilter([session.pk]))
     return summary_of(db.agent_id, card)
 

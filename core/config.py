@@ -113,14 +113,18 @@ def make_caller(
     as_key: str | None,
     visibility: str | None = None,
     sandboxed: bool | None = None,
+    host: str | None = None,
 ) -> Caller:
-    """The operator (no key), or a session caller with the file's policy and overrides.
+    """The operator (no key), or a session caller with the file's policy and overrides, on
+    ``host`` (None: this machine's label, ``core/hosts.py``): its key means its host's session.
 
     A bad ``visibility`` is refused even for the operator (it is bad input either way),
     though the operator's view does not depend on it."""
     if visibility is not None:
         check_visibility(visibility)
     if as_key is None:
+        if host is not None:
+            raise ValidationError("--as-host names the host of an --as session: give --as KEY")
         return OPERATOR
     key = normalize_key(as_key)
     policy = config.policy
@@ -130,4 +134,4 @@ def make_caller(
         sandboxed = config.sandbox_mode == "all" or (
             config.sandbox_mode == "non-main" and not is_main_key(key)
         )
-    return Caller(key, policy._replace(sandboxed=sandboxed))
+    return Caller(key, policy._replace(sandboxed=sandboxed), host)

@@ -82,20 +82,22 @@ _locks: dict[tuple[str, int, int, str | None], threading.Lock] = {}  # outlines 
 _locks_lock = threading.Lock()
 
 
-def conversation_outline(state: StateDir, caller: Caller, session_key: str) -> Outline:
-    """The outline of a conversation the caller may see (else ``Forbidden``, as history)."""
-    with open_visible(state, caller, session_key) as (db, session):
+def conversation_outline(state: StateDir, caller: Caller, session_key: str,
+                         host: str | None = None) -> Outline:
+    """The outline of a conversation the caller may see (else ``Forbidden``, as history);
+    ``host``: the session's host, as every function here takes it (``visible.find_session``)."""
+    with open_visible(state, caller, session_key, host) as (db, session):
         return _branch(db, session).outline
 
 
 def conversation_window(
     state: StateDir, caller: Caller, session_key: str, start: int, stop: int,
-    field_max_chars: int = FIELD_MAX_CHARS,
+    field_max_chars: int = FIELD_MAX_CHARS, host: str | None = None,
 ) -> list[dict[str, Any]]:
     """Messages ``start`` to ``stop`` (outline positions, at most ``WINDOW_MAX``) rendered as
     ``sessions_history`` renders them, tool traffic included. A message with nothing left to
     show (an empty turn) is an empty list of blocks."""
-    with open_visible(state, caller, session_key) as (db, session):
+    with open_visible(state, caller, session_key, host) as (db, session):
         branch = _branch(db, session)
         start = max(0, start)
         stop = min(len(branch.seqs), stop, start + WINDOW_MAX)
@@ -114,14 +116,16 @@ def conversation_window(
 
 
 def window_around(
-    state: StateDir, caller: Caller, session_key: str, message_id: str | None, count: int
+    state: StateDir, caller: Caller, session_key: str, message_id: str | None, count: int,
+    host: str | None = None,
 ) -> HistoryResponse:
     """``count`` messages around ``message_id`` (None: the newest ones), as a history answer
     (a preview pane shows it): read from the outline, so a long conversation costs a window,
     not the whole branch. An id not on the active branch is a ``ValidationError``, as for
     ``sessions_history``."""
-    with open_visible(state, caller, session_key) as (db, session):
+    with open_visible(state, caller, session_key, host) as (db, session):
         outline = _branch(db, session).outline
+        host = session.host
     total = len(outline)
     focus = outline.index_of(message_id) if message_id is not None else max(total - 1, 0)
     if focus is None:
@@ -130,10 +134,10 @@ def window_around(
             "(it may be on an abandoned branch, a tool message, or unknown)"
         )
     start = max(0, min(focus - count // 2, total - count))
-    messages = conversation_window(state, caller, session_key, start, start + count)
+    messages = conversation_window(state, caller, session_key, start, start + count, host=host)
     return HistoryResponse(outline.session_key, outline.session_id, messages,
                            truncated=len(messages) < total, has_more=start > 0,
-                           has_newer=start + len(messages) < total)
+                           has_newer=start + len(messages) < total, host=host)
 
 
 def session_hits(state: StateDir, caller: Caller, request: SearchRequest) -> list[str]:
@@ -143,7 +147,7 @@ def session_hits(state: StateDir, caller: Caller, request: SearchRequest) -> lis
     if request.session_key is None:
         raise ValueError("session_hits needs a session key")
     parsed = check_request(request)
-    with open_visible(state, caller, request.session_key) as (db, session):
+    with open_visible(state, caller, request.session_key, request.host) as (db, session):
         stored = db.session_hit_ids(parsed, session.pk, HITS_MAX,
                                     MatchFilters(request.role, request.since_ms, request.until_ms))
         branch = _branch(db, session)

@@ -22,8 +22,10 @@ EXPORT_FIELD_CHARS = 1_000_000
 FORMATS = ("markdown", "json")
 
 
-def export_conversation(state: StateDir, key: str, caller: Caller, fmt: str = "markdown") -> str:
-    """The conversation as the caller may see it; every text field is redacted."""
+def export_conversation(state: StateDir, key: str, caller: Caller, fmt: str = "markdown",
+                        host: str | None = None) -> str:
+    """The conversation as the caller may see it (of ``host``: ``visible.find_session``);
+    every text field is redacted."""
     if fmt not in FORMATS:
         raise ValidationError(f"export format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     history = sessions_history(
@@ -33,6 +35,7 @@ def export_conversation(state: StateDir, key: str, caller: Caller, fmt: str = "m
             include_tools=True,
             max_bytes=EXPORT_MAX_BYTES,
             field_max_chars=EXPORT_FIELD_CHARS,
+            host=host or None,
         ),
         caller,
     )
@@ -73,6 +76,7 @@ def write_export(
     path: Path | str,
     fmt: str = "markdown",
     overwrite: bool = False,
+    host: str | None = None,
 ) -> tuple[Path, int]:
     """Export ``key`` to ``path`` (mode 0600 whatever the umask); return (path, bytes).
 
@@ -82,7 +86,7 @@ def write_export(
     file's loose mode is not kept.
     """
     target = Path(path).expanduser().absolute()
-    data = export_conversation(state, key, caller, fmt).encode("utf-8")
+    data = export_conversation(state, key, caller, fmt, host).encode("utf-8")
     if target.is_dir():
         raise ValidationError(f"{target} is a folder: give a file name to export to")
     if target.exists() and not target.is_symlink() and not target.is_file():

@@ -32,7 +32,7 @@ class ConversationHit:
 
     def as_json(self) -> dict[str, Any]:
         best = self.result.as_json()
-        del best["sessionKey"], best["sessionId"], best["agent"], best["source"]  # said above
+        del best["sessionKey"], best["sessionId"], best["agent"], best["source"], best["host"]  # said above
         return {
             "sessionKey": redact(self.session.key),
             "sessionId": self.session.session_id,
@@ -44,6 +44,7 @@ class ConversationHit:
             "hits": self.hits,
             "resume": resume_of(self.session).command,
             "best": best,
+            "host": self.session.host or None,
         }
 
 

@@ -15,6 +15,7 @@ from typing import Any, Callable
 from .bounds import MAX_MESSAGE_CHARS, check_id, cut_text
 from .catalog import resume_of, source_kind, summary_of
 from .errors import ValidationError
+from .hosts import check_host
 from .keys import normalize_key
 from .redact import redact
 from .search import validate_limit
@@ -45,6 +46,7 @@ class HistoryRequest:
     include_tools: bool = False
     max_bytes: int = ANSWER_MAX_BYTES  # exports raise these caps; the tool answer keeps them
     field_max_chars: int = FIELD_MAX_CHARS
+    host: str | None = None  # the session's host (``visible.find_session``)
 
 
 @dataclass
@@ -65,6 +67,7 @@ class HistoryResponse:
     agent: str = ""
     source: str = "openclaw"  # the agent tool that wrote it (catalog.source_kind)
     resume: str | None = None  # the command that resumes it (catalog.resume_of), if offered
+    host: str = ""  # the host the session came from (core/hosts.py)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -80,6 +83,7 @@ class HistoryResponse:
             "bytes": self.bytes,
             "hasMore": self.has_more,
             "resume": self.resume,
+            "host": self.host or None,
         }
 
 
@@ -191,7 +195,9 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
         validate_limit(request.limit, HISTORY_LIMIT_MAX) if request.limit is not None else None
     )
     check_id("messageId", request.message_id)  # no entry has a longer id: not echoed whole
-    with open_visible(state, caller, key) as (db, session):
+    if request.host is not None:
+        check_host(request.host)
+    with open_visible(state, caller, key, request.host) as (db, session):
         shown = db.branch_messages(session.pk, session.last_seq)
         if shown is None:  # the stored branch lags behind the log: fold the whole log
             path = active_branch(db.events(session.pk)).path
@@ -215,7 +221,7 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
                 )
         response = HistoryResponse(session_key=key, session_id=redact(session.session_id),
                                    agent=db.agent_id, source=source_kind(session.source),
-                                   resume=_resume(db, session))
+                                   resume=_resume(db, session), host=session.host)
         picked = _window(messages, anchor, limit, response, request.max_bytes)
         has_more = messages.older(picked[0] if picked else len(candidates)) is not None
         has_newer = bool(picked) and messages.newer(picked[-1]) is not None

@@ -12,6 +12,7 @@ from typing import Callable, Iterable
 
 from .bounds import too_long
 from .errors import ValidationError
+from .hosts import check_host
 from .keys import agent_of, normalize_key
 from .state import StateDir
 from .storage import SessionMeta
@@ -77,22 +78,43 @@ def append_events(
     return report
 
 
-def delete_session(state: StateDir, key: str) -> str:
-    """Delete a session: its events, index rows and index state, in one transaction.
-    The files a live source took it in from remember it, so that ``sync`` takes in only what
-    they get after the delete (``sources/deleted.py``). Returns the canonical key; an
-    unknown session is bad input."""
+PURGE_TRIES = 3  # a purge a reader blocks is tried again this often (each waits up to 1 s)
+
+
+@dataclass
+class Deletion:
+    key: str
+    purged: bool  # the backend's purge finished (SQLite: no reader held the log)
+    remains: list[str]  # what the purge did not reach, and what finishes it (sentences)
+
+    def as_json(self) -> dict[str, object]:
+        return {"purgePending": not self.purged, "remains": self.remains}
+
+
+def delete_session(state: StateDir, key: str, host: str | None = None) -> Deletion:
+    """Delete a session (of ``host``; None: this machine's, ``core/hosts.py``): its events,
+    index rows and index state, in one transaction, then purge (tried again briefly while a
+    reader holds the log). The files a live source took it in from remember it, so that
+    ``sync`` takes in only what they get after the delete (``sources/deleted.py``). Returns
+    the canonical key and what the purge left behind; an unknown session is bad input."""
     from .sources.deleted import remember as remember_deleted  # only a delete needs it
 
     key = normalize_key(key)
+    if host is not None:
+        host = check_host(host)
     state.require()
     agent = agent_of(key)
     if agent in state.agents():
         with state.open(agent, write=True) as db:
-            if db.session(key) is None:
-                raise ValidationError(f"no session {key} in {state.path}")
-            with db.atomic():  # the files that fed it remember it: sync never takes it in again
-                remember_deleted(db, key)
-            if db.delete_session(key):
-                return key
-    raise ValidationError(f"no session {key} in {state.path}")
+            if host in (None, state.host) and db.session(key, host) is not None:
+                with db.atomic():  # the files that fed it remember it: sync never takes it in
+                    remember_deleted(db, key)
+            if db.delete_session(key, host):
+                purged = db.purge(only_if_pending=True)
+                for _ in range(PURGE_TRIES - 1):
+                    if purged:
+                        break
+                    purged = db.purge(only_if_pending=True)
+                return Deletion(key, purged, db.purge_limits())
+    where = f" of host {host}" if host is not None else ""
+    raise ValidationError(f"no session {key}{where} in {state.path}")

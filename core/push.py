@@ -3,7 +3,9 @@ so a person's history joins a team's server (SPEC 13).
 
 Sessions are imported the way importers store them (``AgentWriter.import_session``): keyed by
 session id, each event recognised by its entry id (id-less ones by their text), so pushing
-again adds only what is new, and an interrupted push is finished by running it again. Nothing
+again adds only what is new, and an interrupted push is finished by running it again. Each
+session keeps the host it came from (a local state's: this machine's label, ``core/hosts.py``),
+so two hosts pushing the same key keep two sessions, each under its host. Nothing
 is indexed on the way: pushed sessions are pending on the server until reconciliation (which
 ``push`` runs next for the agents it touched) indexes them there.
 """
@@ -64,6 +66,7 @@ def push_state(
                     created_at=session.created_at,
                     updated_at=session.updated_at,
                     source=session.source,
+                    host=session.host or None,  # a local state's: this machine's label
                 )
                 added = dst.import_session(meta, lines, events).events
                 report.sessions += 1

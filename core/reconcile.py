@@ -133,8 +133,8 @@ def _catch_up_branches(db: AgentWriter, owner: str, lease_ms: int, stats: Reconc
         events = [(n, event) for n, event in db.events(pk) if n <= seq]
         shown = shown_messages(active_branch(events).path)
         with db.transaction():
-            now = db.session(key)
-            if now is not None and now.pk == pk and now.last_seq >= seq:
+            now = db.sessions_by_pk([pk]).get(pk)  # (a key may be another host's too)
+            if now is not None and now.key == key and now.last_seq >= seq:
                 db.replace_branches([(pk, seq, shown)])
         if not db.renew_run(owner, lease_ms, stats.sessions, stats.messages, key):
             return

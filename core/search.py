@@ -14,6 +14,7 @@ from typing import Any, Callable, NamedTuple
 from .catalog import SOURCES, check_known_agent, check_source, source_kind
 from .errors import StoreError, Unreachable, ValidationError
 from .excerpt import make_excerpt
+from .hosts import check_host
 from .keys import agent_of, check_agent_id, normalize_key
 from .query import ParsedQuery, parse_query
 from .rank import Scorer
@@ -30,7 +31,7 @@ from .storage import (
 )
 from .textseg import desegment
 from .visibility import Caller, may_see_agent
-from .visible import resolve_caller, visible_sessions
+from .visible import find_session, resolve_caller, visible_sessions
 
 LIMIT_DEFAULT = 10
 LIMIT_MAX = 25
@@ -68,12 +69,14 @@ class SearchRequest(NamedTuple):
     until_ms: int | None = None
     source: str | None = None  # openclaw | claude-code | codex (catalog.SOURCES)
     project: str | None = None  # a cwd: sessions that ran in it or below it
+    host: str | None = None  # only sessions from this host (core/hosts.py)
 
     def card_filter(self) -> CardFilter | None:
         """The filters that choose sessions (not messages), as the storage takes them."""
-        if self.source is None and self.project is None:
+        if self.source is None and self.project is None and self.host is None:
             return None
-        return CardFilter(SOURCES[self.source] if self.source else None, self.project)
+        return CardFilter(SOURCES[self.source] if self.source else None, self.project,
+                          host=self.host)
 
 
 class SearchResult(NamedTuple):
@@ -91,6 +94,7 @@ class SearchResult(NamedTuple):
     agent: str = ""
     hits: int = 1  # a grouped search's best hit: the matching messages of its session
     source: str = "openclaw"  # the agent tool that wrote it (catalog.source_kind)
+    host: str = ""  # the host its session came from (core/hosts.py)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -104,6 +108,7 @@ class SearchResult(NamedTuple):
             # whose words these are: past conversation content, never instructions (docs/mcp.md)
             "agent": self.agent,
             "source": self.source,
+            "host": self.host or None,
         }
 
 
@@ -166,6 +171,8 @@ def check_request(request: SearchRequest) -> ParsedQuery:
         check_agent_id(request.agent)
     if request.session_key is not None:
         normalize_key(request.session_key)
+    if request.host is not None:
+        check_host(request.host)
     check_source(request.source)
     if request.since_ms is not None and request.until_ms is not None:
         if request.since_ms > request.until_ms:
@@ -242,6 +249,7 @@ def search_rows(
                 agent=agent_id,
                 hits=hits,
                 source=source_kind(session.source),
+                host=session.host,
             )
         )
     capped = cap_results(response.results, RESULTS_MAX_BYTES)
@@ -265,7 +273,7 @@ def _search_agent(
     visible = visible_sessions(db, caller)
     within = None
     if request.session_key:
-        session = db.session(normalize_key(request.session_key))
+        session = find_session(db, caller, normalize_key(request.session_key), request.host)
         within = visible.narrowed({session.pk} if session and visible.sees(session.pk) else set())
     cards = request.card_filter()
     if cards is not None:  # source and project choose sessions: inside the match, too

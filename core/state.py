@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Literal, overload
 
 from . import private
+from .hosts import MachineHost
 from .storage import AgentReader, AgentWriter, Storage, open_storage
 
 DATABASE_URL_ENV = "BACKSCROLL_DATABASE_URL"
@@ -38,12 +39,20 @@ class StateDir:
     embedded SQLite files; a ``postgresql://`` URL the server.
     """
 
-    def __init__(self, path: Path | str | None = None, database_url: str | None = None) -> None:
+    def __init__(self, path: Path | str | None = None, database_url: str | None = None,
+                 host: str | None = None) -> None:
         self.path = Path(path).expanduser() if path is not None else default_state_dir()
         url = default_database_url() if database_url is None else database_url
-        self.storage: Storage = open_storage(self.path, url)
+        # This machine's label (``hosts.py``): ``host``, else config.toml's, else the hostname.
+        self.machine_host = MachineHost(self.path, host)
+        self.storage: Storage = open_storage(self.path, url, self.machine_host)
         # A server others read (a team's PostgreSQL): what is stored there is shared.
         self.shared = bool(url)
+
+    @property
+    def host(self) -> str:
+        """This machine's host label: the host its sessions are stored under."""
+        return self.machine_host()
 
     @property
     def config_path(self) -> Path:

@@ -63,6 +63,7 @@ class StateStatus:
     path: str
     agents: list[AgentStatus] = field(default_factory=list)
     backend: str = ""  # the storage and where it is (``StateDir.describe``), password masked
+    host: str = ""  # this machine's host label (core/hosts.py): what it stores sessions under
 
     @property
     def broken(self) -> list[AgentStatus]:
@@ -96,6 +97,7 @@ class StateStatus:
             "stateDir": self.path,
             "backend": self.backend,
             "agents": [a.as_json() for a in self.agents],
+            "host": self.host,
         }
 
 
@@ -132,4 +134,4 @@ def state_status(state: StateDir) -> StateStatus:
                 incognito=incognito,
             )
         )
-    return StateStatus(str(state.path), agents, backend=state.describe())
+    return StateStatus(str(state.path), agents, backend=state.describe(), host=state.host)

@@ -88,6 +88,8 @@ class Policy(_PolicyFields):
 class _CallerFields(NamedTuple):
     key: str | None  # None: the operator
     policy: Policy
+    # The host its session is on (core/hosts.py); None: the machine asking (the storage's).
+    host: str | None = None
 
 
 class Caller(_CallerFields):
@@ -95,11 +97,16 @@ class Caller(_CallerFields):
     _replace = __replace__ = _checked_replace
     _make = classmethod(_checked_make)
 
-    def __new__(cls, key: str | None, policy: Policy = Policy()) -> Caller:
+    def __new__(cls, key: str | None, policy: Policy = Policy(), host: str | None = None
+                ) -> Caller:
         if not isinstance(policy, Policy):  # a mode name or a tuple would be read unchecked
             raise ValidationError(f"a caller's policy must be a Policy, not {policy!r}")
+        if host is not None:
+            from .hosts import check_host
+
+            host = check_host(host)
         # The key's canonical form, so every comparison below is lower-cased.
-        return super().__new__(cls, None if key is None else normalize_key(key), policy)
+        return super().__new__(cls, None if key is None else normalize_key(key), policy, host)
 
     @property
     def is_operator(self) -> bool:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
-from .errors import Forbidden
+from .errors import Forbidden, ValidationError
 from .keys import agent_of, is_incognito, normalize_key
 from .state import StateDir
 from .storage import AgentReader, SessionFilter, SessionRow, SessionScope
@@ -21,27 +21,50 @@ from .visibility import Caller, SessionLink, may_see_agent, visible_keys, within
 FORBIDDEN = "session not found or not visible to this caller"
 
 
+def caller_host(db: AgentReader, caller: Caller) -> str:
+    """The host a caller's session is on: the one it gave, else this machine's."""
+    return caller.host or db.host
+
+
 def resolve_caller(state: StateDir, caller: Caller) -> None:
-    """A caller session must exist; otherwise the caller is forbidden. (An incognito caller
-    may search: it never finds incognito sessions, its own included; docs/visibility.md.)
-    When its agent's database cannot be read, that is the answer (a StoreError naming the
-    file): the caller is not told it does not exist, and still sees nothing."""
+    """A caller session must exist on the caller's host (``caller_host``: the session of the
+    same key on another host is another session); otherwise the caller is forbidden. (An
+    incognito caller may search: it never finds incognito sessions, its own included;
+    docs/visibility.md.) When its agent's database cannot be read, that is the answer (a
+    StoreError naming the file): the caller is not told it does not exist, and still sees
+    nothing."""
     if caller.is_operator:
         return
     agent = caller.agent_id or ""
     if agent in state.agents():
         with state.open(agent) as db:
-            if db.session(caller.key or "") is not None:
+            if db.session(caller.key or "", caller_host(db, caller)) is not None:
                 return
-    raise Forbidden(f"session {caller.key} does not exist or may not search")
+    where = f" on host {caller.host}" if caller.host else ""
+    raise Forbidden(f"session {caller.key}{where} does not exist or may not search")
+
+
+def find_session(db: AgentReader, caller: Caller, key: str, host: str | None = None
+                 ) -> SessionRow | None:
+    """The session a caller means by a key: of ``host`` when given; a session caller's on its
+    own host; for the operator this machine's, else the only host's. Keys held by several
+    other hosts are bad input naming them (only the operator, who sees every host, is told)."""
+    if host is not None or not caller.is_operator:
+        return db.session(key, host or caller_host(db, caller))
+    hosts = db.key_hosts(key)
+    if len(hosts) > 1 and db.host not in hosts:
+        raise ValidationError(f"{key} is a session on several hosts ({', '.join(hosts)}): "
+                              "name its host (--host NAME; MCP: host)")
+    return db.session(key)
 
 
 @contextmanager
-def open_visible(state: StateDir, caller: Caller, session_key: str
+def open_visible(state: StateDir, caller: Caller, session_key: str, host: str | None = None
                  ) -> Iterator[tuple[AgentReader, SessionRow]]:
     """One session the caller may see and its database, inside one read snapshot; for a
     session that does not exist and one it may not see alike, ``Forbidden(FORBIDDEN)``.
-    History, a conversation's windows and a session lookup all open a session through here."""
+    History, a conversation's windows and a session lookup all open a session through here.
+    ``host``: the host of the session meant (``find_session``)."""
     key = normalize_key(session_key)
     state.require()
     resolve_caller(state, caller)
@@ -49,7 +72,7 @@ def open_visible(state: StateDir, caller: Caller, session_key: str
     if agent not in state.agents() or not may_see_agent(caller, agent):
         raise Forbidden(FORBIDDEN)
     with state.open(agent) as db, db.snapshot():
-        session = db.session(key)
+        session = find_session(db, caller, key, host)
         if session is None or not visible_sessions(db, caller).sees(session.pk):
             raise Forbidden(FORBIDDEN)
         yield db, session
@@ -77,7 +100,7 @@ class VisibleSessions(NamedTuple):
         return SessionScope(pks, hidden)
 
 
-_cache: dict[tuple[str, Caller], tuple[int, VisibleSessions]] = {}
+_cache: dict[tuple[str, str, Caller], tuple[int, VisibleSessions]] = {}
 _CACHE_MAX = 64
 
 
@@ -88,7 +111,7 @@ def visible_sessions(db: AgentReader, caller: Caller) -> VisibleSessions:
     same transaction as any change of sessions, links or index states.
     """
     rev = db.visibility_rev()
-    slot = (db.location, caller)
+    slot = (db.location, db.host, caller)  # a caller without a host is on the asking machine
     cached = _cache.get(slot)
     if cached is not None and cached[0] == rev:
         return cached[1]
@@ -104,13 +127,16 @@ def _view(db: AgentReader, caller: Caller) -> VisibleSessions:
     with the caller's own tree, the sessions linked under the caller's own (their number,
     not the database's, is then the cost) and the others are read as numbers only."""
     below = caller.key if within_own_tree(caller, db.agent_id) else None
-    sessions = db.session_briefs(below=below)
+    # Only the sessions of the caller's host: the same key on another host is another session
+    # of another machine, never its own, its tree's or its agent's (docs/visibility.md).
+    sessions = db.session_briefs(below=below, host=caller_host(db, caller))
     allowed = visible_keys(
         caller, db.agent_id, [SessionLink(s.key, s.spawned_by, s.parent_key) for s in sessions]
     )
     visible = frozenset(s.pk for s in sessions if s.key in allowed)
     searchable = frozenset(s.pk for s in sessions if s.pk in visible and s.searchable)
-    if below is None:
+    others = frozenset(db.session_pks()) - {s.pk for s in sessions} if below is None else ()
+    if below is None and not others:  # every session of the database was read
         hidden = frozenset(s.pk for s in sessions
                            if s.pk not in searchable and not is_incognito(s.key))
         reconcile = any(not s.searchable for s in sessions)

@@ -27,3 +27,37 @@ def downgrade(path: Path, version: int) -> None:
     assert all(n in UNDO for n in steps), "a new migration needs its UNDO entry"
     with closing(sqlite3.connect(path)) as conn:
         conn.executescript(" ".join(UNDO[n] for n in steps) + f" PRAGMA user_version = {version};")
+
+
+# What each PostgreSQL migration (core/storage/postgres/schema.py) added, taken away again.
+PG_UNDO = {
+    5: """
+    DROP INDEX backscroll.sessions_by_key;
+    ALTER TABLE backscroll.sessions DROP COLUMN host CASCADE;
+    ALTER TABLE backscroll.sessions ADD UNIQUE (agent_id, key), ADD UNIQUE (agent_id, session_id);
+    CREATE TRIGGER sessions_changed AFTER UPDATE ON backscroll.sessions FOR EACH ROW
+        WHEN (OLD.key IS DISTINCT FROM NEW.key
+              OR OLD.spawned_by IS DISTINCT FROM NEW.spawned_by
+              OR OLD.parent_key IS DISTINCT FROM NEW.parent_key
+              OR OLD.state IS DISTINCT FROM NEW.state
+              OR OLD.indexer_version IS DISTINCT FROM NEW.indexer_version)
+        EXECUTE FUNCTION backscroll.bump_visibility_rev();
+    ALTER TABLE backscroll.source_files DROP COLUMN host, ADD PRIMARY KEY (agent_id, path);
+    ALTER TABLE backscroll.source_syncs DROP COLUMN host, ADD PRIMARY KEY (agent_id, root);
+    """,
+}
+
+
+def pg_downgrade(url: str, version: int) -> None:
+    """Take the current-schema PostgreSQL database at ``url`` back to schema ``version`` (as
+    far as ``PG_UNDO`` knows: steps below it are the test's own)."""
+    import psycopg
+
+    from backscroll.core.storage.postgres.schema import SCHEMA_VERSION as PG_VERSION
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for n in range(PG_VERSION, version, -1):
+            if n in PG_UNDO:
+                conn.execute(PG_UNDO[n])
+        conn.execute("UPDATE backscroll.meta SET value = %s WHERE key = 'schema_version'",
+                     (str(version),))

@@ -62,6 +62,7 @@ def test_append_then_search_json(filled, capsys) -> None:
         "score",
         "agent",
         "source",
+        "host",
     }
     assert "indexing" not in answer and "truncated" not in answer
 

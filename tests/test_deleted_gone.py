@@ -84,3 +84,30 @@ def test_a_purge_interrupted_or_blocked_is_finished_by_the_next_pass(
     reconcile_all(state)  # the log could not be truncated then; now it is
     assert raw_hits(state) == {"db": 0, "-wal": 0, "-shm": 0}
     assert verify_state(state).ok
+
+
+def test_a_delete_a_reader_blocks_says_the_purge_is_pending_and_the_next_pass_ends_it(
+    state: StateDir, capsys
+) -> None:
+    """A reader holding a read transaction keeps the log: `delete` tries again briefly, then
+    says the words wait in the file and its WAL until the next delete or reconciliation pass,
+    instead of "gone"; that pass, once the reader is done, leaves no word in the files."""
+    fill(state)
+    with state.open("main") as reader, reader.snapshot():
+        reader.sessions()
+        assert main(["--state-dir", str(state.path), "delete", "agent:main:doomed",
+                     "--json"]) == 0
+        answer = json.loads(capsys.readouterr().out)
+        assert answer["deleted"] == "agent:main:doomed" and answer["purgePending"] is True
+        assert "a purge is pending" in answer["remains"][0]
+        assert "sessions.sqlite-wal" in answer["remains"][0]
+        assert raw_hits(state)["-wal"] > 0
+        assert main(["--state-dir", str(state.path), "delete", "agent:main:s1"]) == 0
+        text = " ".join(capsys.readouterr().out.split())
+        assert "deleted agent:main:s1" in text and "a purge is pending" in text
+    assert sessions_search(state, SearchRequest("quetzalcoatlus"), OPERATOR).results == []
+    reconcile_all(state)  # the next pass, the reader gone
+    assert raw_hits(state) == {"db": 0, "-wal": 0, "-shm": 0}
+    assert main(["--state-dir", str(state.path), "delete", "agent:main:s2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "deleted": "agent:main:s2", "purgePending": False, "remains": []}

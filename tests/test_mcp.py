@@ -33,9 +33,10 @@ SUB_A1 = "agent:main:subagent:a1"  # spawned by a
 SUB_B = "agent:main:subagent:b"  # a's sibling
 INCOGNITO = "agent:main:subagent:incognito-x"  # spawned by a, never visible
 OPS = "agent:ops:main"
-SEARCH_ARGS = {"query", "limit", "match", "order", "agent", "sessionKey", "role", "since", "until"}
-HISTORY_ARGS = {"sessionKey", "messageId", "limit", "includeTools"}
-LIST_ARGS = {"limit", "agent", "since"}
+SEARCH_ARGS = {"query", "limit", "match", "order", "agent", "sessionKey", "role", "since", "until",
+               "host"}
+HISTORY_ARGS = {"sessionKey", "messageId", "limit", "includeTools", "host"}
+LIST_ARGS = {"limit", "agent", "since", "host"}
 # Arguments a model might try in order to widen what it sees: every one must change nothing.
 WIDENING = {
     "as": MAIN, "caller": MAIN, "asKey": MAIN, "visibility": "all", "policy": "all",
@@ -125,7 +126,7 @@ async def test_search_answers_exactly_the_library_json(world) -> None:
     assert expected["truncated"] is True and len(expected["results"]) == 3
     hit = result.structured_content["results"][0]
     assert set(hit) == {"sessionKey", "sessionId", "messageId", "timestamp", "role", "excerpt", "score",
-                        "agent", "source"}
+                        "agent", "source", "host"}
     assert isinstance(hit["timestamp"], int) and hit["role"] in ("user", "assistant")
 
 
@@ -151,7 +152,7 @@ async def test_history_answers_exactly_the_library_json(world) -> None:
     assert [m["id"] for m in expected["messages"]] == ["a1", "a2"]
     assert set(expected) == {
         "sessionKey", "sessionId", "messages", "truncated", "contentTruncated", "contentRedacted",
-        "bytes", "hasMore", "agent", "source", "resume",
+        "bytes", "hasMore", "agent", "source", "resume", "host",
     }
     assert (expected["agent"], expected["source"]) == ("main", "openclaw")
 
@@ -225,6 +226,7 @@ async def test_the_operator_lists_everything_but_incognito(world) -> None:
         "spawnedBy": None, "createdAt": summary.created_at, "updatedAt": summary.updated_at,
         "indexing": False, "title": summary.title, "messages": summary.messages,
         "lastActivity": summary.last_activity, "source": "openclaw", "resume": None,
+        "host": summary.host,
     }
     assert summary.messages > 0 and summary.title
     unknown = await call(server_for(world), "sessions_list", {"agent": "nope"})

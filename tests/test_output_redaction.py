@@ -95,7 +95,7 @@ def test_cli_text_and_json_show_no_token_and_no_escape(state: StateDir, capsys) 
         out, err = capsys.readouterr()
         assert TOKEN not in out and "hunter2hunter2" not in out and not leaks(err)
     assert main(base + ["delete", KEY, "--json"]) == 0
-    assert capsys.readouterr().out.strip() == '{"deleted": "agent:main:xoxb-1…uvwx"}'
+    assert json.loads(capsys.readouterr().out)["deleted"] == "agent:main:xoxb-1…uvwx"
     assert main(base + ["history", "agent:main:main\x1b[2J"]) == 2
     assert "\x1b" not in capsys.readouterr().err
 

@@ -27,6 +27,7 @@ from backscroll.core.visibility import OPERATOR
 from backscroll.tui.cli import main
 
 from .events import BASE_MS, lines, msg
+from .older_schema import pg_downgrade
 
 
 def run(capsys, monkeypatch, *argv: str, stdin: str = "") -> tuple[int, str, str]:
@@ -113,6 +114,7 @@ def test_schema_2_fills_the_summaries_of_an_older_database(pg_url: str, tmp_path
     before = sql(pg_url, f"SELECT {columns} FROM backscroll.sessions")
     assert before[0][:3] == ("/srv/app", "then the user asks", BASE_MS + 20)
     assert before[0][3] == len("first the assistant") + len("then the user asks")
+    pg_downgrade(pg_url, 4)
     sql(pg_url, "ALTER TABLE backscroll.sessions DROP COLUMN cwd, DROP COLUMN title, "
         "DROP COLUMN last_message_at, DROP COLUMN index_chars")
     sql(pg_url, "DROP TABLE backscroll.source_files, backscroll.source_syncs")
@@ -243,11 +245,14 @@ def test_the_tree_read_walks_the_link_indexes(pg_url: str, tmp_path: Path, monke
     assert "sessions_by_spawner" in plans[0] and "sessions_by_parent" in plans[0], plans[0]
 
 
-def schema_4_set_back(pg_cluster, url: str, version: int, capsys, monkeypatch) -> tuple[str, str]:
+def schema_4_set_back(pg_cluster, url: str, version: int, capsys, monkeypatch,
+                      indexes: tuple[str, ...] = ("sessions_by_spawner", "sessions_by_parent"),
+                      ) -> tuple[str, str]:
     """``url``'s database made by `db init`, then marked as holding schema ``version`` without
-    schema 4's indexes; a writer's and a reader's URL (logins that do not own it)."""
+    the ``indexes`` of a later migration; a writer's and a reader's URL (logins that do not
+    own it)."""
     assert run(capsys, monkeypatch, "db", "init", "--url", url)[0] == 0
-    sql(url, "DROP INDEX backscroll.sessions_by_spawner, backscroll.sessions_by_parent")
+    sql(url, "DROP INDEX " + ", ".join(f"backscroll.{name}" for name in indexes))
     sql(url, f"UPDATE backscroll.meta SET value = '{version}' WHERE key = 'schema_version'")
     driver.close_pools(url)
     database = url.split("@/")[1].split("?")[0]
@@ -259,9 +264,17 @@ def test_a_writer_who_is_not_the_owner_works_on_a_schema_only_missing_indexes(
         pg_cluster, empty_db: str, tmp_path: Path, capsys, monkeypatch) -> None:
     """A member of the writer role may not create indexes (the owner may): on a schema whose
     missing migrations add indexes only (``WORKS_SINCE``), it writes and searches as it is,
-    readers too, and the owner's `db init` upgrades it later."""
+    readers too, and the owner's `db init` upgrades it later. (Schema 4 was such a migration;
+    schema 5's host column is not, so a later index-only migration stands in for it.)"""
+    import backscroll.core.storage.postgres as backend
+
+    later = schema.SCHEMA_VERSION + 1
+    monkeypatch.setitem(schema.MIGRATIONS, later,
+                        "CREATE INDEX sessions_later ON sessions (agent_id, created_at);")
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", later)
+    monkeypatch.setattr(backend, "SCHEMA_VERSION", later)
     writer_url, reader_url = schema_4_set_back(pg_cluster, empty_db, schema.WORKS_SINCE,
-                                               capsys, monkeypatch)
+                                               capsys, monkeypatch, ("sessions_later",))
     state = str(tmp_path / "state")
 
     def cli(url: str, *argv: str, stdin: str = "") -> tuple[int, str, str]:
@@ -279,9 +292,9 @@ def test_a_writer_who_is_not_the_owner_works_on_a_schema_only_missing_indexes(
     assert sql(empty_db, version) == [(str(schema.WORKS_SINCE),)]
     code, out, _err = run(capsys, monkeypatch, "db", "init", "--url", empty_db, "--json")
     assert code == 0 and json.loads(out)["schemaBefore"] == schema.WORKS_SINCE
-    assert sql(empty_db, version) == [(str(schema.SCHEMA_VERSION),)]
-    assert sql(empty_db, "SELECT count(*) FROM pg_indexes WHERE indexname IN "
-               "('sessions_by_spawner', 'sessions_by_parent')") == [(2,)]
+    assert sql(empty_db, version) == [(str(later),)]
+    assert sql(empty_db, "SELECT count(*) FROM pg_indexes WHERE indexname = 'sessions_later'"
+               ) == [(1,)]
 
 
 def test_a_writer_who_is_not_the_owner_is_told_who_upgrades_an_older_schema(

@@ -36,19 +36,20 @@ class SessionActions(_Base):
     # --- export -----------------------------------------------------------------------------
 
     def on_export_requested(self, message: ExportRequested) -> None:
-        self.ask_export(message.session_key)
+        self.ask_export(message.session_key, message.host)
 
-    def ask_export(self, session_key: str) -> None:
+    def ask_export(self, session_key: str, host: str | None = None) -> None:
         def chosen(choice: ExportChoice | None) -> None:
             if choice is not None:
-                self.run_export(session_key, choice, self.caller)
+                self.run_export(session_key, choice, self.caller, host)
 
         self.push_screen(ExportScreen(session_key), chosen)
 
     @work(thread=True, exclusive=True, group="export", exit_on_error=False)
-    def run_export(self, session_key: str, choice: ExportChoice, caller: Caller) -> None:
+    def run_export(self, session_key: str, choice: ExportChoice, caller: Caller,
+                   host: str | None = None) -> None:
         path, size = write_export(self.state, session_key, caller, choice.path, choice.fmt,
-                                  overwrite=choice.overwrite)
+                                  overwrite=choice.overwrite, host=host)
         self.post_message(ExportFinished(session_key, str(path), size))
 
     def on_export_finished(self, message: ExportFinished) -> None:
@@ -62,13 +63,13 @@ class SessionActions(_Base):
     # --- resume -----------------------------------------------------------
 
     def on_resume_requested(self, message: ResumeRequested) -> None:
-        self.look_up(message.session_key, self.caller)
+        self.look_up(message.session_key, self.caller, message.host)
 
     @work(thread=True, exclusive=True, group="lookup", exit_on_error=False)
-    def look_up(self, session_key: str, caller: Caller) -> None:
+    def look_up(self, session_key: str, caller: Caller, host: str | None = None) -> None:
         """What a list shows of one session (its source, cwd and id), for ``copy_resume``."""
         try:
-            summary = visible_session(self.state, caller, session_key)
+            summary = visible_session(self.state, caller, session_key, host)
         except Forbidden as err:
             self.post_message(SessionLookedUp(session_key, None, str(err)))
             return
@@ -101,7 +102,8 @@ class SessionActions(_Base):
         if choice.key is None:
             caller = OPERATOR
         else:
-            caller = make_caller(load_config(self.state.path), choice.key, None, choice.sandboxed)
+            caller = make_caller(load_config(self.state.path), choice.key, None, choice.sandboxed,
+                                 choice.host)
         self.post_message(CallerChanged(caller))
 
     @while_shown

@@ -102,6 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only sessions from this agent tool")
     p.add_argument("--project", metavar="DIR",
                    help="only sessions that ran in this folder (Claude Code, Codex) or below it")
+    p.add_argument("--host", metavar="NAME",
+                   help="only sessions from this host (a team server keeps each host's apart)")
     p.add_argument("--group", action="store_true",
                    help="one result per conversation: its best hit and its number of hits")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
@@ -111,6 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--message-id", help="center the window on this message")
     p.add_argument("--limit", default=None, help="at most this many messages")
     p.add_argument("--include-tools", action="store_true", help="include tool calls and results")
+    p.add_argument("--host", metavar="NAME", help="the session of this host (default: this "
+                   "machine's, else the only host holding the key)")
     _add_caller_args(p, "show it only if this session may see it, as that session would")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
 
@@ -135,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("delete", commands.cmd_delete, "delete a session: events, index rows and state")
     p.add_argument("key", help=KEY_HELP)
+    p.add_argument("--host", metavar="NAME", help="the session of this host (default: this machine's)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
 
     p = add("reindex", commands.cmd_reindex, "reconcile dirty sessions now, with progress")
@@ -168,6 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_caller_args(p: argparse.ArgumentParser, as_help: str = "search as this session would") -> None:
     p.add_argument("--as", dest="as_key", metavar="KEY", help=as_help)
+    p.add_argument("--as-host", metavar="NAME", help="the host of the --as session (default: "
+                   "this machine's label: config.toml's host, else the hostname)")
     p.add_argument("--sandboxed", action="store_true", default=None, help="apply the sandbox clamp")
     p.add_argument("--visibility", choices=["self", "tree", "agent", "all"],
                    help="which sessions the caller sees (default: config.toml's, else tree)")

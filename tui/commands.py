@@ -68,11 +68,14 @@ def cmd_append(state: StateDir, args: argparse.Namespace) -> int:
 def cmd_delete(state: StateDir, args: argparse.Namespace) -> int:
     from backscroll.core.ingest import delete_session
 
-    key = delete_session(state, args.key)
+    deletion = delete_session(state, args.key, args.host)
     if args.json:
-        emit_json({"deleted": redact(key)})
+        emit_json({"deleted": redact(deletion.key), **deletion.as_json()})
     else:
-        _render().info(f"deleted {key}: its events, index rows and index state are gone")
+        _render().info(f"deleted {deletion.key}: its events, index rows and index state are "
+                       "gone from every answer")
+        for note in deletion.remains:
+            _render().info(note)
     return 0
 
 
@@ -126,7 +129,8 @@ def cmd_verify(state: StateDir, args: argparse.Namespace) -> int:
 def caller_from_args(state: StateDir, args: argparse.Namespace) -> Caller:
     from backscroll.core.config import load_config, make_caller
 
-    return make_caller(load_config(state.path), args.as_key, args.visibility, args.sandboxed)
+    return make_caller(load_config(state.path), args.as_key, args.visibility, args.sandboxed,
+                       getattr(args, "as_host", None))
 
 
 def cmd_search(state: StateDir, args: argparse.Namespace) -> int:
@@ -145,6 +149,7 @@ def cmd_search(state: StateDir, args: argparse.Namespace) -> int:
         until_ms=parse_time(args.until),
         source=args.source,
         project=args.project,
+        host=args.host,
     )
     caller = caller_from_args(state, args)
     if args.group:
@@ -173,6 +178,7 @@ def cmd_history(state: StateDir, args: argparse.Namespace) -> int:
         message_id=args.message_id,
         limit=args.limit,
         include_tools=args.include_tools,
+        host=args.host,
     )
     response = sessions_history(state, request, caller_from_args(state, args))
     if args.json:

@@ -78,6 +78,7 @@ class SearchHit(TypedDict):
     score: float
     agent: str
     source: str
+    host: NotRequired[str | None]
 
 
 class SearchAnswer(TypedDict):
@@ -107,6 +108,7 @@ class HistoryAnswer(TypedDict):
     bytes: int
     hasMore: bool
     resume: str | None
+    host: NotRequired[str | None]
 
 
 class SessionItem(TypedDict):
@@ -123,6 +125,7 @@ class SessionItem(TypedDict):
     lastActivity: int
     source: str
     resume: str | None
+    host: NotRequired[str | None]
 
 
 class SessionList(TypedDict):
@@ -177,9 +180,9 @@ agent and source; each message its role.
 
 LIST_DESCRIPTION = f"""\
 List the past sessions you may see, most recently active first: sessionKey, agent, label \
-(a title, when the session has one), who spawned it, and creation and last-activity times \
-(epoch ms), its source (the agent tool) and title. Labels are cut at {LABEL_MAX_CHARS} characters. Use it \
-to find a session to read with sessions_history.
+(a title, when the session has one), who spawned it, creation and last-activity times \
+(epoch ms), its source (the agent tool), title and the host it came from. Labels are cut at \
+{LABEL_MAX_CHARS} characters. Use it to find a session to read with sessions_history.
 
 """ + DATA_NOTE
 
@@ -210,6 +213,13 @@ Order = Annotated[Literal["best", "recent"], Field(
     description="best: best match first; recent: newest first"
 )]
 Agent = Annotated[str | None, Field(description="only this agent id")]
+Host = Annotated[str | None, Field(
+    description="only sessions from this host (the machine a session came from)"
+)]
+SessionHost = Annotated[str | None, Field(
+    description="the session's host, as sessions_search or sessions_list gave it (needed only "
+    "when several hosts hold the same sessionKey)"
+)]
 OnlySession = Annotated[str | None, Field(description="only this session key")]
 Role = Annotated[Literal["user", "assistant"] | None, Field(description="only this role")]
 Since = Annotated[StrictStr | StrictInt | None, Field(description=f"from this time: {TIME_HELP}")]
@@ -301,12 +311,13 @@ def build_server(
         role: Role = None,
         since: Since = None,
         until: Until = None,
+        host: Host = None,
     ) -> Annotated[CallToolResult, SearchAnswer]:
         def search() -> dict[str, Any]:
             request = SearchRequest(
                 query=query, limit=limit, match=match, order=order, agent=agent,
                 session_key=sessionKey, role=role, since_ms=parse_time(since),
-                until_ms=parse_time(until),
+                until_ms=parse_time(until), host=host,
             )
             return sessions_search(state, request, caller, on_pending=on_pending).as_json()
 
@@ -319,9 +330,11 @@ def build_server(
         messageId: MessageId = None,
         limit: HistoryLimit = None,
         includeTools: IncludeTools = False,
+        host: SessionHost = None,
     ) -> Annotated[CallToolResult, HistoryAnswer]:
         request = HistoryRequest(
-            session_key=sessionKey, message_id=messageId, limit=limit, include_tools=includeTools
+            session_key=sessionKey, message_id=messageId, limit=limit, include_tools=includeTools,
+            host=host,
         )
         return await _off_loop(ctx, lambda: sessions_history(state, request, caller).as_json())
 
@@ -331,10 +344,12 @@ def build_server(
         limit: ListLimit = LIST_LIMIT_DEFAULT,
         agent: Agent = None,
         since: ActiveSince = None,
+        host: Host = None,
     ) -> Annotated[CallToolResult, SessionList]:
         def listing() -> dict[str, Any]:
             checked = validate_limit(limit, LIST_LIMIT_MAX)
-            sessions = visible_session_list(state, caller, agent=agent, since_ms=parse_time(since))
+            sessions = visible_session_list(state, caller, agent=agent, since_ms=parse_time(since),
+                                            host=host)
             out: dict[str, Any] = {"sessions": [s.as_json() for s in sessions[:checked]]}
             if len(sessions) > checked:
                 out["truncated"] = True

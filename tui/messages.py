@@ -145,9 +145,10 @@ class ExportFinished(Message):
 class ResumeRequested(Message):
     """A screen asks for the command that resumes a conversation, to copy it."""
 
-    def __init__(self, session_key: str) -> None:
+    def __init__(self, session_key: str, host: str | None = None) -> None:
         super().__init__()
         self.session_key = session_key
+        self.host = host  # the session's (a team server holds a key per host)
 
 
 class SessionLookedUp(Message):
@@ -181,9 +182,10 @@ class FilterChoices(Message):
 class ExportRequested(Message):
     """A screen asks the app to export a conversation (the app asks where, then writes it)."""
 
-    def __init__(self, session_key: str) -> None:
+    def __init__(self, session_key: str, host: str | None = None) -> None:
         super().__init__()
         self.session_key = session_key
+        self.host = host  # the session's (a team server holds a key per host)
 
 
 class SourcesSynced(Message):

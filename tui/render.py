@@ -122,7 +122,8 @@ def status(status: StateStatus) -> None:
             "[bold]backscroll import openclaw PATH[/] or try [bold]backscroll demo[/]"
         )
         return
-    table = Table(title=f"backscroll storage: {said(status.backend)}", title_justify="left")
+    table = Table(title=f"backscroll storage: {said(status.backend)} (this host: "
+                  f"{said(status.host)})", title_justify="left")
     table.add_column("agent")
     table.add_column("state", no_wrap=True)  # a short word; the sentence follows the table
     for column in ("sessions", "messages", "indexed rows", "to reindex"):
@@ -180,9 +181,12 @@ def search(request: Any, response: Any, caller: Any) -> None:
 
     if not response.results:
         _no_results(request, caller)
+    several = len({result.host for result in response.results}) > 1
     for result in response.results:
         head = Text()
         head.append(shown(result.session_key), style="bold cyan")
+        if several:  # a team server's answer from several hosts: whose session each is
+            head.append(f" on {shown(result.host or '(unknown host)')}", style="cyan")
         head.append(f"  {ago(result.timestamp, time.time)}  ", style="dim")
         head.append(result.role, style="green" if result.role == "user" else "magenta")
         head.append(f"  {shown(result.message_id)}", style="dim")
@@ -197,9 +201,12 @@ def conversations(request: Any, grouped: Any, caller: Any) -> None:
 
     if not grouped.conversations:
         _no_results(request, caller)
+    several = len({found.session.host for found in grouped.conversations}) > 1
     for found in grouped.conversations:
         head = Text()
         head.append(shown(found.session.key), style="bold cyan")
+        if several:
+            head.append(f" on {shown(found.session.host or '(unknown host)')}", style="cyan")
         head.append(f"  {found.hits:,} hit{'' if found.hits == 1 else 's'} · "
                     f"{ago(found.session.last_activity, time.time)}", style="dim")
         console.print(head)

@@ -307,7 +307,7 @@ def store_converted(
     note_rekeyed(report, meta.key, key)
     if 0 < added < len(lines):
         leaf = next((e["id"] for e in reversed(parsed) if moves_leaf(e) and e.get("id")), None)
-        session = db.session(key)
+        session = db.session(key, db.host)  # this machine's: the one just imported
         if leaf is not None and session is not None:
             stored = db.events(session.pk)
             if active_branch(stored).leaf != leaf:
@@ -339,7 +339,7 @@ def store_live(
     (same id) are not stored again; a header only opens a session that does not exist yet.
     The session is found by its id first, as ``import_session`` finds it."""
     key = db.session_key_of(meta.session_id) if meta.session_id else None
-    exists = key is not None or db.session(meta.key) is not None
+    exists = key is not None or db.session(meta.key, db.host) is not None
     meta = meta._replace(key=key or meta.key)
     added = messages = 0
     for line, event in zip(lines, parsed):

@@ -12,6 +12,7 @@ database URL); the second is imported only when a URL asks for it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 from .interface import AgentReader, AgentWriter, PublishItem, SchemaBehind, Storage
 from .model import (
@@ -67,17 +68,19 @@ __all__ = [
 ]
 
 
-def open_storage(root: Path, database_url: str | None) -> Storage:
+def open_storage(root: Path, database_url: str | None,
+                 host: Callable[[], str] | None = None) -> Storage:
     """The embedded SQLite files under ``root``, or with a URL the PostgreSQL database.
-    Nothing is connected or created here."""
+    ``host`` gives this machine's label (``core/hosts.py``) when first needed. Nothing is
+    connected or created here."""
     if database_url:
         from .dburl import check_url
         from .postgres import PostgresStorage
 
-        return PostgresStorage(check_url(database_url))
+        return PostgresStorage(check_url(database_url), host)
     from .sqlite import SqliteStorage
 
-    return SqliteStorage(root)
+    return SqliteStorage(root, host)
 
 
 def database_init_sql() -> str:

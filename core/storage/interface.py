@@ -116,22 +116,30 @@ class AgentReader(Protocol):
         """Every session of the agent with its index state, by pk."""
         ...
 
-    def session(self, key: str) -> SessionRow | None:
-        """One session by key (compared lower-cased)."""
+    host: str  # this machine's label (core/hosts.py): the host a writer stores sessions under
+
+    def session(self, key: str, host: str | None = None) -> SessionRow | None:
+        """One session by key (compared lower-cased) of ``host``; with None, this machine's
+        session of that key, else the one of the host named first (``key_hosts``)."""
+        ...
+
+    def key_hosts(self, key: str) -> list[str]:
+        """The hosts holding a session of this key, sorted (a local store: its one host)."""
         ...
 
     def sessions_by_pk(self, pks: Iterable[int]) -> dict[int, SessionRow]:
         """The sessions of these pks (those that exist), by pk."""
         ...
 
-    def session_briefs(self, odd_only: bool = False, below: str | None = None
-                       ) -> list[SessionBrief]:
+    def session_briefs(self, odd_only: bool = False, below: str | None = None,
+                       host: str | None = None) -> list[SessionBrief]:
         """Every session with only what deciding visibility needs (cheap to read them all);
         with ``odd_only``, only those whose key is shaped like an incognito one or filed under
         another agent (the only sessions the operator may not see); with ``below``, the
         session of that key and every session linked under it (``spawned_by`` or
         ``parent_key``, compared lower-cased), transitively, or more (a file without the
-        link indexes gives every session): the caller puts the rows to the rule."""
+        link indexes gives every session): the caller puts the rows to the rule. With
+        ``host``, only that host's sessions (links are followed within it)."""
         ...
 
     def session_pks(self) -> list[int]:
@@ -316,15 +324,22 @@ class AgentWriter(AgentReader, Protocol):
         the lines' events, need hold no more than ``stored.as_imported`` keeps."""
         ...
 
-    def delete_session(self, key: str) -> bool:
+    def delete_session(self, key: str, host: str | None = None) -> bool:
         """Remove a session's events, index rows and state in one transaction, then
-        ``purge``; False if there is no such session."""
+        ``purge``; False if there is no such session (of ``host``; None: this machine's)."""
         ...
 
     def purge(self, only_if_pending: bool = False) -> bool:
         """Make deleted text unrecoverable from what the backend keeps itself (SQLite: merge
-        the full-text index, zero freed pages, truncate the log; the server: nothing, its
-        pages are reclaimed by VACUUM). True when done."""
+        the full-text index, zero freed pages, truncate the log; the server: a plain VACUUM of
+        the tables a delete touches, where the role may). True when done."""
+        ...
+
+    def purge_limits(self) -> list[str]:
+        """What deleted text the last purge left behind, and what finishes it, as sentences
+        for the person who deleted (SQLite: a log a reader held; the server: its table files,
+        WAL, backups and replicas). Empty when nothing is left that this process could know
+        of."""
         ...
 
     # --- live sources

@@ -20,6 +20,11 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+def default_host() -> str:
+    """The host label of a storage made without one (a tool, a test): ``hosts.FALLBACK``."""
+    return "localhost"
+
+
 class SessionRow(NamedTuple):
     pk: int
     key: str
@@ -41,6 +46,9 @@ class SessionRow(NamedTuple):
     title: str | None = None  # the first indexed user message, redacted, cut
     messages: int = 0  # indexed (user and assistant) messages: index_state.rows
     last_message_at: int | None = None
+    # The machine label of the host it came from (core/hosts.py); "" for a session a team
+    # server stored before it kept hosts (PostgreSQL schema 5), until its host claims it.
+    host: str = ""
 
     @property
     def last_activity(self) -> int:
@@ -80,6 +88,7 @@ class SessionMeta(NamedTuple):
     created_at: int | None = None
     updated_at: int | None = None
     source: str = "live"
+    host: str | None = None  # the host it came from; None: the writer's own (this machine)
 
 
 class MatchRow(NamedTuple):  # a tuple: thousands are made per search
@@ -160,6 +169,7 @@ class CardFilter(NamedTuple):
     project: str | None = None
     since_ms: int | None = None
     until_ms: int | None = None
+    host: str | None = None  # only sessions from this host (core/hosts.py)
 
 
 class AppendResult(NamedTuple):

@@ -22,7 +22,7 @@ from backscroll.core.visibility import Caller, may_see_agent
 from ..guard import while_shown
 from ..messages import FilterChoices, FiltersChanged, HistoryLoaded, SessionsLoaded
 from ..text import cut_middle, shown
-from ..widgets.results import Row, row_anchor, row_identity, row_key, row_summary
+from ..widgets.results import Row, row_anchor, row_host, row_identity, row_key, row_summary
 from .conversation import ConversationScreen, CoreSource
 from .filters import Filters, FiltersScreen
 from .view_as import ViewAsChoice, ViewAsScreen
@@ -77,7 +77,7 @@ class Browsing(_Base):
         a window of it, so a long conversation previews as fast as a short one."""
         try:
             response = window_around(self.browser.state, caller, row_key(row), row_anchor(row),
-                                     PREVIEW_MESSAGES)
+                                     PREVIEW_MESSAGES, row_host(row))
         except (ValidationError, Forbidden) as err:  # e.g. rewound meanwhile: say so, inline
             self.post_message(HistoryLoaded(row, error=str(err)))
             return
@@ -110,7 +110,7 @@ class Browsing(_Base):
         request = self.request_for(text) if text.strip() and self.last_request else None
         summary = row_summary(row)
         title = summary.display_title if summary is not None else ""
-        source = CoreSource(self.browser.state, self.browser.caller, row_key(row))
+        source = CoreSource(self.browser.state, self.browser.caller, row_key(row), row_host(row))
         self.app.push_screen(ConversationScreen(source, row_anchor(row), self.browser.now,
                                                 request, title))
 
@@ -132,7 +132,7 @@ class Browsing(_Base):
         if row is None:
             self.notify("Highlight a row to export its conversation.", markup=False)
             return
-        self.browser.ask_export(row_key(row))
+        self.browser.ask_export(row_key(row), row_host(row))
 
     # --- resume ---------------------------------------------------------------------------
 
@@ -145,7 +145,7 @@ class Browsing(_Base):
         if summary is not None:
             self.browser.copy_resume(summary)
         else:
-            self.browser.look_up(row_key(row), self.browser.caller)
+            self.browser.look_up(row_key(row), self.browser.caller, row_host(row))
 
     def flash(self, text: str) -> None:
         """Say in the status bar what just happened (what was copied)."""

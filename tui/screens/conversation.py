@@ -55,15 +55,18 @@ class CoreSource:
     state: StateDir
     caller: Caller
     session_key: str
+    host: str | None = None  # the session's (a team server holds a key per host)
 
     def outline(self) -> Outline:
-        return conversation_outline(self.state, self.caller, self.session_key)
+        return conversation_outline(self.state, self.caller, self.session_key, self.host)
 
     def window(self, start: int, stop: int) -> list[dict[str, Any]]:
-        return conversation_window(self.state, self.caller, self.session_key, start, stop)
+        return conversation_window(self.state, self.caller, self.session_key, start, stop,
+                                   host=self.host)
 
     def hits(self, request: SearchRequest) -> list[str]:
-        return session_hits(self.state, self.caller, request._replace(session_key=self.session_key))
+        return session_hits(self.state, self.caller,
+                            request._replace(session_key=self.session_key, host=self.host or None))
 
 
 class ConversationScreen(Screen[None]):
@@ -359,10 +362,10 @@ class ConversationScreen(Screen[None]):
     # --- the app's part -----------------------------------------------------------------------
 
     def action_export(self) -> None:
-        self.post_message(ExportRequested(self.source.session_key))
+        self.post_message(ExportRequested(self.source.session_key, _host(self.source)))
 
     def action_resume(self) -> None:
-        self.post_message(ResumeRequested(self.source.session_key))
+        self.post_message(ResumeRequested(self.source.session_key, _host(self.source)))
 
     def restyle(self) -> None:
         self.query_one("#conversation-title", Static).update(self._title(), layout=False)
@@ -379,3 +382,8 @@ def _said_at(outline: Outline, index: int | None) -> int:
     while index > 0 and not outline.said[index]:
         index -= 1
     return outline.said[index] or 1
+
+
+def _host(source: ConversationSource) -> str | None:
+    """The host of a source's session, when it names one (a test's source may not)."""
+    return getattr(source, "host", None)

@@ -32,6 +32,7 @@ OPERATOR_OPTION = "operator"
 class ViewAsChoice:
     key: str | None  # None: the operator
     sandboxed: bool = False
+    host: str | None = None  # the session's host (a team server holds a key per host)
 
 
 class ViewAsScreen(ModalScreen[ViewAsChoice | None]):
@@ -72,6 +73,8 @@ class ViewAsScreen(ModalScreen[ViewAsChoice | None]):
         listing = self.query_one("#view-as-list", OptionList)
         needle = needle.strip().lower()
         options: list[Option] = []
+        several = _keys_on_several_hosts(self.sessions)
+        self._choices: dict[str, tuple[str, str]] = {}
         if not needle or needle in OPERATOR_OPTION:
             prompt = Text("operator", style="bold")
             prompt.append("  every session of every agent", style="dim")
@@ -80,10 +83,16 @@ class ViewAsScreen(ModalScreen[ViewAsChoice | None]):
             label = session.label or ""  # already redacted
             if needle and needle not in shown(session.key) and needle not in label.lower():
                 continue
-            options.append(Option(session_prompt(session, depth, bool(needle), self.now),
-                                  id=session.key))
+            # A key two hosts hold is two options (ids are unique): named by key and host.
+            option_id = f"{session.key} {session.host}" if session.key in several else session.key
+            self._choices[option_id] = (session.key, session.host)
+            options.append(Option(session_prompt(session, depth, bool(needle), self.now,
+                                                 session.key in several), id=option_id))
         listing.set_options(options)
         current = self.current.key or OPERATOR_OPTION
+        if self.current.key in several:
+            current = next((i for i, (key, host) in self._choices.items()
+                            if key == self.current.key and host == self.current.host), current)
         ids = [o.id for o in options]
         listing.highlighted = ids.index(current) if current in ids else (0 if ids else None)
 
@@ -105,8 +114,8 @@ class ViewAsScreen(ModalScreen[ViewAsChoice | None]):
         if option is None:
             return
         sandboxed = self.query_one("#view-as-sandbox", Checkbox).value
-        key = None if option.id == OPERATOR_OPTION else option.id
-        self.dismiss(ViewAsChoice(key, sandboxed and key is not None))
+        key, host = self._choices.get(option.id or "", (None, ""))
+        self.dismiss(ViewAsChoice(key, sandboxed and key is not None, host or None))
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -133,14 +142,17 @@ class ViewAsScreen(ModalScreen[ViewAsChoice | None]):
             self.action_cursor_up()
 
 
-def session_prompt(session: SessionSummary, depth: int, flat: bool, now: Clock) -> Text:
-    """One session: indented under its spawner (unless filtering), key, label, last activity;
-    an incognito session dimmed and marked."""
+def session_prompt(session: SessionSummary, depth: int, flat: bool, now: Clock,
+                   with_host: bool = False) -> Text:
+    """One session: indented under its spawner (unless filtering), key (``with_host``: and
+    its host), label, last activity; an incognito session dimmed and marked."""
     incognito = session.incognito
     prompt = Text(style="dim" if incognito else "")
     if depth and not flat:
         prompt.append("  " * (depth - 1) + " ↳ ", style="dim")
     prompt.append(shown(session.key), style="cyan" if incognito else "bold cyan")
+    if with_host:
+        prompt.append(f" on {shown(session.host or '(unknown host)')}", style="cyan")
     if session.label:
         prompt.append(f"  {shown(session.label)}")
     if incognito:
@@ -152,27 +164,34 @@ def session_prompt(session: SessionSummary, depth: int, flat: bool, now: Clock) 
 def session_tree(sessions: Sequence[SessionSummary]) -> list[tuple[int, SessionSummary]]:
     """(depth, session) in tree order: agents by name, each agent's roots newest first, every
     session followed by the sessions it spawned."""
-    by_key = {s.key: s for s in sessions}
-    children: dict[str | None, list[SessionSummary]] = {}
+    by_key = {(s.host, s.key) for s in sessions}  # links stay within a host
+    children: dict[tuple[str, str] | None, list[SessionSummary]] = {}
     for session in sessions:
-        parent = session.spawned_by if session.spawned_by in by_key else None
-        children.setdefault(parent, []).append(session)
+        parent = (session.host, session.spawned_by or "")
+        children.setdefault(parent if parent in by_key else None, []).append(session)
     for kids in children.values():
-        kids.sort(key=lambda s: (s.agent, -s.updated_at, s.key))
+        kids.sort(key=lambda s: (s.agent, -s.updated_at, s.key, s.host))
     out: list[tuple[int, SessionSummary]] = []
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
 
     def walk(session: SessionSummary, depth: int) -> None:
-        if session.key in seen:  # a spawn cycle in bad data: show each session once
+        if (session.host, session.key) in seen:  # a spawn cycle in bad data: show each once
             return
-        seen.add(session.key)
+        seen.add((session.host, session.key))
         out.append((depth, session))
-        for child in children.get(session.key, []):
+        for child in children.get((session.host, session.key), []):
             walk(child, depth + 1)
 
     for root in children.get(None, []):
         walk(root, 0)
     for session in sessions:  # anything only reachable through a cycle
-        if session.key not in seen:
+        if (session.host, session.key) not in seen:
             walk(session, 0)
     return out
+
+
+def _keys_on_several_hosts(sessions: Sequence[SessionSummary]) -> set[str]:
+    hosts: dict[str, set[str]] = {}
+    for session in sessions:
+        hosts.setdefault(session.key, set()).add(session.host)
+    return {key for key, found in hosts.items() if len(found) > 1}

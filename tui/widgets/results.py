@@ -41,6 +41,15 @@ def row_key(row: Row) -> str:
     return row.session_key
 
 
+def row_host(row: Row) -> str:
+    """The host of a row's session ("" for one a team server stored before hosts)."""
+    if isinstance(row, SessionSummary):
+        return row.host
+    if isinstance(row, ConversationHit):
+        return row.session.host
+    return row.host
+
+
 def row_anchor(row: Row) -> str | None:
     """The message a row is about (a hit), or None: the conversation's end."""
     if isinstance(row, SessionSummary):
@@ -66,8 +75,8 @@ def row_summary(row: Row) -> SessionSummary | None:
     return None
 
 
-def row_identity(row: Row) -> tuple[str, str]:
-    return (row_key(row), row_anchor(row) or "")
+def row_identity(row: Row) -> tuple[str, str, str]:
+    return (row_key(row), row_anchor(row) or "", row_host(row))
 
 
 def _title_line(summary: SessionSummary, palette: Palette, width: int) -> Text:

@@ -10,11 +10,13 @@ errors), ``schema``, ``fts`` (tokens as tsvectors, bm25), ``reads``, ``match``, 
 
 from __future__ import annotations
 
+from typing import Callable
+
 from ...errors import Forbidden, StoreError
 from ...keys import check_agent_id
 from ..dburl import mask_url
 from ..interface import SchemaBehind
-from ..model import now_ms
+from ..model import default_host, now_ms
 from .browsing import BrowseReads
 from .claims import Claims
 from .driver import connect, pg_errors, pools_for
@@ -37,8 +39,9 @@ class PostgresStorage:
     into a helper process and connects there.
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, host: Callable[[], str] | None = None) -> None:
         self.url = url
+        self.host = host or default_host
 
     def describe(self) -> str:
         return f"PostgreSQL at {mask_url(self.url)}"
@@ -119,6 +122,7 @@ class PostgresStorage:
         if not write:
             self._check_readable()
             reader = PgReader(self.url, agent_id, write=False)
+            reader.host = self.host()
             try:
                 if reader._one("SELECT 1 FROM agents WHERE agent_id = %s", (agent_id,)) is None:
                     raise StoreError(f"agent {agent_id!r} has no data in {mask_url(self.url)}")
@@ -128,6 +132,7 @@ class PostgresStorage:
             return reader
         self._migrate()
         writer = PgWriter(self.url, agent_id, write=True)
+        writer.host = self.host()
         try:
             writer.ensure_agent(now_ms())
         except BaseException:

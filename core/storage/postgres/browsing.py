@@ -13,9 +13,9 @@ from ..model import BranchRow, CardFilter, MatchFilters, SessionFilter, SessionR
 from ..stored import parse_events
 from .fts import compile_query
 from .match import Match
-from .reads import SESSION_COLUMNS
+from .reads import SESSION_COLUMNS, session_row
 
-CARD_COLUMNS = f"{SESSION_COLUMNS}, cwd, title, index_rows, last_message_at"
+CARD_COLUMNS = f"{SESSION_COLUMNS}, cwd, title, index_rows, last_message_at, host"
 ACTIVITY = "coalesce(last_message_at, updated_at)"  # as sessions_by_activity indexes it
 
 
@@ -43,6 +43,9 @@ def card_clause(cards: CardFilter, params: dict[str, Any]) -> list[str]:
     if cards.until_ms is not None:
         where.append(f"{ACTIVITY} <= %(card_until)s")
         params["card_until"] = cards.until_ms
+    if cards.host is not None:
+        where.append("host = %(card_host)s")
+        params["card_host"] = cards.host
     return where
 
 
@@ -59,7 +62,7 @@ class BrowseReads(Match):
                f"ORDER BY {ACTIVITY} DESC, key COLLATE \"C\"")
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return [SessionRow(*row) for row in self._all(sql, params)]
+        return [session_row(row) for row in self._all(sql, params)]
 
     def session_pks_passing(self, cards: CardFilter) -> set[int]:
         params: dict[str, Any] = {"agent": self.agent_id}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ...indexer import INDEXER_VERSION, IndexRow
-from ..model import IDLE, Progress, SessionBrief, SessionRow
+from ..model import IDLE, Progress, SessionBrief, SessionRow, default_host
 from ..stored import parse_events
 from .handle import Handle
 from .text import load_text
@@ -19,38 +19,48 @@ SESSION_COLUMNS = """pk, key, session_id, spawned_by, parent_key, label, source,
     updated_at, last_seq, leaf_id, state, indexed_seq, indexer_version, problems"""
 
 
+def session_row(row: tuple) -> SessionRow:
+    """A row of ``SESSION_COLUMNS`` (and perhaps the card columns) followed by ``host``."""
+    return SessionRow(*row[:-1], host=row[-1])
+
+
 class Reads(Handle):
     """Reading methods of both handle classes."""
+
+    host: str = default_host()  # this machine's label (core/hosts.py), set by the storage
 
     # ----------------------------------------------------------------- sessions and events
 
     def sessions(self) -> list[SessionRow]:
         rows = self._all(
-            f"SELECT {SESSION_COLUMNS} FROM sessions WHERE agent_id = %s ORDER BY pk",
+            f"SELECT {SESSION_COLUMNS}, host FROM sessions WHERE agent_id = %s ORDER BY pk",
             (self.agent_id,),
         )
-        return [SessionRow(*row) for row in rows]
+        return [session_row(row) for row in rows]
 
-    def session_briefs(self, odd_only: bool = False, below: str | None = None
-                       ) -> list[SessionBrief]:
+    def session_briefs(self, odd_only: bool = False, below: str | None = None,
+                       host: str | None = None) -> list[SessionBrief]:
         """Every session with only what deciding visibility needs; with ``odd_only``, only
         those shaped like an incognito key or filed under another agent; with ``below``, that
-        session and every session linked under it, transitively."""
-        where = ""
+        session and every session linked under it, transitively; with ``host``, only that
+        host's (its links followed within it)."""
+        where = "AND host = %(host)s " if host is not None else ""
+        link_host = "AND c.host = %(host)s" if host is not None else ""
         if odd_only:
-            where = "AND (key LIKE '%%incognito-%%' OR left(key, %(n)s) <> %(own)s)"
+            where += "AND (key LIKE '%%incognito-%%' OR left(key, %(n)s) <> %(own)s)"
         elif below is not None:
-            where = """AND key IN (
+            where += f"""AND key IN (
                 WITH RECURSIVE tree(key) AS (
                     SELECT %(root)s::text
                     UNION SELECT c.key FROM tree JOIN sessions c ON c.agent_id = %(agent)s
+                        {link_host}
                         AND (lower(c.spawned_by) = tree.key OR lower(c.parent_key) = tree.key)
                 ) SELECT key FROM tree)"""
         rows = self._all(
             f"SELECT pk, key, spawned_by, parent_key, NOT {PENDING} FROM sessions "
             f"WHERE agent_id = %(agent)s {where}",
             {"agent": self.agent_id, "version": INDEXER_VERSION, "root": (below or "").lower(),
-             "n": len(self.agent_id) + 7, "own": f"agent:{self.agent_id}:"},
+             "n": len(self.agent_id) + 7, "own": f"agent:{self.agent_id}:", "host": host},
         )
         return [SessionBrief._make(row) for row in rows]
 
@@ -73,18 +83,26 @@ class Reads(Handle):
 
     def sessions_by_pk(self, pks: Iterable[int]) -> dict[int, SessionRow]:
         rows = self._all(
-            f"SELECT {SESSION_COLUMNS} FROM sessions WHERE agent_id = %s "
+            f"SELECT {SESSION_COLUMNS}, host FROM sessions WHERE agent_id = %s "
             "AND pk = ANY(%s::bigint[])",
             (self.agent_id, sorted(pks)),
         )
-        return {row[0]: SessionRow(*row) for row in rows}
+        return {row[0]: session_row(row) for row in rows}
 
-    def session(self, key: str) -> SessionRow | None:
+    def session(self, key: str, host: str | None = None) -> SessionRow | None:
+        """That host's session of the key; with None, this machine's, else the first host's."""
         row = self._one(
-            f"SELECT {SESSION_COLUMNS} FROM sessions WHERE agent_id = %s AND key = %s",
-            (self.agent_id, key.lower()),
+            f"SELECT {SESSION_COLUMNS}, host FROM sessions WHERE agent_id = %(agent)s "
+            "AND key = %(key)s AND (%(host)s::text IS NULL OR host = %(host)s) "
+            "ORDER BY host = %(own)s DESC, host LIMIT 1",
+            {"agent": self.agent_id, "key": key.lower(), "host": host, "own": self.host},
         )
-        return SessionRow(*row) if row else None
+        return session_row(row) if row else None
+
+    def key_hosts(self, key: str) -> list[str]:
+        return [row[0] for row in self._all(
+            "SELECT host FROM sessions WHERE agent_id = %s AND key = %s ORDER BY host",
+            (self.agent_id, key.lower()))]
 
     def visibility_rev(self) -> int:
         row = self._one("SELECT visibility_rev FROM agents WHERE agent_id = %s", (self.agent_id,))

@@ -238,12 +238,45 @@ MIGRATIONS[4] = """
     CREATE INDEX sessions_by_parent ON sessions (agent_id, lower(parent_key));
 """
 
+# The host each session came from (core/hosts.py): two hosts' ``agent:main:main`` are two
+# sessions, each under its host, so a session is unique per (agent, host, key) and per (agent,
+# host, session id). Sessions stored before keep the host "" until their host writes to them
+# (``writes._locked`` claims them). A host change moves the visibility revision.
+MIGRATIONS[5] = """
+    ALTER TABLE sessions ADD COLUMN host text NOT NULL DEFAULT '';
+    ALTER TABLE sessions DROP CONSTRAINT sessions_agent_id_key_key;
+    ALTER TABLE sessions DROP CONSTRAINT sessions_agent_id_session_id_key;
+    ALTER TABLE sessions ADD CONSTRAINT sessions_host_key UNIQUE (agent_id, host, key);
+    ALTER TABLE sessions ADD CONSTRAINT sessions_host_session_id
+        UNIQUE (agent_id, host, session_id);
+    -- A key looked up without its host (the operator's history, key_hosts) reads this.
+    CREATE INDEX sessions_by_key ON sessions (agent_id, key);
+    DROP TRIGGER sessions_changed ON sessions;
+    CREATE TRIGGER sessions_changed AFTER UPDATE ON sessions FOR EACH ROW
+        WHEN (OLD.key IS DISTINCT FROM NEW.key
+              OR OLD.host IS DISTINCT FROM NEW.host
+              OR OLD.spawned_by IS DISTINCT FROM NEW.spawned_by
+              OR OLD.parent_key IS DISTINCT FROM NEW.parent_key
+              OR OLD.state IS DISTINCT FROM NEW.state
+              OR OLD.indexer_version IS DISTINCT FROM NEW.indexer_version)
+        EXECUTE FUNCTION bump_visibility_rev();
+
+    -- What each host's live sources took in is that host's: two hosts may sync the same path.
+    ALTER TABLE source_files ADD COLUMN host text NOT NULL DEFAULT '';
+    ALTER TABLE source_files DROP CONSTRAINT source_files_pkey;
+    ALTER TABLE source_files ADD PRIMARY KEY (agent_id, host, path);
+    ALTER TABLE source_syncs ADD COLUMN host text NOT NULL DEFAULT '';
+    ALTER TABLE source_syncs DROP CONSTRAINT source_syncs_pkey;
+    ALTER TABLE source_syncs ADD PRIMARY KEY (agent_id, host, root);
+"""
+
 SCHEMA_VERSION = max(MIGRATIONS)
 # The oldest schema read and written as it is: the migrations after it add indexes only, which
 # change no answer. Creating an index takes the table's owner; a writer that is only a member
 # of the writer role goes on without them until the owner's `db init` (or a writer logged in as
-# the owner) adds them.
-WORKS_SINCE = 3
+# the owner) adds them. Schema 5's host column is read and written by every query: none is
+# used as it was before it.
+WORKS_SINCE = 5
 
 
 def roles_sql() -> str:

@@ -21,23 +21,24 @@ COLUMNS = (
 
 class SourceReads(Reads):
     def file_states(self) -> dict[str, FileState]:
-        rows = self._all(f"SELECT {COLUMNS} FROM source_files WHERE agent_id = %s",
-                         (self.agent_id,))
+        rows = self._all(f"SELECT {COLUMNS} FROM source_files WHERE agent_id = %s "
+                         "AND host = %s", (self.agent_id, self.host))
         return {row[0]: file_state_of(row) for row in rows}
 
     def file_state(self, path: str) -> FileState | None:
-        row = self._one(f"SELECT {COLUMNS} FROM source_files WHERE agent_id = %s AND path = %s",
-                        (self.agent_id, path))
+        row = self._one(f"SELECT {COLUMNS} FROM source_files WHERE agent_id = %s "
+                        "AND host = %s AND path = %s", (self.agent_id, self.host, path))
         return file_state_of(row) if row else None
 
     def session_key_of(self, session_id: str) -> str | None:
-        row = self._one("SELECT key FROM sessions WHERE agent_id = %s AND session_id = %s",
-                        (self.agent_id, session_id))
+        row = self._one("SELECT key FROM sessions WHERE agent_id = %s AND session_id = %s "
+                        "AND host IN (%s, '') ORDER BY host DESC LIMIT 1",
+                        (self.agent_id, session_id, self.host))
         return row[0] if row else None
 
     def source_syncs(self) -> dict[str, int]:
-        return dict(self._all("SELECT root, synced_at FROM source_syncs WHERE agent_id = %s",
-                              (self.agent_id,)))
+        return dict(self._all("SELECT root, synced_at FROM source_syncs WHERE agent_id = %s "
+                              "AND host = %s", (self.agent_id, self.host)))
 
 
 class SourceWrites(Writes, SourceReads):
@@ -47,15 +48,15 @@ class SourceWrites(Writes, SourceReads):
         self.ensure_agent(state.synced_at)
         with self.transaction() as conn:
             if moved_from is not None:
-                conn.execute("DELETE FROM source_files WHERE agent_id = %s AND path = %s",
-                             (self.agent_id, moved_from))
+                conn.execute("DELETE FROM source_files WHERE agent_id = %s AND host = %s "
+                             "AND path = %s", (self.agent_id, self.host, moved_from))
             conn.execute(
-                f"INSERT INTO source_files (agent_id, {COLUMNS}) VALUES "
-                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT (agent_id, path) DO UPDATE SET "
+                f"INSERT INTO source_files (agent_id, host, {COLUMNS}) VALUES "
+                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (agent_id, host, path) DO UPDATE SET "
                 + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS.split(", ")[1:]),
                 (
-                    self.agent_id, state.path, state.kind, state.root, state.device, state.inode,
+                    self.agent_id, self.host, state.path, state.kind, state.root, state.device, state.inode,
                     state.size, state.mtime_ns, state.done_bytes, state.done_lines,
                     state.head_hash, state.tail_hash, state.context,
                     json.dumps(list(state.sessions)), state.synced_at, state.missing_since,
@@ -71,15 +72,16 @@ class SourceWrites(Writes, SourceReads):
         with self.transaction() as conn:
             row = conn.execute(
                 "SELECT pk, key, spawned_by, parent_key, label FROM sessions "
-                "WHERE agent_id = %s AND session_id = %s FOR UPDATE",
-                (self.agent_id, meta.session_id),
+                "WHERE agent_id = %s AND session_id = %s AND host IN (%s, '') "
+                "ORDER BY host DESC LIMIT 1 FOR UPDATE",
+                (self.agent_id, meta.session_id, self.host),
             ).fetchone()
             if row is None:
                 return False
             pk, stored_key, *links = row
             placeholder = f"agent:{self.agent_id}:import:{meta.session_id}".lower()
-            taken = conn.execute("SELECT 1 FROM sessions WHERE agent_id = %s AND key = %s",
-                                 (self.agent_id, key)).fetchone()
+            taken = conn.execute("SELECT 1 FROM sessions WHERE agent_id = %s AND key = %s "
+                                 "AND host = %s", (self.agent_id, key, self.host)).fetchone()
             new_key = key if stored_key == placeholder and not taken else stored_key
             wanted = [_lower(meta.spawned_by), _lower(meta.parent_key),
                       _clean(meta.label) or links[2]]
@@ -95,9 +97,9 @@ class SourceWrites(Writes, SourceReads):
     def mark_missing(self, paths: Iterable[str], since: int) -> None:
         with self.transaction() as conn:
             conn.execute(
-                "UPDATE source_files SET missing_since = %s WHERE agent_id = %s "
+                "UPDATE source_files SET missing_since = %s WHERE agent_id = %s AND host = %s "
                 "AND missing_since IS NULL AND path = ANY(%s::text[])",
-                (since, self.agent_id, list(paths)),
+                (since, self.agent_id, self.host, list(paths)),
             )
 
     def record_sync(self, roots: Iterable[tuple[str, str]], when: int) -> None:
@@ -105,10 +107,10 @@ class SourceWrites(Writes, SourceReads):
         with self.transaction() as conn:
             for root, kind in roots:
                 conn.execute(
-                    "INSERT INTO source_syncs (agent_id, root, kind, synced_at) "
-                    "VALUES (%s, %s, %s, %s) ON CONFLICT (agent_id, root) DO UPDATE SET "
-                    "kind = excluded.kind, synced_at = excluded.synced_at",
-                    (self.agent_id, root, kind, when),
+                    "INSERT INTO source_syncs (agent_id, host, root, kind, synced_at) "
+                    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (agent_id, host, root) DO UPDATE "
+                    "SET kind = excluded.kind, synced_at = excluded.synced_at",
+                    (self.agent_id, self.host, root, kind, when),
                 )
 
 

@@ -21,7 +21,9 @@ from ...transcript import advance, branch_message, indexable, keeps_branch, pars
 from ..model import AppendResult, BranchRow, Imported, SessionMeta, now_ms
 from ..stored import id_spellings, in_log_order, names_as_parent, new_events, stored_entry_id
 from .driver import Conflict, retried
+from .erase import Erasing
 from .fts import index_text
+from .locks import Locking
 from .reads import Reads
 from .text import load_text, store_text
 
@@ -42,7 +44,7 @@ _INSERT_ROW = (
 _COLUMNS = ("agent", "rowid", "pk", "entry", "role", "ts", "body", "exact", "tsv")
 
 
-class Writes(Reads):
+class Writes(Erasing, Locking, Reads):
     """Writing methods; the connection is a writer's, in autocommit mode."""
 
     @contextmanager
@@ -77,20 +79,13 @@ class Writes(Reads):
                 (self.agent_id,),
             )
 
-    def _locked(self, column: str, value: str) -> tuple | None:
-        return self.conn.execute(
-            "SELECT pk, key, session_id, created_at, last_seq, leaf_id, state, indexer_version, "
-            f"branch_seq FROM sessions WHERE agent_id = %s AND {column} = %s FOR UPDATE",
-            (self.agent_id, value),
-        ).fetchone()
-
     def _create_session(self, meta: SessionMeta, clean: bool) -> tuple | None:
         """Insert a session row; None if another transaction created that key meanwhile."""
         created = meta.created_at if meta.created_at is not None else now_ms()
         return self.conn.execute(
             "INSERT INTO sessions (agent_id, key, session_id, spawned_by, parent_key, label, "
-            "source, created_at, updated_at, state, indexer_version) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING "
+            "source, created_at, updated_at, state, indexer_version, host) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING "
             "RETURNING pk, key, session_id, created_at, last_seq, leaf_id, state, indexer_version, "
             "branch_seq",
             (
@@ -105,6 +100,7 @@ class Writes(Reads):
                 meta.updated_at if meta.updated_at is not None else created,
                 "clean" if clean else "dirty",
                 INDEXER_VERSION if clean else 0,
+                meta.host or self.host,
             ),
         ).fetchone()
 
@@ -122,9 +118,10 @@ class Writes(Reads):
             body = line.decode("utf-8") if isinstance(line, bytes) else line
             body = body.strip().lstrip("\ufeff")
         with self._tx() as conn:
-            found = self._locked("key", key)
+            found = self._locked("key", key, meta.host)
             if found is None:
-                found = self._create_session(meta._replace(key=key), True) or self._locked("key", key)
+                found = (self._create_session(meta._replace(key=key), True)
+                         or self._locked("key", key, meta.host))
             if found is None:
                 raise Conflict(f"session {key} was created and removed meanwhile")
             pk, _key, session_id, created_at, last_seq, leaf, state, version, branch_seq = found
@@ -361,22 +358,19 @@ class Writes(Reads):
         )
 
     @retried
-    def delete_session(self, key: str) -> bool:
+    def delete_session(self, key: str, host: str | None = None) -> bool:
         key = normalize_key(key)
         with self._tx() as conn:
-            found = self._locked("key", key)
+            found = self._locked("key", key, host)
             if found is None:
                 return False
             self.delete_rows(found[0])
             # its events go with it (ON DELETE CASCADE), in this transaction
             conn.execute("DELETE FROM sessions WHERE pk = %s", (found[0],))
+        if not self._depth:
+            self.purge()
         return True
 
-    def purge(self, only_if_pending: bool = False) -> bool:
-        """Deleted rows are gone from every query at commit; the server reclaims their pages
-        (VACUUM, run by autovacuum or the administrator, docs/postgres.md): nothing to do
-        from here."""
-        return True
 
     @retried
     def import_session(
@@ -385,9 +379,9 @@ class Writes(Reads):
         key = normalize_key(meta.key)
         with self._tx() as conn:
             by = ("session_id", meta.session_id) if meta.session_id else ("key", key)
-            found = self._locked(*by)
+            found = self._locked(*by, meta.host)
             if found is None:
-                if self._locked("key", key) is not None:
+                if self._locked("key", key, meta.host, legacy=False) is not None:
                     # The key now names another transcript (a reset): keep both.
                     key = f"{key}:import-{meta.session_id}".lower()
                 found = self._create_session(meta._replace(key=key), clean=not lines)

@@ -15,11 +15,12 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ... import private
 from ...errors import StoreError, ValidationError
 from ...keys import check_agent_id
+from ..model import default_host
 from .browsing import BrowseReads
 from .connection import Handle, connect
 from .sources import SourceReads
@@ -52,8 +53,9 @@ def __getattr__(name: str) -> Any:
 class SqliteStorage:
     """Per-agent SQLite files under ``<root>/agents/``."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, host: Callable[[], str] | None = None) -> None:
         self.root = root
+        self.host = host or default_host
 
     def describe(self) -> str:
         return f"SQLite files in {self.root / 'agents'}"
@@ -104,7 +106,9 @@ class SqliteStorage:
             if not path.is_file():
                 raise StoreError(f"agent {agent_id!r} has no database at {path}")
             self._warn_if_loose(path)
-            return AgentReader(path, agent_id, write=False)
+            reader = AgentReader(path, agent_id, write=False)
+            reader.host = self.host()
+            return reader
         private.require_state_folder(self.root)
         try:
             private.make_dir(self.root, tighten=False)  # perhaps a folder the user chose
@@ -119,7 +123,9 @@ class SqliteStorage:
             ) from None
         from .writer import AgentWriter
 
-        return AgentWriter(path, agent_id, write=True)
+        writer = AgentWriter(path, agent_id, write=True)
+        writer.host = self.host()
+        return writer
 
     def _warn_if_loose(self, path: Path) -> None:
         """A reader never changes a file: it only says once when a folder or the database is

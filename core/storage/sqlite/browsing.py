@@ -55,6 +55,8 @@ class BrowseReads(Reads):
     ) -> list[SessionRow]:
         """The sessions of ``sessions`` that pass ``cards``, newest activity first, with the
         columns a list shows."""
+        if cards.host is not None and cards.host != self.host:
+            return []  # a local store has one host
         where, params = session_clause(sessions)
         more, more_params = card_clause(cards)
         where += more
@@ -64,10 +66,12 @@ class BrowseReads(Reads):
         sql += f" ORDER BY {ACTIVITY} DESC, s.key"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return [SessionRow(*row) for row in self._all(sql, [*params, *more_params])]
+        return [SessionRow(*row, host=self.host) for row in self._all(sql, [*params, *more_params])]
 
     def session_pks_passing(self, cards: CardFilter) -> set[int]:
         """Every session that passes ``cards`` (a search narrows the visible sessions by it)."""
+        if cards.host is not None and cards.host != self.host:
+            return set()
         where, params = card_clause(cards)
         sql = "SELECT s.pk FROM sessions s" + (f" WHERE {' AND '.join(where)}" if where else "")
         return {row[0] for row in self._all(sql, params)}

@@ -11,7 +11,7 @@ from typing import Any, Iterable, Iterator
 
 from ...indexer import INDEXER_VERSION, IndexRow
 from ...keys import INCOGNITO_KINDS
-from ..model import IDLE, Progress, SessionBrief, SessionRow
+from ..model import IDLE, Progress, SessionBrief, SessionRow, default_host
 from ..stored import parse_events
 from .connection import sqlite_errors
 from .matching import SUMS, Matching, scope_text
@@ -33,6 +33,7 @@ class Reads(Matching):
     conn: sqlite3.Connection
     path: Path
     agent_id: str
+    host: str = default_host()  # a local store has one host: this machine (core/hosts.py)
 
     @contextmanager
     def snapshot(self) -> Iterator[None]:
@@ -56,16 +57,19 @@ class Reads(Matching):
 
     def sessions(self) -> list[SessionRow]:
         rows = self._all(f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} ORDER BY s.pk")
-        return [SessionRow(*row) for row in rows]
+        return [SessionRow(*row, host=self.host) for row in rows]
 
-    def session_briefs(self, odd_only: bool = False, below: str | None = None
-                       ) -> list[SessionBrief]:
+    def session_briefs(self, odd_only: bool = False, below: str | None = None,
+                       host: str | None = None) -> list[SessionBrief]:
         """Every session, with only what deciding visibility needs (cheap to read them all);
         with ``odd_only``, only those whose key is shaped like an incognito one or filed
         under another agent (the only sessions the operator may not see); with ``below`` (not
         with ``odd_only``), the session of that key and every session linked under it
         (``spawned_by`` or ``parent_key``), transitively: a superset of its spawned tree
-        (every session, from a file that lacks the link indexes: schema.READABLE_SINCE)."""
+        (every session, from a file that lacks the link indexes: schema.READABLE_SINCE).
+        Every session is of this store's one host: another ``host`` has none."""
+        if host is not None and host != self.host:
+            return []
         where, params = "", {"version": INDEXER_VERSION}
         if odd_only:  # key ranges, each read through the key's index (no scan of every session)
             own = f"agent:{self.agent_id}:"
@@ -118,11 +122,16 @@ class Reads(Matching):
             "WHERE s.pk IN (SELECT value FROM json_each(?))",
             (json.dumps(sorted(pks)),),
         )
-        return {row[0]: SessionRow(*row) for row in rows}
+        return {row[0]: SessionRow(*row, host=self.host) for row in rows}
 
-    def session(self, key: str) -> SessionRow | None:
+    def session(self, key: str, host: str | None = None) -> SessionRow | None:
+        if host is not None and host != self.host:
+            return None
         row = self._one(f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} WHERE s.key = ?", (key.lower(),))
-        return SessionRow(*row) if row else None
+        return SessionRow(*row, host=self.host) if row else None
+
+    def key_hosts(self, key: str) -> list[str]:
+        return [self.host] if self.session(key) is not None else []
 
     def visibility_rev(self) -> int:
         """A counter the schema's triggers move whenever sessions or their index state

@@ -354,10 +354,12 @@ class Writes(Reads):
             )
         }
 
-    def delete_session(self, key: str) -> bool:
+    def delete_session(self, key: str, host: str | None = None) -> bool:
         """Remove a session's events, index rows and index state in one transaction, then
         purge its words from the full-text index and the log (``purge``)."""
         key = normalize_key(key)
+        if host is not None and host != self.host:
+            return False
         with self.transaction() as conn:
             found = conn.execute("SELECT pk FROM sessions WHERE key = ?", (key,)).fetchone()
             if found is None:
@@ -397,6 +399,15 @@ class Writes(Reads):
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('purge_pending', '1')"
                 )
         return not busy
+
+    def purge_limits(self) -> list[str]:
+        pending = self.conn.execute("SELECT 1 FROM meta WHERE key = 'purge_pending'").fetchone()
+        if pending is None:
+            return []
+        return [f"a purge is pending: another process is reading {self.path.name}, so the "
+                f"deleted words stay in its log ({self.path.name}-wal) and old index segments "
+                "until the next delete or reconciliation pass (`backscroll reindex` runs "
+                "one) after that reader is done finishes it"]
 
 
 def _lower(value: str | None) -> str | None:
