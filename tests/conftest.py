@@ -8,6 +8,8 @@ import pytest
 
 from backscroll.core.state import StateDir
 
+pytest_plugins = ("pytester",)  # test_dev_loop.py runs pytest on a toy suite
+
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 if not DATA.is_dir():  # CI lays shared/ beside the clone
     DATA = Path(os.environ.get("BACKSCROLL_TEST_DATA", "/work/shared/data"))
@@ -16,6 +18,35 @@ if not DATA.is_dir():  # CI lays shared/ beside the clone
 # ``fresh_state``) once per storage backend; ``sqlite_only`` tests (raw file checks, the
 # SQLite connection, WAL) run on the embedded backend alone.
 BACKENDS = ("sqlite", "postgres")
+PG_FIXTURES = {"pg_cluster", "pg_url"}  # what a test asks for when it needs the server
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--backend", choices=(*BACKENDS, "all"), default="all",
+        help="run the storage tests on one backend only: 'sqlite' also leaves out every test "
+             "that needs the PostgreSQL server; 'postgres' leaves out the SQLite run of the "
+             "tests that take both (default: all, as CI does)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--backend``: deselect (not skip) the tests of the other backend, so the summary
+    counts them as left out on purpose."""
+    chosen = config.getoption("--backend")
+    if chosen == "all":
+        return
+    kept, dropped = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        param = callspec.params.get("backend") if callspec else None
+        if param is not None:
+            other = param != chosen
+        else:  # not parametrized: only a test that needs the server belongs to one backend
+            other = chosen == "sqlite" and bool(PG_FIXTURES & set(getattr(item, "fixturenames", ())))
+        (dropped if other else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -76,6 +76,7 @@ queries = st.tuples(
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(docs=st.lists(texts, min_size=1, max_size=12), asks=st.lists(queries, min_size=1, max_size=6))
+@pytest.mark.slow
 def test_any_text_and_query_give_the_same_rows_order_and_scores(
     tmp_path_factory, pg_url, docs, asks
 ) -> None:

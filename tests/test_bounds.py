@@ -91,6 +91,7 @@ def test_line_size_is_bounded_and_a_huge_line_is_never_held(monkeypatch) -> None
 
 @given(st.recursive(st.none() | st.text() | st.integers(), lambda c: st.lists(c, max_size=3)
                     | st.dictionaries(st.text(max_size=3), c, max_size=3), max_leaves=40))
+@pytest.mark.slow
 def test_depth_walk_agrees_with_the_definition(value) -> None:
     def depth(v) -> int:
         if isinstance(v, list):

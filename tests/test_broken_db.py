@@ -158,6 +158,7 @@ def test_a_read_only_database_starts_no_reconciler_and_says_why(state: StateDir,
         writable_again(path)
 
 
+@pytest.mark.slow
 async def test_the_browser_notifies_once_and_keeps_searching(state: StateDir) -> None:
     build(state)
     corrupt(state.db_path("broken"))

@@ -251,6 +251,7 @@ FTS_NOISE = st.lists(
     max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(query=FTS_NOISE, prefix=st.booleans())
+@pytest.mark.slow
 def test_any_query_is_json_or_a_validation_error(filled, capsys, query, prefix) -> None:
     flags = ["--json", "--state-dir", str(filled.path)] + (["--prefix"] if prefix else [])
     code, out, err = run(capsys, "search", *flags, "--", query)

@@ -19,7 +19,7 @@ from backscroll.core.verify import verify_state
 
 from .events import header, lines, msg
 
-pytestmark = pytest.mark.backends
+pytestmark = [pytest.mark.backends, pytest.mark.slow]  # processes at full speed for seconds
 
 SESSIONS = 80
 MESSAGES = 250

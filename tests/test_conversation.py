@@ -158,6 +158,7 @@ def stored_and_computed(state: StateDir) -> tuple[list | None, list]:
 @given(life=st.lists(st.tuples(st.sampled_from(STEPS),
                                st.sampled_from(["append", "append", "import", "rebuild"]),
                                st.integers(0, 99)), min_size=1, max_size=16))
+@pytest.mark.slow
 def test_stored_branch_messages_are_the_branch_the_tree_rules_give(
     fresh_state, life: list[tuple[str, str, int]]
 ) -> None:
@@ -298,6 +299,7 @@ def talks(draw: st.DrawFn) -> list[dict]:
 @given(talk=talks(), limit=st.one_of(st.none(), st.integers(1, 12)), tools=st.booleans(),
        anchor=st.one_of(st.none(), st.integers(0, 45), st.just("nope")),
        max_bytes=st.sampled_from([1500, 6000, 80 * 1024]))
+@pytest.mark.slow
 def test_history_in_windows_equals_history_of_the_whole_branch(
     fresh_state, monkeypatch, talk: list[dict], limit: int | None, tools: bool,
     anchor: int | str | None, max_bytes: int,
@@ -352,6 +354,7 @@ def test_a_conversation_the_caller_may_not_see_is_forbidden(state: StateDir) -> 
             call()
 
 
+@pytest.mark.slow
 def test_a_50000_message_conversation_opens_in_windows(state: StateDir) -> None:
     """The outline of a long conversation holds ids and roles only; a window reads its own
     messages. (Speed is measured by benchmarks/bench_conversation.py, not here.)"""
@@ -465,6 +468,7 @@ CALLERS = (
 @settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(corpus=corpora(), word=st.sampled_from(WORDS), order=st.sampled_from(["best", "recent"]))
+@pytest.mark.slow
 def test_grouped_results_equal_message_results_collapsed(
     tmp_path_factory: pytest.TempPathFactory,
     corpus: tuple[dict[str, list[str]], dict[str, str | None]],

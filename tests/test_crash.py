@@ -15,6 +15,7 @@ from .faults import OPERATIONS, run_campaign
 KILLS_PER_OPERATION = 3
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_points_of_every_operation_loses_and_doubles_nothing(
     tmp_path: Path,
 ) -> None:

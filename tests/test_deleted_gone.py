@@ -69,6 +69,7 @@ def test_a_deleted_session_leaves_no_word_in_the_files(state: StateDir, capsys) 
     capsys.readouterr()
 
 
+@pytest.mark.slow
 def test_a_purge_interrupted_or_blocked_is_finished_by_the_next_pass(
     state: StateDir, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -123,6 +123,7 @@ def reached_the_store(report: Any) -> bool:
 
 @FUZZ
 @given(st.lists(raw_lines, max_size=12))
+@pytest.mark.slow
 def test_decoding_a_line_is_a_value_or_one_sentence(lines: list[bytes]) -> None:
     for line in lines:
         for form in (line, line.decode("utf-8", "replace")):
@@ -135,6 +136,7 @@ def test_decoding_a_line_is_a_value_or_one_sentence(lines: list[bytes]) -> None:
 
 @FUZZ
 @given(st.lists(raw_lines, min_size=1, max_size=12), json_values)
+@pytest.mark.slow
 def test_openclaw_lines_and_store(lines: list[bytes], store: Any) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "main" / "sessions"
@@ -151,6 +153,7 @@ def test_openclaw_lines_and_store(lines: list[bytes], store: Any) -> None:
 
 @FUZZ
 @given(st.lists(claude_records | records, min_size=1, max_size=10), st.lists(raw_lines, max_size=4))
+@pytest.mark.slow
 def test_claude_code_records(items: list[dict[str, Any]], noise: list[bytes]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         project = Path(tmp) / "projects" / "-p"
@@ -167,6 +170,7 @@ def test_claude_code_records(items: list[dict[str, Any]], noise: list[bytes]) ->
 
 @FUZZ
 @given(st.lists(codex_payloads | records, min_size=1, max_size=10), json_values)
+@pytest.mark.slow
 def test_codex_rollouts(items: list[dict[str, Any]], meta: Any) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         day = Path(tmp) / "sessions" / "2026" / "05" / "01"
@@ -185,6 +189,7 @@ def test_codex_rollouts(items: list[dict[str, Any]], meta: Any) -> None:
 
 @FUZZ
 @given(st.lists(raw_lines, min_size=1, max_size=15))
+@pytest.mark.slow
 def test_append_stores_or_refuses_every_line(lines: list[bytes]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         state = StateDir(Path(tmp) / "state")
@@ -203,6 +208,7 @@ def test_append_stores_or_refuses_every_line(lines: list[bytes]) -> None:
                  st.from_regex(r"[0-9]{1,15}\s*(m|min|h|d|w)( ago)?", fullmatch=True),
                  st.from_regex(r"-?[0-9]{1,6}-[0-9]{2}-[0-9]{2}(T[0-9:.]{1,15})?(Z|[+-][0-9:]{1,6})?",
                                fullmatch=True)))
+@pytest.mark.slow
 def test_the_time_parser_gives_a_time_or_one_sentence(text: str) -> None:
     try:
         ms = parse_time(text, now_ms=1_780_000_000_000)

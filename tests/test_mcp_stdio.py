@@ -34,6 +34,7 @@ def start(state: Path, *argv: str) -> subprocess.Popen:
     )
 
 
+@pytest.mark.slow
 def test_a_real_process_serves_both_tools_and_only_protocol_on_stdout(state) -> None:
     add(state, "agent:main:main", "m1", "the nightly backup failed with disk full", 1_000)
     add(state, "agent:main:subagent:a", "a1", "backup retried: API_TOKEN=abcdefghijklmnopqrstuvwx", 2_000,
@@ -101,6 +102,7 @@ def test_a_real_process_serves_both_tools_and_only_protocol_on_stdout(state) -> 
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_the_startup_line_names_the_operator_and_a_caller_that_does_not_exist(tmp_path) -> None:
     for argv, says in [
         ([], "as the operator (every session of every agent)"),

@@ -100,6 +100,7 @@ def test_cli_text_and_json_show_no_token_and_no_escape(state: StateDir, capsys) 
     assert "\x1b" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 async def test_the_browser_shows_no_token(state: StateDir, tmp_path: Path) -> None:
     seeded(state)
     app = app_for(state)
@@ -121,6 +122,7 @@ async def test_the_browser_shows_no_token(state: StateDir, tmp_path: Path) -> No
         assert leaks(app.status_bar.plain_text()) == []
 
 
+@pytest.mark.slow
 async def test_home_grouped_rows_and_the_conversation_show_no_token(state: StateDir) -> None:
     seeded(state)
     with state.open("main", write=True) as db:  # a title that holds a token

@@ -211,6 +211,7 @@ def test_writer_and_read_only_roles(pg_cluster, empty_db: str, tmp_path: Path, c
         StateDir(tmp_path, database_url=reader_url).open("newagent", write=True)
 
 
+@pytest.mark.slow
 def test_the_tree_read_walks_the_link_indexes(pg_url: str, tmp_path: Path, monkeypatch) -> None:
     """Schema 4's indexes are what a session caller's tree read (its own spawned tree, link
     by link) looks up: the real query's plan uses both."""

@@ -172,6 +172,7 @@ except BackscrollError as err:
 """
 
 
+@pytest.mark.slow
 def test_the_pools_complaints_stay_off_the_terminal(tmp_path: Path, pg_url: str,
                                                     pg_cluster) -> None:
     """psycopg's pool logs a warning for each connection it discards and each reconnect that
@@ -187,6 +188,7 @@ def test_the_pools_complaints_stay_off_the_terminal(tmp_path: Path, pg_url: str,
     assert done.stderr == ""
 
 
+@pytest.mark.slow
 def test_a_stopped_server_is_said_at_once_not_after_the_whole_wait(
     tmp_path: Path, pg_url: str, pg_cluster, monkeypatch
 ) -> None:

@@ -26,6 +26,8 @@ from backscroll.core.visibility import OPERATOR, Caller, Policy
 
 from .events import leaf, msg
 
+pytestmark = pytest.mark.slow  # servers stopped, connections dropped, hosts at once
+
 
 def sql(url: str, statement: str, params: tuple = ()) -> list[tuple]:
     with psycopg.connect(url, autocommit=True) as conn:

@@ -106,6 +106,7 @@ def check_query(conn: sqlite3.Connection, text: str, match: str) -> None:
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=queries, match=st.sampled_from(["exact", "prefix"]))
+@pytest.mark.slow
 def test_fuzz_queries_are_valid_fts5_or_refused(index: sqlite3.Connection, text: str, match: str):
     check_query(index, text, match)
 
@@ -303,6 +304,7 @@ SEG_HEAVY = st.text(
 
 @settings(max_examples=3000, deadline=None)
 @given(text=st.one_of(SEG_HEAVY, st.text()))
+@pytest.mark.slow
 def test_segment_round_trip(text: str) -> None:
     seg = segment(text)
     assert desegment(seg) == text
@@ -367,6 +369,7 @@ bodies = st.lists(
     match=st.sampled_from(["exact", "prefix"]),
     max_chars=st.sampled_from([1, 2, 10, 80, 300]),
 )
+@pytest.mark.slow
 def test_excerpt_bounds(body: str, repeat: int, query: str, match: str, max_chars: int) -> None:
     q = parse_query(query, match)
     ex = make_excerpt(body * repeat, q, max_chars)
@@ -441,6 +444,7 @@ COMMON_SCRIPTS = st.lists(
 
 @settings(max_examples=300, deadline=None)
 @given(text=COMMON_SCRIPTS)
+@pytest.mark.slow
 def test_python_tokens_agree_with_fts5(text: str) -> None:
     """Highlighting relies on it: same tokens, same folding, for the scripts people use."""
     assert [t for _, _, t in tokens(text)] == vocab(text)

@@ -7,6 +7,7 @@ import json
 import math
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -128,6 +129,7 @@ texts = st.lists(st.tuples(st.integers(0, 5), st.lists(st.sampled_from(WORDS), m
     order=st.sampled_from(["best", "recent"]),
     policy=st.sampled_from([Policy("tree"), Policy("self"), Policy("tree", sandboxed=True)]),
 )
+@pytest.mark.slow
 def test_nothing_in_a_hidden_session_changes_a_callers_answer(
     tmp_path_factory, visible, hidden, change, rewind, delete, query, order, policy
 ) -> None:
@@ -152,6 +154,7 @@ def test_nothing_in_a_hidden_session_changes_a_callers_answer(
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(visible=texts.filter(bool), hidden=texts,
        query=st.sampled_from(["kiwi", "kiwi lime", '"kiwi lime"', "mango", "lime fig"]))
+@pytest.mark.slow
 def test_scores_are_bm25_over_exactly_the_visible_messages(
     tmp_path_factory, visible, hidden, query
 ) -> None:

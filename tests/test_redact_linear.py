@@ -77,6 +77,7 @@ def repeated(fragment: str, size: int) -> str:
 
 
 @pytest.mark.parametrize("fragment", FRAGMENTS, ids=repr)
+@pytest.mark.slow
 def test_time_grows_linearly_from_100kb_to_1mb(fragment: str) -> None:
     small = cpu_seconds(repeated(fragment, SMALL), runs=3)
     large = cpu_seconds(repeated(fragment, LARGE), runs=1)

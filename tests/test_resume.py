@@ -213,6 +213,7 @@ ids = st.one_of(uuids, uuids, uuids, uuids.map(str.upper),
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["claude-code", "codex"]), ids, cwds),
                 min_size=1, max_size=12))
+@pytest.mark.slow
 def test_an_offered_command_is_exactly_its_words_in_every_shell(sandbox: Path, cases) -> None:
     offered, expected = [], []
     for source, session_id, cwd in cases:

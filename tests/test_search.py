@@ -88,6 +88,7 @@ policies = st.builds(
     pick=st.integers(0, 100),
     order=st.sampled_from(["best", "recent"]),
 )
+@pytest.mark.slow
 def test_results_are_exactly_the_top_k_of_visible_matches(
     fresh_state, forest, policy, limit, pick, order
 ) -> None:

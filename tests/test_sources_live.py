@@ -131,6 +131,7 @@ def test_watch_stops_cleanly_on_a_signal_even_started_with_sigint_ignored(
     assert "Traceback" not in (watcher.stderr.read() if watcher.stderr else "")
 
 
+@pytest.mark.slow
 def test_watch_survives_a_source_folder_that_goes_and_comes_back(
         state: StateDir, home: dict[str, Path], tmp_path: Path) -> None:
     from backscroll.core.sources.watch import follow_sources
@@ -170,6 +171,7 @@ def live_app(state: StateDir, **options: Any) -> Any:
     return app_for(state, **options)
 
 
+@pytest.mark.slow
 async def test_the_browser_syncs_on_open_and_shows_new_lines(state: StateDir,
                                                              home: dict[str, Path]) -> None:
     add_session(state, "agent:main:main", [("user", "an old conversation")])
@@ -189,6 +191,7 @@ async def test_the_browser_syncs_on_open_and_shows_new_lines(state: StateDir,
         await until(pilot, lambda: "the live kiwibanner" in app.history.plain_text())
 
 
+@pytest.mark.slow
 async def test_the_empty_state_lists_the_sources_and_takes_them_in(state: StateDir,
                                                                    home: dict[str, Path]) -> None:
     app = live_app(state)
@@ -213,6 +216,7 @@ async def test_the_empty_state_lists_the_sources_and_takes_them_in(state: StateD
         assert app.focused is app.search_input
 
 
+@pytest.mark.slow
 async def test_live_follow_is_toggled_from_the_palette(state: StateDir,
                                                        home: dict[str, Path]) -> None:
     add_session(state, "agent:main:main", [("user", "an old conversation")])
@@ -231,6 +235,7 @@ async def test_live_follow_is_toggled_from_the_palette(state: StateDir,
                     timeout=DEADLINE_S)
 
 
+@pytest.mark.slow
 async def test_the_demo_never_reads_the_sources(state: StateDir, home: dict[str, Path]) -> None:
     add_session(state, "agent:main:main", [("user", "made-up conversation")])
     app = live_app(state, sources=False)

@@ -354,6 +354,7 @@ GROWING = {  # (source kind, files relative to the data dir, where they go, one-
 @settings(max_examples=8, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cuts=st.lists(st.floats(0, 1), min_size=1, max_size=5))
+@pytest.mark.slow
 def test_a_file_grown_in_any_pieces_equals_one_import(kind: str, cuts: list[float],
                                                       tmp_path_factory, data_dir: Path) -> None:
     """Written in pieces cut anywhere (mid-line too) and synced after each, a transcript ends

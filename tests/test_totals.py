@@ -9,6 +9,7 @@ import json
 import sqlite3
 from contextlib import closing, nullcontext
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -91,6 +92,7 @@ STEP_KINDS = ("append", "append", "sync", "rewind", "import", "import", "rebuild
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=st.lists(st.tuples(st.sampled_from(STEP_KINDS), st.sampled_from(KEYS),
                                 st.integers(0, 3)), min_size=1, max_size=14))
+@pytest.mark.slow
 def test_the_totals_are_the_sums_after_every_write(
     fresh_state, steps: list[tuple[str, str, int]]
 ) -> None:

@@ -164,6 +164,7 @@ def count_text(app: BackscrollApp) -> str:
 
 
 @pytest.mark.backends  # the browser on either storage
+@pytest.mark.slow
 async def test_typing_shows_results_with_highlights(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
@@ -183,6 +184,7 @@ async def test_typing_shows_results_with_highlights(convo: StateDir) -> None:
 
 
 @pytest.mark.backends  # the browser on either storage
+@pytest.mark.slow
 async def test_highlight_moves_the_history_pane(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
@@ -202,6 +204,7 @@ async def test_highlight_moves_the_history_pane(convo: StateDir) -> None:
         assert second.excerpt.split()[0] in hit.content.renderables[1].plain
 
 
+@pytest.mark.slow
 async def test_history_pane_shows_tools_thinking_roles_and_times(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -214,6 +217,7 @@ async def test_history_pane_shows_tools_thinking_roles_and_times(convo: StateDir
         assert "▶ user  3 hours ago" in shown
 
 
+@pytest.mark.slow
 async def test_enter_opens_conversation_and_escape_walks_back(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
@@ -243,6 +247,7 @@ async def test_enter_opens_conversation_and_escape_walks_back(convo: StateDir) -
         assert app.is_running and app.return_code is None  # escape never quits
 
 
+@pytest.mark.slow
 async def test_conversation_scrolls_to_the_hit(state: StateDir) -> None:
     lines = [("user" if i % 2 == 0 else "assistant", f"filler message number {i} " * 4)
              for i in range(80)]
@@ -264,6 +269,7 @@ async def test_conversation_scrolls_to_the_hit(state: StateDir) -> None:
         await until(pilot, lambda: ids[0] in view.plain_text() and view.scroll_y == 0)
 
 
+@pytest.mark.slow
 async def test_stale_answers_are_dropped(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test() as pilot:
@@ -278,6 +284,7 @@ async def test_stale_answers_are_dropped(convo: StateDir) -> None:
         assert app.results.results == before
 
 
+@pytest.mark.slow
 async def test_validation_error_shows_inline(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test() as pilot:
@@ -298,6 +305,7 @@ async def test_validation_error_shows_inline(convo: StateDir) -> None:
         assert app.results.shown_for == last  # the last answer stays, and says whose it is
 
 
+@pytest.mark.slow
 async def test_toggles_change_request_and_status(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(140, 35)) as pilot:
@@ -327,6 +335,7 @@ async def test_toggles_change_request_and_status(convo: StateDir) -> None:
         assert app.scope.kind == "all"
 
 
+@pytest.mark.slow
 async def test_copy_puts_the_excerpt_on_the_clipboard(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(160, 30)) as pilot:
@@ -336,6 +345,7 @@ async def test_copy_puts_the_excerpt_on_the_clipboard(convo: StateDir) -> None:
         assert "copied the excerpt of agent:main:" in app.status_bar.plain_text()
 
 
+@pytest.mark.slow
 async def test_help_lists_the_keys(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -347,6 +357,7 @@ async def test_help_lists_the_keys(convo: StateDir) -> None:
         await until(pilot, lambda: not isinstance(app.screen, HelpScreen))
 
 
+@pytest.mark.slow
 async def test_command_palette_offers_the_browser_commands(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test() as pilot:
@@ -359,6 +370,7 @@ async def test_command_palette_offers_the_browser_commands(convo: StateDir) -> N
         await pilot.press("escape")
 
 
+@pytest.mark.slow
 async def test_bindings_have_ids_and_can_be_remapped(convo: StateDir) -> None:
     assert all(b.id for b in BackscrollApp.BINDINGS)
     app = app_for(convo)
@@ -384,6 +396,7 @@ def test_every_binding_comes_from_the_key_table_and_has_an_action() -> None:
             assert callable(getattr(owner, f"action_{binding.action}")), binding.id
 
 
+@pytest.mark.slow
 async def test_a_remapped_key_shows_everywhere(convo: StateDir) -> None:
     """One key table: after set_keymap the help, the palette, the welcome note, the dialogs'
     hints and the conversation's title all name the new key, and it works."""
@@ -435,6 +448,7 @@ async def test_a_remapped_key_shows_everywhere(convo: StateDir) -> None:
 
 
 @pytest.mark.backends  # the browser on either storage
+@pytest.mark.slow
 async def test_view_as_changes_what_is_found(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
@@ -465,6 +479,7 @@ async def test_view_as_changes_what_is_found(convo: StateDir) -> None:
         assert len(app.results.results) == 2
 
 
+@pytest.mark.slow
 async def test_view_as_sandboxed_session(convo: StateDir) -> None:
     add_session(convo, "agent:main:telegram:group:7", [("user", "the zebra group chat")])
     app = app_for(convo)
@@ -485,6 +500,7 @@ async def test_view_as_sandboxed_session(convo: StateDir) -> None:
         assert "agent:main:telegram:group:7" not in {r.session_key for r in app.results.results}
 
 
+@pytest.mark.slow
 async def test_view_as_an_incognito_session_matches_the_cli(
     convo: StateDir, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -541,6 +557,7 @@ def summary(key: str, incognito: bool = False, spawned_by: str | None = None) ->
                           True, incognito)
 
 
+@pytest.mark.slow
 async def test_view_as_screen_lists_incognito_sessions_dimmed() -> None:
     """Incognito sessions are listed (``--as`` accepts them too), dimmed and marked."""
     sessions = [summary("agent:main:main"),
@@ -560,6 +577,7 @@ async def test_view_as_screen_lists_incognito_sessions_dimmed() -> None:
         assert host.answer == ViewAsChoice("agent:ops:main", True)
 
 
+@pytest.mark.slow
 async def test_view_as_screen_escape_cancels() -> None:
     host = Host(ViewAsScreen([summary("agent:main:main")], OPERATOR, frozen))
     async with host.run_test() as pilot:
@@ -571,6 +589,7 @@ async def test_view_as_screen_escape_cancels() -> None:
 
 
 @pytest.mark.backends  # the browser on either storage
+@pytest.mark.slow
 async def test_export_writes_a_redacted_file(state: StateDir, tmp_path: Path) -> None:
     add_session(state, "agent:main:main", [
         ("user", f"our key is OPENAI_API_KEY={SECRET} for the walrus project"),
@@ -610,6 +629,7 @@ async def export_to(pilot: Any, app: BackscrollApp, target: Path, overwrite: boo
     await until(pilot, lambda: not isinstance(app.screen, ExportScreen))
 
 
+@pytest.mark.slow
 async def test_export_refuses_an_existing_file_unless_asked(state: StateDir, tmp_path: Path) -> None:
     add_session(state, "agent:main:main", [("user", "the walrus project"), ("assistant", "ok")])
     target = tmp_path / "walrus.md"
@@ -632,6 +652,7 @@ async def test_export_refuses_an_existing_file_unless_asked(state: StateDir, tmp
     assert target.stat().st_mode & 0o077 == 0
 
 
+@pytest.mark.slow
 async def test_export_screen_json_path_follows_format() -> None:
     host = Host(ExportScreen("agent:main:telegram:group:42"))
     async with host.run_test() as pilot:
@@ -644,6 +665,7 @@ async def test_export_screen_json_path_follows_format() -> None:
         assert host.answer == ExportChoice("json", "./agent-main-telegram-group-42.json")
 
 
+@pytest.mark.slow
 async def test_export_screen_overwrite_checkbox() -> None:
     host = Host(ExportScreen("agent:main:main"))
     async with host.run_test() as pilot:
@@ -660,6 +682,7 @@ def test_default_export_path_is_sanitized() -> None:
 # --- transcript text is data ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_markup_and_ansi_in_messages_render_literally(state: StateDir) -> None:
     nasty = "[bold red]x[/] \x1b[31mred alert\x1b[0m [link=https://evil]y[/link] \x07 end"
     add_session(state, "agent:main:main", [("user", nasty), ("assistant", "ok")])
@@ -687,6 +710,7 @@ def test_printable_keeps_offsets() -> None:
 # --- friendly states, status bar, reconciliation ------------------------------------------
 
 
+@pytest.mark.slow
 async def test_empty_state_dir_says_how_to_start(tmp_path: Path) -> None:
     app = app_for(StateDir(tmp_path / "nothing-here"))
     async with app.run_test(size=(100, 30)) as pilot:
@@ -704,6 +728,7 @@ async def test_empty_state_dir_says_how_to_start(tmp_path: Path) -> None:
         assert app.results.results == [] and app.is_running
 
 
+@pytest.mark.slow
 async def test_unreadable_database_is_one_notification(convo: StateDir) -> None:
     broken = convo.path / "agents" / "broken" / "sessions.sqlite"
     broken.parent.mkdir(parents=True)
@@ -721,6 +746,7 @@ async def test_unreadable_database_is_one_notification(convo: StateDir) -> None:
 
 
 @pytest.mark.backends  # the browser on either storage
+@pytest.mark.slow
 async def test_indexing_then_results_after_reconciliation(state: StateDir) -> None:
     add_session(state, "agent:main:main", [("user", "nothing to see")])
     add_session(state, "agent:main:imported:one", [("user", "the walrus of old"),
@@ -741,6 +767,7 @@ async def test_indexing_then_results_after_reconciliation(state: StateDir) -> No
         assert "sessions, up to date" in app.status_bar.plain_text()
 
 
+@pytest.mark.slow
 async def test_the_home_list_drops_indexing_once_reconciliation_is_done(state: StateDir) -> None:
     """A conversation listed as "indexing…" is listed again with its messages when
     reconciliation finishes (counts of sessions and messages do not move then)."""
@@ -756,6 +783,7 @@ async def test_the_home_list_drops_indexing_once_reconciliation_is_done(state: S
                     and all(r.searchable for r in app.results.rows))
 
 
+@pytest.mark.slow
 async def test_auto_reconcile_on_start_uses_the_background_reconciler(state: StateDir) -> None:
     add_session(state, "agent:main:imported:one", [("user", "the narwhal")], imported=True)
     app = make_app(state, now=frozen, poll_interval=0.05)  # the real start_background
@@ -766,6 +794,7 @@ async def test_auto_reconcile_on_start_uses_the_background_reconciler(state: Sta
         assert len(app.results.results) == 1
 
 
+@pytest.mark.slow
 async def test_a_database_of_an_older_schema_is_upgraded_and_listed(state: StateDir) -> None:
     """A state written by an older backscroll (readers refuse it: they never migrate) is
     upgraded by the background reconciliation the browser starts, then listed as usual."""
@@ -786,6 +815,7 @@ async def test_a_database_of_an_older_schema_is_upgraded_and_listed(state: State
         assert conn.execute("SELECT count(*) FROM branch_messages").fetchone()[0] == 4
 
 
+@pytest.mark.slow
 async def test_auto_reconcile_starts_each_pending_agent_once_off_the_ui_thread(
     state: StateDir,
 ) -> None:
@@ -818,6 +848,7 @@ def running_status(path: str, done: int, total: int) -> StateStatus:
     return StateStatus(path, [AgentStatus("main", total, 5000, 1200, total - done, 0, progress)])
 
 
+@pytest.mark.slow
 async def test_status_bar_shows_progress_while_reconciling(convo: StateDir) -> None:
     app = app_for(convo, status=lambda s: running_status(str(s.path), 2, 5))
     async with app.run_test(size=(120, 30)) as pilot:
@@ -839,6 +870,7 @@ def test_indexing_view_sums_running_agents() -> None:
     assert IndexingView.of(None).running is False
 
 
+@pytest.mark.slow
 async def test_status_bar_widget_on_a_host() -> None:
     class BarHost(App[None]):
         def compose(self) -> ComposeResult:
@@ -857,6 +889,7 @@ async def test_status_bar_widget_on_a_host() -> None:
         assert "may be incomplete" not in bar.plain_text()
 
 
+@pytest.mark.slow
 async def test_fast_typing_on_a_slow_index_runs_one_search_at_a_time(
     convo: StateDir, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -890,6 +923,7 @@ async def test_fast_typing_on_a_slow_index_runs_one_search_at_a_time(
         assert [r.session_key for r in app.results.results] == ["agent:main:subagent:beta"] * 2
 
 
+@pytest.mark.slow
 async def test_a_late_message_to_a_status_bar_being_taken_down_is_dropped(convo: StateDir) -> None:
     # A worker's message (a sync's progress, a status poll) can arrive while the browser
     # quits and the bar's parts are already gone: it is dropped, not a NoMatches traceback.
@@ -905,6 +939,7 @@ async def test_a_late_message_to_a_status_bar_being_taken_down_is_dropped(convo:
         assert bar.plain_text() == ""
 
 
+@pytest.mark.slow
 def test_the_browser_can_start_a_helper_process_while_textual_holds_stderr(
     tmp_path: Path,
 ) -> None:

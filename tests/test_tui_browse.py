@@ -81,6 +81,7 @@ async def home(pilot: Any, app: BackscrollApp) -> None:
 # --- home: recent conversations ----------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_home_lists_recent_conversations_and_previews_the_end(state: StateDir) -> None:
     app = app_for(world(state), grouped=True)
     async with app.run_test(size=(130, 40)) as pilot:
@@ -105,6 +106,7 @@ async def test_home_lists_recent_conversations_and_previews_the_end(state: State
         assert "message 2 of 2" in position  # opened at its end
 
 
+@pytest.mark.slow
 async def test_clearing_the_search_brings_the_home_list_back(state: StateDir) -> None:
     app = app_for(world(state), grouped=True)
     async with app.run_test(size=(130, 40)) as pilot:
@@ -119,6 +121,7 @@ async def test_clearing_the_search_brings_the_home_list_back(state: StateDir) ->
 # --- grouped results -------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_results_are_grouped_by_conversation_and_g_toggles(state: StateDir) -> None:
     app = app_for(world(state), grouped=True)
     async with app.run_test(size=(130, 40)) as pilot:
@@ -147,6 +150,7 @@ async def test_results_are_grouped_by_conversation_and_g_toggles(state: StateDir
 # --- inside a conversation ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_a_conversation_opens_at_the_best_hit_and_n_walks_the_hits(state: StateDir) -> None:
     app = app_for(world(state), grouped=True)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -232,6 +236,7 @@ class Host(App[None]):
         pass
 
 
+@pytest.mark.slow
 async def test_a_50000_message_conversation_is_read_in_windows() -> None:
     source = FakeSource(50_000)
     screen = ConversationScreen(source, "f25000", frozen, SearchRequest("x"))
@@ -262,6 +267,7 @@ async def test_a_50000_message_conversation_is_read_in_windows() -> None:
 # --- filters -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_filters_show_as_labels_and_clear_with_one_key(state: StateDir) -> None:
     app = app_for(world(state), grouped=True)
     async with app.run_test(size=(150, 40)) as pilot:
@@ -292,6 +298,7 @@ async def test_filters_show_as_labels_and_clear_with_one_key(state: StateDir) ->
         assert "clears" not in app.status_bar.plain_text()
 
 
+@pytest.mark.slow
 async def test_the_filters_dialog_posts_each_change_and_clears() -> None:
     changes: list[Filters] = []
 
@@ -316,6 +323,7 @@ async def test_the_filters_dialog_posts_each_change_and_clears() -> None:
 # --- resume ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_r_copies_the_resume_command_and_says_so(state: StateDir) -> None:
     world(state)
     planted = "agent:cc:claude-code:--dangerously-skip-permissions"  # an id read as an option
@@ -357,6 +365,7 @@ async def test_r_copies_the_resume_command_and_says_so(state: StateDir) -> None:
 # --- the small things ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_slash_focuses_the_search_bar_without_typing_a_slash(state: StateDir) -> None:
     app = app_for(world(state), grouped=True)
     async with app.run_test(size=(120, 35)) as pilot:
@@ -370,6 +379,7 @@ async def test_slash_focuses_the_search_bar_without_typing_a_slash(state: StateD
         assert app.search_input.value == "heron"
 
 
+@pytest.mark.slow
 async def test_slash_into_the_focused_empty_search_bar_types_nothing(state: StateDir) -> None:
     """The bar has the focus when the browser opens; "/ to focus" pressed then types no
     slash. Inside a query a slash is text."""
@@ -387,6 +397,7 @@ async def test_slash_into_the_focused_empty_search_bar_types_nothing(state: Stat
         assert app.search_input.value == "/"
 
 
+@pytest.mark.slow
 async def test_long_keys_stay_readable_and_titles_are_text(state: StateDir) -> None:
     nasty = "[bold red]boom[/] \x1b[31mred\x1b[0m \u0007 " + "W" * 50_000
     add_session(state, LONG_KEY, [("user", nasty), ("assistant", "fine")])
@@ -422,6 +433,7 @@ def test_rows_cut_keys_in_the_middle_only_when_they_do_not_fit() -> None:
     assert result_prompt(result, frozen, 200, 50).plain.splitlines()[1] == "3 hours ago  user"
 
 
+@pytest.mark.slow
 async def test_the_colours_follow_the_theme(state: StateDir) -> None:
     app = app_for(world(state), grouped=True)
     async with app.run_test(size=(120, 35)) as pilot:
@@ -436,6 +448,7 @@ async def test_the_colours_follow_the_theme(state: StateDir) -> None:
         assert app.results.palette.key.endswith(app.theme_variables["text-primary"])
 
 
+@pytest.mark.slow
 async def test_a_click_highlights_and_a_second_click_opens(state: StateDir) -> None:
     app = app_for(world(state), grouped=True)
     async with app.run_test(size=(120, 35)) as pilot:
@@ -453,6 +466,7 @@ async def test_a_click_highlights_and_a_second_click_opens(state: StateDir) -> N
         await until(pilot, lambda: isinstance(app.screen, ConversationScreen))
 
 
+@pytest.mark.slow
 async def test_the_palette_offers_the_new_commands(state: StateDir) -> None:
     app = app_for(world(state))
     async with app.run_test() as pilot:

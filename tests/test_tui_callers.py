@@ -14,6 +14,8 @@ from backscroll.tui.screens import ViewAsScreen
 
 from .test_tui import add_session, app_for, count_text, type_query, until
 
+pytestmark = pytest.mark.slow  # Pilot tests (docs/development.md)
+
 ALPHA = "agent:main:subagent:alpha"
 
 

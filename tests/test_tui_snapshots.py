@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from textual.widgets import Input
 
 from backscroll.core.state import StateDir
@@ -23,6 +24,8 @@ from backscroll.tui.screens import ConversationScreen
 
 from .events import BASE_MS
 from .test_tui import add_session, previewed
+
+pytestmark = pytest.mark.slow  # every test renders the browser (docs/development.md)
 
 NOW = BASE_MS / 1000 + 5 * 3600
 FAR_FUTURE_MS = 4_102_444_800_000  # 2100-01-01: a lease that never runs out in a snapshot

@@ -3,11 +3,14 @@ paste of keystrokes) edit the search bar in the order they were typed."""
 
 from __future__ import annotations
 
+import pytest
 from textual import events
 
 from backscroll.core.state import StateDir
 
 from .test_tui import add_session, app_for, until
+
+pytestmark = pytest.mark.slow  # a Pilot test (docs/development.md)
 
 
 def burst(app, keys: list[str]) -> None:

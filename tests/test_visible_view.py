@@ -87,6 +87,7 @@ CHAIN = [("agent:a:main", None, None, False),
 @given(forest=forests(), picks=st.lists(st.tuples(st.integers(0, 99), st.integers(0, 99)),
                                         min_size=1, max_size=4))
 @example(forest=CHAIN, picks=[(1, 1), (1, 0), (1, 4)])  # s1 with tree, self, the clamp
+@pytest.mark.slow
 def test_the_tree_read_sees_what_every_session_gives(fresh_state, backend, forest, picks) -> None:
     state = fresh_state()
     build(state, backend, forest)
