@@ -50,6 +50,7 @@ NEVER = 3600.0  # a status poll interval the test never waits for: it polls by i
 
 
 @pytest.mark.backends
+@pytest.mark.slow
 async def test_a_standing_search_shows_what_another_writer_stores(state: StateDir) -> None:
     add_session(state, "agent:main:main", [("user", "the heron migration"),
                                            ("assistant", "heron moved")])
@@ -80,6 +81,7 @@ async def test_a_standing_search_shows_what_another_writer_stores(state: StateDi
 
 
 @pytest.mark.backends
+@pytest.mark.slow
 async def test_the_home_list_shows_a_conversation_another_writer_stores(state: StateDir) -> None:
     add_session(state, "agent:main:main", [("user", "the heron migration")])
     app = app_for(state, sources=False, poll_interval=NEVER, grouped=True)
@@ -96,6 +98,7 @@ async def test_the_home_list_shows_a_conversation_another_writer_stores(state: S
 
 
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+@pytest.mark.slow
 async def test_opening_the_browser_on_a_server_leaves_it_unchanged(
         state: StateDir, data_dir: Path) -> None:
     build_home(Path.home(), data_dir)  # private local transcripts, found by default
@@ -135,6 +138,7 @@ def test_sync_on_open_is_a_setting_true_on_local_files_false_on_a_server(tmp_pat
 # --- a worker's message after the screen's widgets are gone -------------------------------
 
 
+@pytest.mark.slow
 async def test_worker_messages_after_the_widgets_are_gone_are_dropped(state: StateDir) -> None:
     add_session(state, "agent:main:main", [("user", "the heron migration")])
     app = app_for(state, sources=False, poll_interval=NEVER)
@@ -160,6 +164,7 @@ async def test_worker_messages_after_the_widgets_are_gone_are_dropped(state: Sta
         assert app._exception is None and app.is_running
 
 
+@pytest.mark.slow
 async def test_a_conversation_screen_taken_down_drops_its_late_windows() -> None:
     source = FakeSource(100)
     screen = ConversationScreen(source, "f50", frozen, SearchRequest("x"))
@@ -186,6 +191,7 @@ class HitsAt(FakeSource):
         return ["f5", "f60", "f133"]
 
 
+@pytest.mark.slow
 async def test_wrapping_back_to_the_last_hit_names_its_message() -> None:
     source = HitsAt(140)
     screen = ConversationScreen(source, "f5", frozen, SearchRequest("x"))
@@ -228,6 +234,7 @@ def test_a_made_up_label_gives_way_to_the_first_message(state: StateDir, tmp_pat
     assert named.display_title == "Release notes"
 
 
+@pytest.mark.slow
 async def test_the_footer_names_ctrl_q_and_q_quits_only_outside_the_bar(state: StateDir) -> None:
     add_session(state, "agent:main:main", [("user", "the heron migration")])
     app = app_for(state, sources=False, poll_interval=NEVER)
@@ -250,6 +257,7 @@ async def test_the_footer_names_ctrl_q_and_q_quits_only_outside_the_bar(state: S
         assert app.return_code == 0
 
 
+@pytest.mark.slow
 async def test_a_filters_drop_down_opens_inside_its_dialog(state: StateDir) -> None:
     for n in range(12):  # twelve projects: a long list
         tool_session(state, f"agent:cc:claude-code:5f0c8a5e-1f0e-4c7a-9d61-0d3f5b1e2a{n:02d}",
@@ -276,6 +284,7 @@ async def test_a_filters_drop_down_opens_inside_its_dialog(state: StateDir) -> N
 
 
 @pytest.mark.backends
+@pytest.mark.slow
 async def test_the_status_bar_says_incognito_sessions_are_not_listed(state: StateDir) -> None:
     add_session(state, "agent:main:main", [("user", "the heron migration")])
     add_session(state, "agent:main:subagent:incognito-a1", [("user", "private words")],
