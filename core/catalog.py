@@ -63,7 +63,7 @@ _ENVELOPE = re.compile(r"^\[[A-Z][a-z]{2} \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2}
 
 def source_kind(stored: str) -> str:
     """The format (``openclaw``, ``claude-code``, ``codex``…) of a stored ``source`` value;
-    one no format claims is the first format's (``formats.fallback``)."""
+    one no format claims is OpenClaw's (``formats.fallback``: live appends)."""
     return next((f.name for f in formats.known() if stored in f.stored),
                 formats.fallback().name)
 
