@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import heapq
 import re
-from typing import Any, NamedTuple
+from typing import Any, Iterator, Mapping, NamedTuple
 
+from . import formats
 from .bounds import cut_marker, cut_text
 from .errors import BackscrollError, Unreachable, ValidationError
 from .hosts import check_host
@@ -25,14 +26,32 @@ from .storage import CardFilter, SessionFilter, SessionRow
 from .visibility import Caller, may_see_agent
 from .visible import open_visible, resolve_caller, visible_sessions
 
-# Where a session came from, as a person names it, and the ``source`` values stored for it
-# (``live``: appended by an agent runtime, OpenClaw's; ``demo``: the demo, in its format).
-SOURCES: dict[str, tuple[str, ...]] = {
-    "openclaw": ("live", "openclaw", "demo"),
-    "claude-code": ("claude-code",),
-    "codex": ("codex",),
-}
-SOURCE_NAMES = {"openclaw": "OpenClaw", "claude-code": "Claude Code", "codex": "Codex"}
+
+class _ByFormat(Mapping[str, Any]):
+    """A format's name -> one field of its record, read from the registry at each use (the
+    order is the registry's)."""
+
+    def __init__(self, field: str) -> None:
+        self._field = field
+
+    def __getitem__(self, kind: str) -> Any:
+        fmt = formats.get(kind)
+        if fmt is None:
+            raise KeyError(kind)
+        return getattr(fmt, self._field)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(formats.names())
+
+    def __len__(self) -> int:
+        return len(formats.names())
+
+
+# Where a session came from, as a person names it (a format's name), and the ``source``
+# values stored for it (OpenClaw's: ``live``, appended by its runtime; ``demo``, the demo,
+# written in its format): ``Format.stored``.
+SOURCES: Mapping[str, tuple[str, ...]] = _ByFormat("stored")
+SOURCE_NAMES: Mapping[str, str] = _ByFormat("label")  # as the browser names them
 LIST_LIMIT_MAX = 1000
 # A label as lists, pickers and answers show it (SECURITY.md, 5): stored whole, shown at most
 # this many characters, redacted before it is cut, the cut said by a marker.
@@ -43,8 +62,10 @@ _ENVELOPE = re.compile(r"^\[[A-Z][a-z]{2} \d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2}
 
 
 def source_kind(stored: str) -> str:
-    """``openclaw``, ``claude-code`` or ``codex`` for a stored ``source`` value."""
-    return next((kind for kind, values in SOURCES.items() if stored in values), "openclaw")
+    """The format (``openclaw``, ``claude-code``, ``codex``…) of a stored ``source`` value;
+    one no format claims is OpenClaw's (``formats.fallback``: live appends)."""
+    return next((f.name for f in formats.known() if stored in f.stored),
+                formats.fallback().name)
 
 
 AGENTS_NAMED = 12  # an unknown agent's sentence names at most this many of the known ones
@@ -267,8 +288,10 @@ def project_list(state: StateDir, caller: Caller) -> list[tuple[str, int]]:
 
 def resume_of(summary: SessionSummary) -> Resume:
     """The way back into ``summary``'s conversation: its command (``resume.resume_command``,
-    the one rule), its key for OpenClaw, or a sentence saying why there is none."""
-    if summary.source == "openclaw":
+    the one rule), its key for OpenClaw (``Format.resume_by_key``), or a sentence saying why
+    there is none."""
+    fmt = formats.get(summary.source)
+    if fmt is not None and fmt.resume_by_key:
         return Resume("key", redact(summary.key))
     rest = summary.key.split(":", 2)[2] if summary.key.count(":") >= 2 else ""
     return resume_command(summary.source, rest.startswith(f"{summary.source}:"),

@@ -29,7 +29,8 @@ import re
 import unicodedata
 from typing import NamedTuple
 
-TOOLS = {"claude-code": ("claude", "--resume"), "codex": ("codex", "resume", "--")}
+from . import formats
+
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 PATH_MAX_BYTES = 4096
 # Characters every one of the four shells reads as themselves outside quotes, in a word that
@@ -78,13 +79,21 @@ def unsafe_character(text: str) -> str | None:
     return next((c for c in text if unicodedata.category(c) in _REFUSED_CATEGORIES), None)
 
 
+def _resumed() -> str:
+    """The tools whose sessions a command resumes: ``Claude Code and Codex``."""
+    labels = [f.label for f in formats.known() if f.resume is not None]
+    return " and ".join([", ".join(labels[:-1]), labels[-1]] if len(labels) > 1 else labels)
+
+
 def resume_command(source: str, own_id: bool, session_id: str, cwd: str | None) -> Resume:
-    """The command that resumes a ``source`` (``claude-code`` or ``codex``) session run in
-    ``cwd``, or why there is none. ``own_id``: the session is the tool's own conversation
-    (not a sub-agent's sidechain, whose id backscroll derived and the tool does not know)."""
-    tool = TOOLS.get(source)
+    """The command that resumes a ``source`` session (a format with ``resume`` words:
+    ``claude-code``, ``codex``) run in ``cwd``, or why there is none. ``own_id``: the session
+    is the tool's own conversation (not a sub-agent's sidechain, whose id backscroll derived
+    and the tool does not know)."""
+    fmt = formats.get(source)
+    tool = fmt.resume if fmt is not None else None  # the tool's words (Format.resume)
     if tool is None:
-        return _none("only Claude Code and Codex sessions are resumed by a command")
+        return _none(f"only {_resumed()} sessions are resumed by a command")
     if not own_id or not session_id:
         return _none("it has no session id of its own (a sub-agent's conversation)")
     if not UUID.fullmatch(session_id):

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Callable, NoReturn, Sequence
 
+from backscroll.core import formats
 from backscroll.core.errors import BackscrollError, ValidationError
 from backscroll.core.state import StateDir
 
@@ -98,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--role", choices=["user", "assistant"], help="only this role")
     p.add_argument("--since", help="from this time: ISO date/time, epoch ms, or an age like 3h, 2d, 1w")
     p.add_argument("--until", help="up to this time (same forms as --since)")
-    p.add_argument("--source", choices=["openclaw", "claude-code", "codex"],
+    p.add_argument("--source", choices=formats.names(),
                    help="only sessions from this agent tool")
     p.add_argument("--project", metavar="DIR",
                    help="only sessions that ran in this folder (Claude Code, Codex) or below it")
@@ -123,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_caller_args(p, "answer as this session would (default: the operator, who sees everything)")
 
     p = add("import", commands.cmd_import, "import transcripts (stored now, indexed in background)")
-    p.add_argument("kind", choices=["openclaw", "claude-code", "codex"],
+    p.add_argument("kind", choices=formats.names(),
                    help="the agent tool that wrote the transcripts")
     # a string: the importer refuses an empty one (Path("") is ".")
     p.add_argument("path", help="a transcript file or a folder of them")

@@ -80,19 +80,11 @@ def cmd_delete(state: StateDir, args: argparse.Namespace) -> int:
 
 
 def cmd_import(state: StateDir, args: argparse.Namespace) -> int:
-    from backscroll.core.importers import ImportReport
-    from backscroll.core.importers.claude_code import import_claude_code
-    from backscroll.core.importers.codex import import_codex
-    from backscroll.core.importers.openclaw import import_openclaw
+    from backscroll.core import formats
 
-    importers = {
-        "openclaw": import_openclaw,
-        "claude-code": import_claude_code,
-        "codex": import_codex,
-    }
-    # OpenClaw lines are stored verbatim: a helper process reads a big folder's files
-    options = {"read_ahead": True} if args.kind == "openclaw" else {}
-    report: ImportReport = importers[args.kind](state, args.path, agent=args.agent, **options)
+    fmt = formats.get(args.kind)
+    assert fmt is not None  # the parser's choices
+    report = fmt.doors.import_into(state, args.path, args.agent)
     for line in report.skipped:
         print(f"backscroll: skipped {shown(line)}", file=sys.stderr)
     if args.json:

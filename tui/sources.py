@@ -196,7 +196,7 @@ def _print_sources(statuses: list[SourceStatus]) -> None:
             f"{dim}{source.kind}",
             f"{dim}{said(source.root)}"
             + ("" if source.origin == "detected" else " [dim](config)"),
-            escape(source.agent or ("per folder" if source.kind == "openclaw" else source.kind)),
+            escape(source.agent or ("per folder" if source.per_folder else source.agent_for())),
             f"{status.files:,}",
             f"{status.sessions:,}",
             ago(status.last_sync, time.time) if status.last_sync else "never",

@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, Callable
 
+from backscroll.core import formats
+
 JSON_HELP = "print the answer as one JSON object (for scripts and agents) instead of text"
 PATH_HELP = "the folder the agent tool writes its transcripts in"
 
@@ -27,7 +29,7 @@ def add_parsers(add: Any, common: argparse.ArgumentParser) -> None:
     add_p = actions.add_parser("add", help="read this folder too (written to config.toml)",
                                description="read this folder too (written to config.toml)",
                                parents=[common])
-    add_p.add_argument("kind", choices=["claude-code", "codex", "openclaw"],
+    add_p.add_argument("kind", choices=formats.names(),
                        help="the agent tool that writes there")
     add_p.add_argument("path", help=PATH_HELP)
     add_p.add_argument("--agent", help="store its sessions under this agent id")

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Iterator
 
 from ..bounds import check_encoded, open_regular, read_lines, too_long
 from ..errors import ValidationError
+from ..formats import get
 from ..keys import check_agent_id, normalize_key
 from ..redact import redact
 from ..storage import AgentWriter, SessionMeta
@@ -220,20 +221,11 @@ _PLAIN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 
 
 def same_family(kind: str | None, key: str, path: str, holder: str) -> bool:
-    """Two files that both feed ``key`` by design: a Claude Code sub-agent session, fed by
-    its own ``<session>/subagents/agent-<id>.jsonl`` (or a flat ``agent-<id>.jsonl`` beside
-    the main transcript, the older layout) and by the main ``<session>.jsonl`` (its sidechain
-    records, or the copies of its ``agent_progress`` lines)."""
-    if kind != "claude-code" or ":subagent:" not in key:
-        return False
-    return (_inside(path, holder) or _inside(holder, path)
-            or Path(path).parent == Path(holder).parent)
-
-
-def _inside(file: str, main: str) -> bool:
-    """``file`` lies in the folder named after transcript ``main``."""
-    stem = main[: -len(".jsonl")] if main.endswith(".jsonl") else main
-    return file.startswith(stem + "/") or file.startswith(stem + "\\")
+    """Two files that both feed ``key`` by design, by the rule of the format of ``kind`` (if
+    it has one: Claude Code's sub-agent files, ``claude_code/format.py``)."""
+    fmt = get(kind)
+    rule = fmt.doors.same_family if fmt is not None else None
+    return rule is not None and rule(key, path, holder)
 
 
 def import_path(path: str | Path) -> Path:

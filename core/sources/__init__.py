@@ -12,11 +12,10 @@ sources`` shows).
 """
 
 from .detect import Source, all_sources, default_folders, remove_source
-from .settings import KINDS, add_source, configured_sources
+from .settings import add_source, configured_sources
 from .sync import SyncReport, sync_sources
 
 __all__ = [
-    "KINDS",
     "Source",
     "SyncReport",
     "add_source",

@@ -19,11 +19,11 @@ from __future__ import annotations
 import os
 from typing import Iterable
 
+from ..formats import is_store
 from ..importers.common import same_family
 from ..keys import normalize_key
 from ..storage import FileState
 from .deleted import deleted_keys, split
-from .scan import STORE
 
 
 class Claimed(Exception):
@@ -36,7 +36,7 @@ class Holders:
     def __init__(self, known: dict[str, FileState]) -> None:
         self.by_key: dict[str, str] = {}
         for state in known.values():
-            if state.kind != STORE and state.missing_since is None:
+            if not is_store(state.kind) and state.missing_since is None:
                 # a session deleted from it is still its own: its next line opens it again
                 gone = deleted_keys(split(state.context)[1])
                 for key in (*state.sessions, *gone):
@@ -45,7 +45,7 @@ class Holders:
     def check(self, path: str, kind: str, keys: Iterable[str], moved_from: str | None) -> None:
         """Raise :class:`Claimed` (one sentence) when ``path`` fed a session another file
         holds."""
-        if kind == STORE:
+        if is_store(kind):
             return
         for key in dict.fromkeys(normalize_key(k) for k in keys):
             holder = self.by_key.get(key)
@@ -63,7 +63,7 @@ class Holders:
 
     def hold(self, path: str, kind: str, keys: Iterable[str], moved_from: str | None) -> None:
         """``path`` (formerly ``moved_from``) was taken in and feeds ``keys``."""
-        if kind == STORE:
+        if is_store(kind):
             return
         if moved_from is not None:
             for key, holder in self.by_key.items():

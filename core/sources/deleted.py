@@ -22,11 +22,11 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
+from .. import formats
 from ..keys import normalize_key
 from ..storage import AgentWriter
 
 _MARK = "deleted"
-HEADER_KINDS = frozenset({"openclaw", "codex"})  # their first line is the file's header
 
 
 def split(context: str | None) -> tuple[str | None, dict[str, Any]]:
@@ -67,8 +67,10 @@ def after_deleted(lines: Iterable[tuple[int, bytes]], deleted: dict[str, Any],
     """The lines of a file read from the start that may be taken in: those after the ones
     a deleted session was read from (a header kept)."""
     cut = deleted_lines(deleted)
+    fmt = formats.get(kind)
+    header = fmt is not None and fmt.header_line  # the file's first line is its header
     return [(n, line) for n, line in lines
-            if n > cut or (n == 1 and kind in HEADER_KINDS)]
+            if n > cut or (n == 1 and header)]
 
 
 def remember(db: AgentWriter, key: str) -> list[str]:

@@ -1,7 +1,8 @@
 """Which folders backscroll reads: the agents' own folders, found where they keep them, and
 the ``[[sources]]`` entries of ``config.toml`` (SPEC 14).
 
-Found by default (only when the folder exists):
+Found by default (only when the folder exists), each format's ``default_folder``
+(``core/formats.py``):
 - Claude Code: ``$CLAUDE_CONFIG_DIR/projects``, else ``~/.claude/projects``;
 - Codex: ``$CODEX_HOME/sessions``, else ``~/.codex/sessions``;
 - OpenClaw: ``$OPENCLAW_STATE_DIR``, else ``~/.openclaw`` (its ``agents/*/sessions/``).
@@ -14,18 +15,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..importers.claude_code import DEFAULT_AGENT as CLAUDE_AGENT
-from ..importers.codex import DEFAULT_AGENT as CODEX_AGENT
+from .. import formats
 from .settings import SourceEntry, configured_sources, remove_entry, resolve_path
-
-DEFAULT_AGENTS = {"claude-code": CLAUDE_AGENT, "codex": CODEX_AGENT}
 
 
 @dataclass(frozen=True)
 class Source:
     """A folder of one agent tool's transcripts."""
 
-    kind: str  # claude-code | codex | openclaw
+    kind: str  # a format's name (core/formats.py)
     path: Path
     agent: str | None = None  # None: the kind's default (OpenClaw: each agent folder's id)
     origin: str = "detected"  # detected | config
@@ -34,25 +32,22 @@ class Source:
     def root(self) -> str:
         return str(self.path)
 
+    @property
+    def per_folder(self) -> bool:
+        """Its agents are its session folders' (OpenClaw's ``agents/<id>/sessions``)."""
+        fmt = formats.get(self.kind)
+        return fmt is not None and fmt.doors.session_folders is not None
+
     def agent_for(self, folder_agent: str | None = None) -> str:
         """The agent its sessions are stored under."""
-        return self.agent or folder_agent or DEFAULT_AGENTS.get(self.kind, "main")
+        fmt = formats.get(self.kind)
+        return self.agent or folder_agent or (fmt.default_agent if fmt else "main")
 
 
 def default_folders() -> list[Source]:
     """Where the agent tools keep their transcripts on this machine (existing or not)."""
-    env = os.environ
-    claude = Path(env["CLAUDE_CONFIG_DIR"]).expanduser() if env.get("CLAUDE_CONFIG_DIR") else (
-        Path.home() / ".claude")
-    codex = Path(env["CODEX_HOME"]).expanduser() if env.get("CODEX_HOME") else (
-        Path.home() / ".codex")
-    openclaw = Path(env["OPENCLAW_STATE_DIR"]).expanduser() if env.get("OPENCLAW_STATE_DIR") else (
-        Path.home() / ".openclaw")
-    return [
-        Source("claude-code", Path(os.path.abspath(claude / "projects"))),
-        Source("codex", Path(os.path.abspath(codex / "sessions"))),
-        Source("openclaw", Path(os.path.abspath(openclaw))),
-    ]
+    return [Source(f.name, f.default_folder(os.environ, Path.home()))
+            for f in formats.known()]
 
 
 def all_sources(state_dir: Path, include_missing: bool = False) -> list[Source]:

@@ -15,7 +15,7 @@ from ..state import StateDir
 from ..storage import FileState
 from .detect import Source, all_sources
 from .reading import unchanged
-from .scan import STORE, scan_source
+from .scan import scan_source
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def _status(source: Source, known: dict[str, FileState], last_sync: int | None) 
         return SourceStatus(source, False, 0, _sessions(mine), 0, len(mine), last_sync,
                             [f"{source.path}: {note}"] + _gone_note(source, mine))
     scan = scan_source(source)
-    files = [f for f in scan.files if f.kind != STORE]
+    files = [f for f in scan.files if not f.is_store]
     found = {f.path: known[f.path] for f in scan.files if f.path in known}
     unread = sum(1 for f in files if not unchanged(known.get(f.path), f.stat))
     vanished = {p: st for p, st in mine.items() if p not in found}

@@ -1,8 +1,9 @@
 """Finding a source's transcript files: one walk, one ``stat`` per file, nothing read.
 
-What counts as a transcript is the importers' rule: Claude Code ``*.jsonl`` (main transcripts
-before sub-agents), Codex ``rollout-*.jsonl`` (and ``.jsonl.zst``), OpenClaw transcripts and
-archives in each agent's ``sessions/`` folder with its ``sessions.json``. Symbolic links
+What counts as a transcript is each format's rule (``core/formats.py``): Claude Code
+``*.jsonl`` (main transcripts before sub-agents), Codex ``rollout-*.jsonl`` (and
+``.jsonl.zst``) anywhere under the source; OpenClaw transcripts and archives in each agent's
+``sessions/`` folder with its ``sessions.json`` (a format with ``session_folders``). Symbolic links
 inside a source folder (to files or folders) are not followed, wherever they lead: a source is
 what is in its folder (the folder itself may be reached through a link). A file under a
 transcript's name that is not a regular file (a FIFO, a device), and a folder or file that
@@ -15,21 +16,22 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
+from .. import formats
 from ..bounds import describe_mode
-from ..importers.openclaw import folder_agent_id, is_transcript_name, session_folders
 from .detect import Source
 
-STORE = "openclaw-store"  # the kind of an OpenClaw sessions.json
+if TYPE_CHECKING:
+    from ..importers.format import Doors
+
 LINK_NOTE = "a symbolic link; links inside a source folder are not followed"
-OPENCLAW_DATABASES = ("*/agent/*.sqlite", "*/*.sqlite")  # under agents/: newer OpenClaw
 
 
 @dataclass(frozen=True)
 class FoundFile:
     path: str  # a string: thousands are compared with what the database remembers
-    kind: str  # claude-code | codex | openclaw | openclaw-store
+    kind: str  # a format's name, or its store_kind (``openclaw-store``)
     agent: str  # the agent its sessions are stored under
     stat: os.stat_result
     folder: Path | None = None  # OpenClaw: its sessions folder (the store's)
@@ -37,6 +39,11 @@ class FoundFile:
     @property
     def file(self) -> Path:
         return Path(self.path)
+
+    @property
+    def is_store(self) -> bool:
+        """A format's session store (``sessions.json``): read whole when it changes."""
+        return formats.is_store(self.kind)
 
 
 @dataclass
@@ -61,60 +68,46 @@ def scan_source(source: Source) -> Scan:
     if not stat.S_ISDIR(mode):
         scan.problems.append(f"{path}: source is not a folder")
         return scan
-    if source.kind == "claude-code":
-        found = _walk(path, lambda name: name.endswith(".jsonl"), scan)
-        ordered = sorted(found, key=lambda item: (_is_subagent(item[0]), item[0]))
-        agent = source.agent_for()
-        scan.files = [FoundFile(p, "claude-code", agent, st) for p, st in ordered]
-    elif source.kind == "codex":
-        found = _walk(path, _is_rollout, scan)
-        agent = source.agent_for()
-        scan.files = [FoundFile(p, "codex", agent, st) for p, st in sorted(found)]
+    fmt = formats.get(source.kind)
+    if fmt is None:  # a kind no format has (settings refuse one: a source made in code)
+        scan.problems.append(f"{path}: no transcript format is named {source.kind!r}")
+    elif fmt.doors.session_folders is not None:
+        _scan_folders(scan, fmt.name, fmt.doors)
     else:
-        _scan_openclaw(scan)
+        found = _walk(path, fmt.doors.transcript, scan)
+        order = fmt.doors.order
+        ordered = sorted(found, key=lambda item: order(item[0]) if order else item[0])
+        agent = source.agent_for()
+        scan.files = [FoundFile(p, fmt.name, agent, st) for p, st in ordered]
     return scan
 
 
-def _is_rollout(name: str) -> bool:
-    return name.startswith("rollout-") and name.endswith((".jsonl", ".jsonl.zst"))
-
-
-def _is_store(path: str) -> bool:
-    return os.path.basename(path) == "sessions.json"
-
-
-def _is_subagent(path: str) -> bool:
-    """``is_subagent_file`` on a path string (main transcripts are read first)."""
-    folder, name = os.path.split(path)
-    return name.startswith("agent-") or os.path.basename(folder) == "subagents"
-
-
-def _scan_openclaw(scan: Scan) -> None:
+def _scan_folders(scan: Scan, name: str, fmt: Doors) -> None:
+    """A format whose transcripts sit in session folders (OpenClaw): each folder's own
+    files, its session store first."""
+    assert fmt.session_folders is not None
     source = scan.source
     try:
-        folders = session_folders(source.path)
+        folders = fmt.session_folders(source.path)
     except OSError as err:
         scan.problems.append(f"{source.path}: cannot be listed ({err.strerror or err})")
         return
+
+    def is_store(path: str) -> bool:
+        return fmt.store_name is not None and os.path.basename(path) == fmt.store_name
+
     for folder in folders:
         if not _without_links(source.path, folder):
             scan.notes.append(f"{folder}: {LINK_NOTE}")
             continue
-        agent = source.agent_for(folder_agent_id(folder))
-        found = _walk(folder, lambda name: name == "sessions.json" or is_transcript_name(name),
+        agent = source.agent_for(fmt.folder_agent(folder) if fmt.folder_agent else None)
+        found = _walk(folder, lambda name: name == fmt.store_name or fmt.transcript(name),
                       scan, recursive=False)
-        for path, st in sorted(found, key=lambda item: (not _is_store(item[0]), item[0])):
-            kind = STORE if _is_store(path) else "openclaw"
+        for path, st in sorted(found, key=lambda item: (not is_store(item[0]), item[0])):
+            kind = f"{name}-store" if is_store(path) else name
             scan.files.append(FoundFile(path, kind, agent, st, folder))
-    databases = sorted(p for pattern in OPENCLAW_DATABASES
-                       for p in (source.path / "agents").glob(pattern))
-    if databases:
-        where = ", ".join(str(p) for p in databases[:3]) + (" …" if len(databases) > 3 else "")
-        held = "also keeps" if scan.files else "keeps"
-        scan.notes.append(
-            f"{source.path} {held} transcripts in OpenClaw's SQLite store ({where}), which "
-            "backscroll does not read yet" + ("; its JSONL files are read" if scan.files else "")
-        )
+    if fmt.source_notes is not None:
+        scan.notes += fmt.source_notes(source.path, bool(scan.files))
 
 
 def _walk(

@@ -2,7 +2,7 @@
 
 ```toml
 [[sources]]
-kind = "claude-code"                 # claude-code | codex | openclaw
+kind = "claude-code"                 # a format: openclaw | claude-code | codex (the registry)
 path = "~/work/.claude/projects"     # ~ is expanded; a relative path is under the state dir
 agent = "work"                       # optional: store its sessions under this agent id
 
@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import formats
 from ..config import read_toml
 from ..errors import ValidationError
 from ..keys import check_agent_id
@@ -43,7 +44,6 @@ from ..keys import check_agent_id
 if TYPE_CHECKING:
     from ..state import StateDir
 
-KINDS = ("claude-code", "codex", "openclaw")
 _BLOCK_START = re.compile(r"^\s*\[\[\s*sources\s*\]\]\s*(#.*)?$")
 _TABLE_START = re.compile(r"^\s*\[")
 _HEADER = "# backscroll settings: see `backscroll sources --help` and docs/sources.md\n"
@@ -137,8 +137,9 @@ def remove_entry(state_dir: Path, target: Path, detected_kind: str | None = None
 
 
 def check_kind(kind: Any) -> str:
-    if kind not in KINDS:
-        raise ValidationError(f"a source kind is one of {', '.join(KINDS)}, not {kind!r}")
+    kinds = formats.names()
+    if kind not in kinds:
+        raise ValidationError(f"a source kind is one of {', '.join(kinds)}, not {kind!r}")
     return kind
 
 

@@ -18,24 +18,18 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, Callable
 
-from .. import private
+from .. import formats, private
 from ..errors import BackscrollError, Forbidden, StoreError, Unreachable
-from ..importers.claude_code.follow import follow_transcript
-from ..importers.claude_code.reading import Tasks
-from ..importers.codex.follow import follow_rollout
 from ..importers.common import DATA_ERRORS, Followed, ImportReport, data_problem
-from ..importers.openclaw import StoreView, read_store
-from ..importers.openclaw_follow import follow_openclaw, follow_store
 from ..state import StateDir
 from ..storage import AgentWriter, FileState, SchemaBehind, now_ms
 from . import deleted as deleted_mod
 from .claims import Claimed, Holders
 from .detect import Source, all_sources
 from .reading import Chunk, ReadProblem, read_new, unchanged
-from .scan import STORE, FoundFile, scan_source
+from .scan import FoundFile, scan_source
 
 Progress = Callable[[int, int, str], None]  # (files read, files to read, the file now)
 RECORD_SYNC_S = 60.0  # a sync that finds nothing new records its time at most this often
@@ -127,7 +121,7 @@ def sync_sources(
     for scan in scans:
         report.problems += scan.problems
         report.notes += scan.notes
-        report.files += sum(1 for f in scan.files if f.kind != STORE)
+        report.files += sum(1 for f in scan.files if not f.is_store)
         root = scan.source.root
         for agent, (known, syncs) in remembered.items():
             files = [f for f in scan.files if f.agent == agent]
@@ -215,8 +209,7 @@ class _Follower:
         self.db = db
         self.report = report
         self.holders = holders or Holders(work.known)
-        self.tasks: Tasks = {}  # Claude Code: what sub-agents were asked, for their labels
-        self.views: dict[Path, StoreView] = {}  # OpenClaw: each folder's sessions.json
+        self.memo: dict[str, Any] = {}  # the formats' own, for these files (Format.follow)
         self.carry: str | None = None  # the file's carry, and what was deleted from it
         self.deleted: dict[str, Any] = {}
 
@@ -241,7 +234,7 @@ class _Follower:
         for attempt in (1, 2):
             file_report = ImportReport()
             try:
-                chunk = None if found.kind == STORE else read_new(
+                chunk = None if found.is_store else read_new(
                     path, before, from_start or attempt == 2, resume_long=attempt == 1,
                     whole=attempt == 2)
             except ReadProblem as err:
@@ -336,31 +329,19 @@ class _Follower:
 
     def _follow(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
                 report: ImportReport) -> Followed:
-        db, agent, path = self.db, found.agent, found.file
-        if chunk is None:  # sessions.json: read whole, every time it changes (and said then)
-            self.views.pop(found.folder, None)
-            follow_store(db, self._view(found, report), report,
-                         deleted_mod.deleted_keys(self.deleted))
+        fmt = formats.of_kind(found.kind)
+        assert fmt is not None  # scan_source found it by its format
+        if chunk is None:  # a session store: read whole, every time it changes (said then)
+            assert fmt.doors.follow_store is not None
+            fmt.doors.follow_store(self.db, found, report, deleted_mod.deleted_keys(self.deleted),
+                             self.memo)
             return Followed()
         carry = None if chunk.from_start or before is None else self.carry
-        if found.kind == "claude-code":
-            return follow_transcript(db, agent, path, chunk.lines, carry, report, self.tasks)
-        if found.kind == "codex":
-            return follow_rollout(db, agent, path, chunk.lines, carry, report)
-        return follow_openclaw(db, lambda: self._view(found), path, chunk.lines, carry, report)
-
-    def _view(self, found: FoundFile, report: ImportReport | None = None) -> StoreView:
-        """The folder's session store; what reading it says (a key re-keyed to this agent, an
-        unreadable store) goes to ``report``: the store's own sync, the time it changed."""
-        if found.folder not in self.views:
-            report = report if report is not None else ImportReport()
-            store = read_store(found.folder / "sessions.json", report, follow=False)
-            self.views[found.folder] = StoreView.of(found.agent, store, report, found.folder)
-        return self.views[found.folder]
+        return fmt.doors.follow(self.db, found, chunk.lines, carry, report, self.memo)
 
     def _count(self, found: FoundFile, file_report: ImportReport) -> None:
         report = self.report
-        report.read += found.kind != STORE
+        report.read += not found.is_store
         report.events += file_report.events
         report.messages += file_report.messages
         report.problems += file_report.skipped
@@ -372,7 +353,7 @@ class _Follower:
 def _state(root: str, found: FoundFile, chunk: Chunk | None, followed: Followed,
            keys: tuple[str, ...], report: ImportReport) -> FileState:
     st = chunk.stat if chunk is not None else found.stat
-    problem = None if keys or found.kind == STORE else next(
+    problem = None if keys or found.is_store else next(
         iter(report.notes + report.skipped), None)
     return FileState(
         path=found.path,

@@ -13,10 +13,10 @@ import json
 from pathlib import Path
 from typing import Callable
 
-from ..keys import normalize_key
-from ..storage import AgentWriter, SessionMeta
-from .common import RESTART, Followed, ImportReport, NumberedLines, note_rekeyed, store_live
-from .openclaw import StoreView, import_transcript, read_events
+from ...keys import normalize_key
+from ...storage import AgentWriter, SessionMeta
+from ..common import RESTART, Followed, ImportReport, NumberedLines, note_rekeyed, store_live
+from . import StoreView, import_transcript, read_events
 
 
 def follow_openclaw(

@@ -23,16 +23,16 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, NamedTuple, Sequence
 
-from ..bounds import MAX_STORE_BYTES, decode_json, open_regular
-from ..errors import ValidationError
-from ..keys import check_agent_id, normalize_key
-from ..labels import archive_label, import_label
-from ..state import StateDir
-from ..storage import AgentWriter, SessionMeta
-from ..storage.stored import as_imported
-from ..transcript import CANONICAL_TYPES, iso_to_ms, parse_event
-from . import readahead
-from .common import (
+from ...bounds import MAX_STORE_BYTES, decode_json, open_regular
+from ...errors import ValidationError
+from ...keys import check_agent_id, normalize_key
+from ...labels import archive_label, import_label
+from ...state import StateDir
+from ...storage import AgentWriter, SessionMeta
+from ...storage.stored import as_imported
+from ...transcript import CANONICAL_TYPES, iso_to_ms, parse_event
+from .. import readahead
+from ..common import (
     ImportReport,
     NumberedLines,
     each_file,

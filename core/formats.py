@@ -1,0 +1,108 @@
+"""The transcript formats backscroll reads: the registry, one entry each.
+
+Everything that names the formats reads this list: the CLI's choices (``import KIND``,
+``--source``, ``sources add``), the ``sources`` kinds (settings, detection, scanning, the
+listing), ``sync``'s dispatch, the catalog's source values and labels (so the browser's source
+filter), and the resume command's words. Adding a format is one importer package that exports
+its ``DOORS`` (``importers/format.py``) and one entry here (docs/importers.md, "Adding a
+format").
+
+A ``Format`` holds what a search, a listing or the command line asks of a format; it loads no
+importer (a ``search --json`` loads the search path only, tests/test_cli_start.py), so it is
+a tuple, not a dataclass. What only an import or a sync needs (how it imports a path, follows
+a live file, finds its transcripts) is its ``doors``, loaded from its package on first use.
+
+The order is the order sources are detected and choices offered in.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping, NamedTuple
+
+if TYPE_CHECKING:
+    from .importers.format import Doors
+
+_IMPORTERS = "backscroll.core.importers."
+
+
+class Format(NamedTuple):
+    """One transcript format, as the rest of backscroll knows it."""
+
+    name: str  # the kind: ``import NAME``, ``--source NAME``, ``[[sources]] kind = NAME``
+    label: str  # as a person names the tool that writes it (the browser's filter, lists)
+    default_agent: str  # the agent id its sessions are stored under unless one is given
+    code: str  # the module that exports its ``DOORS`` (``importers/<package>/format.py``)
+    # Where the tool keeps its transcripts: ``$<home_env>/<subfolder>`` when the variable is
+    # set, else ``~/<home_folder>/<subfolder>``.
+    home_env: str
+    home_folder: str
+    subfolder: str = ""
+    stored: tuple[str, ...] = ()  # the ``source`` values its sessions are stored with
+    # A command that resumes one of its conversations: the words before the session id
+    # (``resume.resume_command`` checks every part; None: no command).
+    resume: tuple[str, ...] | None = None
+    resume_by_key: bool = False  # its runtime opens a conversation by session key instead
+    header_line: bool = False  # a file's first line is its header (kept when lines are cut)
+    # Its sessions are also those stored with a ``source`` no format claims (OpenClaw's: an
+    # agent runtime's live appends are in its format). One format says so.
+    unclaimed: bool = False
+
+    @property
+    def store_kind(self) -> str:
+        """The kind of its session-store files (``openclaw-store``), if it has any."""
+        return f"{self.name}-store"
+
+    @property
+    def doors(self) -> Doors:
+        """How it imports, follows and finds its transcripts (its package, loaded now)."""
+        return importlib.import_module(self.code).DOORS  # type: ignore[no-any-return]
+
+    def default_folder(self, env: Mapping[str, str], home: Path) -> Path:
+        """Where the tool keeps its transcripts on this machine (existing or not)."""
+        value = env.get(self.home_env)
+        base = Path(value).expanduser() if value else home / self.home_folder
+        return Path(os.path.abspath(base / self.subfolder if self.subfolder else base))
+
+
+FORMATS: list[Format] = [
+    Format("claude-code", "Claude Code", "claude-code", _IMPORTERS + "claude_code.format",
+           "CLAUDE_CONFIG_DIR", ".claude", "projects", stored=("claude-code",),
+           resume=("claude", "--resume")),
+    Format("codex", "Codex", "codex", _IMPORTERS + "codex.format", "CODEX_HOME", ".codex",
+           "sessions", stored=("codex",), resume=("codex", "resume", "--"), header_line=True),
+    Format("openclaw", "OpenClaw", "main", _IMPORTERS + "openclaw.format", "OPENCLAW_STATE_DIR",
+           ".openclaw", stored=("live", "openclaw", "demo"), resume_by_key=True, header_line=True,
+           unclaimed=True),
+]
+
+
+def known() -> list[Format]:
+    """The formats, in the order choices are offered (read at each use: a test may add one)."""
+    return list(FORMATS)
+
+
+def names() -> list[str]:
+    return [f.name for f in FORMATS]
+
+
+def get(name: str | None) -> Format | None:
+    """The format named ``name``, or None."""
+    return next((f for f in FORMATS if f.name == name), None)
+
+
+def fallback() -> Format:
+    """The format of a session whose stored ``source`` no format claims."""
+    return next(f for f in FORMATS if f.unclaimed)
+
+
+def of_kind(kind: str) -> Format | None:
+    """The format of a found file's kind: its transcripts' or its session store's."""
+    return next((f for f in FORMATS if kind in (f.name, f.store_kind)), None)
+
+
+def is_store(kind: str) -> bool:
+    """Whether a found file's kind is a format's session store (read whole, not followed)."""
+    return any(kind == f.store_kind for f in FORMATS)

@@ -1,0 +1,66 @@
+"""What each importer package exports for the format registry (``core/formats.py``): its
+``DOORS``, how an import or a sync reaches the package's code (docs/importers.md, "Adding a
+format").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
+
+if TYPE_CHECKING:
+    from ..state import StateDir
+    from ..storage import AgentWriter
+    from .common import Followed, ImportReport, NumberedLines
+
+
+class FollowedFile(Protocol):
+    """A transcript file as ``sync`` found it (``sources.scan.FoundFile``)."""
+
+    path: str
+    agent: str  # the agent its sessions are stored under
+    folder: Path | None  # a format with session folders: the one it is in
+
+    @property
+    def file(self) -> Path: ...
+
+
+# (db, file, its new lines, the carry the last read left or None, report, a scratch dict that
+# lives for one source's files of one agent in one sync) -> what the next read goes on from
+Follow = Callable[
+    ["AgentWriter", FollowedFile, "NumberedLines", "str | None", "ImportReport", dict[str, Any]],
+    "Followed",
+]
+# (db, the changed session-store file, report, keys deleted from it, the same scratch dict)
+FollowStore = Callable[
+    ["AgentWriter", FollowedFile, "ImportReport", frozenset[str], dict[str, Any]], None
+]
+
+
+@dataclass(frozen=True)
+class Doors:
+    """What an import or a sync asks of one format (its ``formats.Format`` says the rest):
+    each importer package's ``format.py`` exports one as ``DOORS``. The parsing stays in the
+    package; these are its doors."""
+
+    import_path: Callable[..., ImportReport]  # (state, path, agent=None, **options)
+    follow: Follow  # reads on in a growing file (a first read is an import of it)
+    transcript: Callable[[str], bool]  # a file name in a source folder that is its transcript
+    import_options: Mapping[str, Any] | None = None  # what the command line's import passes
+    order: Callable[[str], Any] | None = None  # the order its files are read in (by path)
+    # Two files that feed one session by design (``common.same_family`` asks the format)
+    same_family: Callable[[str, str, str], bool] | None = None
+    # A format whose transcripts sit in session folders (OpenClaw: ``agents/<id>/sessions``)
+    # rather than anywhere under the source: the folders, each folder's agent id, the
+    # folder's session store (read whole when it changes, ``follow_store``), and notes on
+    # what else the source holds (given the source and whether transcripts were found).
+    session_folders: Callable[[Path], list[Path]] | None = None
+    folder_agent: Callable[[Path], str] | None = None
+    store_name: str | None = None
+    follow_store: FollowStore | None = None
+    source_notes: Callable[[Path, bool], list[str]] | None = None
+
+    def import_into(self, state: StateDir, path: Path | str, agent: str | None) -> ImportReport:
+        """``backscroll import NAME PATH``: with the command line's options."""
+        return self.import_path(state, path, agent=agent, **(self.import_options or {}))
