@@ -343,3 +343,17 @@ def test_a_writer_holding_the_store_open_sees_nothing_written(state: StateDir,
     after = [(p.read_bytes(), p.stat().st_mtime_ns) for p in files]
     assert after[:2] == before[:2]
     main.con.execute("ROLLBACK")
+
+
+def test_a_leaf_control_moves_the_active_branch(state: StateDir, main: Store) -> None:
+    """``{"type":"leaf","targetId"}`` (session-manager-types.ts) makes its target the active
+    leaf; later rows continue from it, so the abandoned turn is no longer shown."""
+    main.events("s-kid", [
+        message("k2", "k1", "assistant", "first try"),
+        {"type": "leaf", "id": "L1", "parentId": "k2", "timestamp": "2026-06-01T10:00:02.000Z",
+         "targetId": "k1"},
+        message("k3", "k1", "assistant", "second try"),
+    ], start=3)
+    import_store(state, main.path)
+    history = sessions_history(state, HistoryRequest("agent:main:subagent:kid"), OPERATOR)
+    assert [m["id"] for m in history.as_json()["messages"]] == ["k1", "k3"]
