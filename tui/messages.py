@@ -99,22 +99,31 @@ class StatusPolled(Message):
         return isinstance(message, StatusPolled)
 
 
+class BrowseMessage(Message):
+    """A message for the search screen's row actions (``screens/browse.py``): the screen
+    hands it on."""
+
+
+class ActionMessage(Message):
+    """A message for the session actions (``actions.py``): the app hands it on."""
+
+
 @dataclass
-class SessionsLoaded(Message):
+class SessionsLoaded(BrowseMessage):
     """Every session of the state dir, for the "view as" picker."""
 
     sessions: list[SessionSummary]
 
 
 @dataclass
-class CallerChanged(Message):
+class CallerChanged(ActionMessage):
     """The caller built for a "view as" choice (the config file was read for its policy)."""
 
     caller: Caller
 
 
 @dataclass
-class ExportFinished(Message):
+class ExportFinished(ActionMessage):
     """A conversation was written where the person chose (redacted): how big, and where."""
 
     session_key: str
@@ -123,7 +132,7 @@ class ExportFinished(Message):
 
 
 @dataclass
-class ResumeRequested(Message):
+class ResumeRequested(ActionMessage):
     """A screen asks for the command that resumes a conversation, to copy it."""
 
     session_key: str
@@ -131,7 +140,7 @@ class ResumeRequested(Message):
 
 
 @dataclass
-class SessionLookedUp(Message):
+class SessionLookedUp(ActionMessage):
     """What a list shows of one session (for ``resume``), or why it cannot be shown."""
 
     session_key: str
@@ -147,7 +156,7 @@ class FiltersChanged(Message):
 
 
 @dataclass
-class FilterChoices(Message):
+class FilterChoices(BrowseMessage):
     """The agents and projects the caller may see: the filters dialog's choices."""
 
     agents: list[str]
@@ -155,22 +164,26 @@ class FilterChoices(Message):
 
 
 @dataclass
-class ExportRequested(Message):
+class ExportRequested(ActionMessage):
     """A screen asks the app to export a conversation (the app asks where, then writes it)."""
 
     session_key: str
     host: str | None = None  # the session's (a team server holds a key per host)
 
 
+class LiveMessage(Message):
+    """A message for the live sources' follower (``live.py``): the app hands it on."""
+
+
 @dataclass
-class SourcesSynced(Message):
+class SourcesSynced(LiveMessage):
     """A sync of the live sources ended (most find nothing new)."""
 
     report: SyncReport
 
 
 @dataclass
-class SyncOnOpen(Message):
+class SyncOnOpen(LiveMessage):
     """Whether the sources are synced and followed on open (``[sync] on_open``: by default
     on the local files, not into a shared server)."""
 
@@ -178,14 +191,14 @@ class SyncOnOpen(Message):
 
 
 @dataclass
-class SourcesWatching(Message):
+class SourcesWatching(LiveMessage):
     """The live follow now watches these sources (it starts over when they change)."""
 
     sources: list[Source]
 
 
 @dataclass
-class SyncProgress(Message):
+class SyncProgress(LiveMessage):
     """Files read so far by a sync; a newer one replaces an unprocessed older one."""
 
     done: int
@@ -196,13 +209,13 @@ class SyncProgress(Message):
 
 
 @dataclass
-class SourcesListed(Message):
+class SourcesListed(LiveMessage):
     """The sources found on this machine, for the first screen of an empty state dir."""
 
     statuses: list[SourceStatus]
 
 
-class TakeInRequested(Message):
+class TakeInRequested(LiveMessage):
     """The person asked to take in the sources found (the empty state's key)."""
 
 
