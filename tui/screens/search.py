@@ -26,7 +26,7 @@ from textual.worker import Worker
 from backscroll.core.catalog import visible_session_list
 from backscroll.core.errors import BackscrollError, Forbidden
 from backscroll.core.grouped import GroupedResponse, conversations_search
-from backscroll.core.search import LIMIT_MAX, SearchRequest, SearchResponse, sessions_search
+from backscroll.core.search import LIMIT_MAX, SearchRequest, sessions_search
 from backscroll.core.visibility import Caller
 
 from .. import keys
@@ -68,7 +68,6 @@ class SearchScreen(Screen[None]):
         self.filters = Filters()
         self.grouped = grouped  # one row per conversation (g: one per message)
         self.last_request: SearchRequest | None = None
-        self.last_response: SearchResponse | None = None
         self.search_indexing = False  # the shown answer said indexing=True
         self.refresh_when_indexed = False
         self.scheduler = SearchScheduler(self._start_search, self._set_timer, time.monotonic,
@@ -273,7 +272,7 @@ class SearchScreen(Screen[None]):
         last = self.last_request
         keep = row_identity(current) if current is not None and last is not None and (
             last.query == message.request.query) else None
-        self.last_request, self.last_response = message.request, response
+        self.last_request = message.request
         self.search_indexing = response.indexing
         self.refresh_when_indexed = response.indexing
         for problem in response.unreadable:
@@ -288,7 +287,7 @@ class SearchScreen(Screen[None]):
 
     def _show_nothing(self, request: SearchRequest | None) -> None:
         """No rows at all, as for a caller that may not search (said under the bar)."""
-        self.last_request = self.last_response = None
+        self.last_request = None
         self._show_count(Text("nothing to show as this caller", style="dim"))
         self.results.show_rows([], self.browser.now, request.query if request else "", None)
         self.history.show_note("Nothing to show: choose another caller with view as.")
@@ -317,7 +316,7 @@ class SearchScreen(Screen[None]):
     # --- the home list: recent conversations ---------------------------------------------
 
     def _show_home(self) -> None:
-        self.last_request = self.last_response = None
+        self.last_request = None
         self.search_indexing = False
         self.load_home(self.scheduler.generation, self.browser.caller)
         self.show_status()
