@@ -18,15 +18,15 @@ adds indexes only (``index_only``): those change no answer, only speed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 Step = tuple[str, str]  # (name, script)
 
 
-@dataclass(frozen=True)
-class Recorded:
+class Recorded(NamedTuple):
     """What a database says of its migrations: its version number and, once it has a table of
-    names, the names (``None``: a database from before names, or one with no schema yet)."""
+    names, the names (``None``: a database from before names, or one with no schema yet). A
+    named tuple, as ``model.py``'s records: a search's start does not load ``dataclasses``."""
 
     version: int
     names: tuple[str, ...] | None
