@@ -290,12 +290,12 @@ def recorded(conn: sqlite3.Connection) -> Recorded:
     """The file's user_version and, once it has a table of names, the names in the order
     they were applied."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
-    table = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'"
-    ).fetchone()
-    if table is None:
+    try:  # one query in the common case (every reader's open pays it)
+        rows = conn.execute("SELECT name FROM migrations ORDER BY rowid").fetchall()
+    except sqlite3.OperationalError as error:
+        if "no such table" not in str(error):
+            raise
         return Recorded(version, None)
-    rows = conn.execute("SELECT name FROM migrations ORDER BY rowid").fetchall()
     return Recorded(version, tuple(row[0] for row in rows))
 
 
