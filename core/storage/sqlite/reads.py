@@ -66,7 +66,7 @@ class Reads(Matching):
         under another agent (the only sessions the operator may not see); with ``below`` (not
         with ``odd_only``), the session of that key and every session linked under it
         (``spawned_by`` or ``parent_key``), transitively: a superset of its spawned tree
-        (every session, from a file that lacks the link indexes: schema.READABLE_SINCE).
+        (every session, from a file that lacks the link indexes: schema.INDEX_ONLY).
         Every session is of this store's one host: another ``host`` has none."""
         if host is not None and host != self.host:
             return []
