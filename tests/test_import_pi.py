@@ -341,3 +341,71 @@ def test_source_choices_and_labels_include_pi_and_omp() -> None:
     with pytest.raises(ValidationError, match="invalid choice: 'pie'"):
         build_parser().parse_args(["search", "x", "--source", "pie"])
     assert build_parser().parse_args(["import", "pi", "/tmp/x"]).kind == "pi"
+
+
+# ------------------------------------------------------------------ odd input, copies
+
+
+def test_bad_files_are_one_sentence_each_and_the_others_import(
+        state: StateDir, tmp_path: Path) -> None:
+    folder = tmp_path / "sessions" / PROJECT
+    folder.mkdir(parents=True)
+    shutil.copy(PI_FILE, folder / PI_FILE.name)
+    (folder / "2026-01-01T00-00-00-000Z_empty.jsonl").write_text("")
+    (folder / "2026-01-01T00-00-00-000Z_noheader.jsonl").write_text(
+        json.dumps({"type": "message", "message": {"role": "user", "content": "x"}}) + "\n")
+    (folder / "2026-01-01T00-00-00-000Z_binary.jsonl").write_bytes(b"\x00\x01\x02" * 100)
+    with (folder / PI_FILE.name).open("a") as handle:
+        handle.write("{not json\n")
+    report = import_pi(state, tmp_path / "sessions")
+    assert report.keys == [PI_KEY] and report.events == 1003
+    said = report.notes + report.skipped
+    assert any("empty.jsonl: no events in it" in s for s in said)
+    assert any("noheader.jsonl: no session header; not a Pi session" in s for s in said)
+    assert any("binary.jsonl" in s and "binary" in s for s in said)
+    assert any(f"{PI_FILE.name}:1004" in s for s in said)  # the broken line, named
+    empty = tmp_path / "nothing-here"
+    empty.mkdir()
+    with pytest.raises(ValidationError, match="holds no Oh My Pi sessions"):
+        import_pi(state, empty, source="omp")
+
+
+def test_a_branched_copy_is_its_own_session_with_every_entry(
+        state: StateDir, tmp_path: Path) -> None:
+    """Pi's branch writes a new session file holding copies of the entries before the branch
+    point: the same derived ids in another session, each session keeping all of its own."""
+    folder = tmp_path / PROJECT
+    folder.mkdir()
+    shutil.copy(OMP_FILE, folder / OMP_FILE.name)
+    entries = lines_of(OMP_FILE)[:40]
+    branch_id = "0b5e7d1e-0000-4000-8000-0000000000b2"
+    entries[0] = {**entries[0], "id": branch_id, "branchedFrom": str(OMP_FILE)}
+    (folder / f"2026-01-01T00-00-00-000Z_{branch_id}.jsonl").write_text(
+        "".join(json.dumps(e) + "\n" for e in entries))
+    report = import_pi(state, tmp_path, source="omp")
+    assert report.events == 1019 + 40
+    copy, _ = session_events(state, "omp", f"agent:omp:omp:{branch_id}")
+    whole, _ = session_events(state, "omp", OMP_KEY)
+    assert [e.get("id") for e in copy[1:]] == [e.get("id") for e in whole[1:40]]
+
+
+def test_a_line_hanging_from_far_back_reads_the_file_again(
+        state: StateDir, monkeypatch: pytest.MonkeyPatch) -> None:
+    import backscroll.core.importers.pi as pi_package
+
+    monkeypatch.setattr(pi_package, "KEPT_IDS", 2)  # the carry remembers 2 of Pi's ids
+    files = pi_home(Path.home())
+    migrate_v1(files["pi"], seed=4)
+    sync_sources(state)
+    first_user = next(e for e in lines_of(files["pi"])
+                      if e["type"] == "message" and e["message"]["role"] == "user")
+    with files["pi"].open("a") as handle:  # a branch from the first prompt (/tree in Pi)
+        handle.write(json.dumps({"type": "message", "id": "b0b0b0b0", "parentId": first_user["id"],
+                                 "timestamp": "2025-12-09T03:00:00.000Z",
+                                 "message": {"role": "assistant", "content": "a new branch"}})
+                     + "\n")
+    report = sync_sources(state)
+    assert report.problems == [] and (report.events, report.messages) == (1, 1)
+    events, _ = session_events(state, "pi", PI_KEY)
+    assert events[-1]["parentId"] == content_id(first_user)
+    assert len(events) == 1003 + 1
