@@ -46,6 +46,7 @@ class Format(NamedTuple):
     # Its sessions are also those stored with a ``source`` no format claims (OpenClaw's: an
     # agent runtime's live appends are in its format). One format says so.
     unclaimed: bool = False
+    folder_env: str = ""  # a variable naming the transcripts' folder itself (wins when set)
 
     @property
     def store_kind(self) -> str:
@@ -59,6 +60,8 @@ class Format(NamedTuple):
 
     def default_folder(self, env: Mapping[str, str], home: Path) -> Path:
         """Where the tool keeps its transcripts on this machine (existing or not)."""
+        if self.folder_env and (folder := env.get(self.folder_env)):
+            return Path(os.path.abspath(Path(folder).expanduser()))
         value = env.get(self.home_env)
         base = Path(value).expanduser() if value else home / self.home_folder
         return Path(os.path.abspath(base / self.subfolder if self.subfolder else base))
@@ -73,6 +76,12 @@ FORMATS: list[Format] = [
     Format("openclaw", "OpenClaw", "main", _IMPORTERS + "openclaw.format", "OPENCLAW_STATE_DIR",
            ".openclaw", stored=("live", "openclaw", "demo"), resume_by_key=True, header_line=True,
            unclaimed=True),
+    Format("pi", "Pi", "pi", _IMPORTERS + "pi.format", "PI_CODING_AGENT_DIR", ".pi/agent",
+           "sessions", stored=("pi",), resume=("pi", "--session"), header_line=True,
+           folder_env="PI_CODING_AGENT_SESSION_DIR"),
+    Format("omp", "Oh My Pi", "omp", _IMPORTERS + "pi.omp_format", "OMP_CODING_AGENT_DIR",
+           ".omp/agent", "sessions", stored=("omp",), resume=("omp", "--resume"),
+           header_line=True),
 ]
 
 
