@@ -1,4 +1,4 @@
-"""Pass 2 handlers for headers, URLs, commands and manifests (redact_context.py runs them).
+"""Pass 2 handlers for headers, URLs, commands and manifests (context.py runs them).
 
 Each handler gets the prepared text, the hit's start and end, and returns the span of the
 secret it found (or None) and where the scan resumes.
@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from . import redact_patterns as pat
-from . import redact_rules as rules
-from .redact_rules import is_mask
+from . import patterns as pat
+from . import rules as rules
+from .rules import is_mask
 
 if TYPE_CHECKING:
-    from .redact_context import Found, Scan
+    from .context import Found, Scan
 
 Span = tuple[int, int]
 

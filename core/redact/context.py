@@ -1,7 +1,7 @@
-"""Pass 2 of redaction: secrets named by their context (see redact.py for the whole).
+"""Pass 2 of redaction: secrets named by their context (see engine.py for the whole).
 
 One pattern (``LOCATOR``) finds trigger words in the lower-cased text; at each hit a handler
-reads the name and the value with small anchored patterns and asks redact_rules.py whether
+reads the name and the value with small anchored patterns and asks rules.py whether
 the value is a secret. A handler returns the span of the secret (or None) and where the scan
 resumes.
 """
@@ -12,10 +12,10 @@ import functools
 import re
 from collections.abc import Callable
 
-from . import redact_commands as cmd
-from . import redact_patterns as pat
-from . import redact_rules as rules
-from .redact_rules import is_mask
+from . import commands as cmd
+from . import patterns as pat
+from . import rules as rules
+from .rules import is_mask
 
 Span = tuple[int, int]
 Found = tuple[Span | None, int]

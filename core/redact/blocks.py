@@ -13,8 +13,8 @@ import binascii
 import re
 from collections.abc import Callable
 
-from . import redact_rules as rules
-from .redact_rules import is_mask
+from . import rules as rules
+from .rules import is_mask
 
 Span = tuple[int, int]
 
