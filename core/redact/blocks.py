@@ -13,10 +13,9 @@ import binascii
 import re
 from collections.abc import Callable
 
-from . import rules as rules
+from . import rules
 from .rules import is_mask
-
-Span = tuple[int, int]
+from .spans import Span
 
 # An armoured private key: PEM (RSA, EC, OPENSSH, ENCRYPTED, PGP ... BLOCK), the SSH.com form
 # with four dashes and spaces, OpenVPN's static key (hex, mixed case). The body goes whatever

@@ -7,22 +7,11 @@ secret it found (or None) and where the scan resumes.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from . import patterns as pat
-from . import rules as rules
+from . import rules
 from .rules import is_mask
-
-if TYPE_CHECKING:
-    from .context import Found, Scan
-
-Span = tuple[int, int]
-
-
-def found(match: re.Match[str], secret: bool, end: int) -> Found:
-    """A secret resumes the scan after it; a rejected candidate right after its trigger, so
-    that nothing it read is skipped unexamined."""
-    return (match.span("secret"), match.end()) if secret else (None, end)
+from .spans import Found, Scan, Span, found
 
 
 def bearer(scan: Scan, start: int, end: int) -> Found:

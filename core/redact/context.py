@@ -8,29 +8,14 @@ resumes.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 
 from . import commands as cmd
 from . import patterns as pat
-from . import rules as rules
+from . import rules
 from .rules import is_mask
-
-Span = tuple[int, int]
-Found = tuple[Span | None, int]
-class Scan:
-    """A text prepared for pass 2: views of the same length, so offsets are shared."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        # Lower-cased ASCII, one byte per character ("?" for anything else).
-        self.low = text.encode("ascii", "replace").lower()
-
-    @functools.cached_property
-    def names(self) -> bytes:
-        """"a" where a name character is, " " elsewhere."""
-        return self.low.translate(pat.NAME_SHAPE)
+from .spans import Found, Scan, Span, found
 
 
 def context_spans(text: str) -> list[Span]:
@@ -341,7 +326,7 @@ def _auth(scan: Scan, start: int, end: int) -> Found:
         match.group("scheme") is not None
         or not (rules.plain_words(value) or rules.code_like(value))
     )
-    return cmd.found(match, secret, end)
+    return found(match, secret, end)
 
 
 _HANDLERS: dict[bytes, Callable[[Scan, int, int], Found]] = {

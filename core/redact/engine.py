@@ -30,19 +30,18 @@ names inside it, but never a long one.
 
 from __future__ import annotations
 
-from . import rules as rules
-from . import tokens as tokens
+from . import rules, tokens
 from .blocks import block_spans
 from .commands import k8s_spans
 from .context import context_spans
 from .nearby import near_secret_word
+from .spans import Span
 
 _ELLIPSIS = "…"
 _SHORT_MASK = "***"
 _LONG = 18  # from this length a mask keeps 6 + 4 characters: enough to recognise, not to use
 _MAX_ROUNDS = 8  # one round finds nothing new in practice; the bound only caps pathologies
 
-Span = tuple[int, int]
 
 
 def redact(text: str) -> str:
