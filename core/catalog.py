@@ -24,7 +24,7 @@ from .resume import Resume, resume_command
 from .state import StateDir
 from .storage import CardFilter, SessionFilter, SessionRow
 from .visibility import Caller, may_see_agent
-from .visible import open_visible, resolve_caller, visible_sessions
+from .visible_sessions import open_visible, resolve_caller, visible_sessions
 
 
 class _ByFormat(Mapping[str, Any]):

@@ -30,7 +30,7 @@ from .transcript import (
     timestamp_ms,
 )
 from .visibility import Caller
-from .visible import FORBIDDEN, open_visible  # noqa: F401 - FORBIDDEN is also known from here
+from .visible_sessions import FORBIDDEN, open_visible  # noqa: F401 - FORBIDDEN is also known from here
 
 FIELD_MAX_CHARS = 4000
 ANSWER_MAX_BYTES = 80 * 1024

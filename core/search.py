@@ -31,7 +31,7 @@ from .storage import (
 )
 from .textseg import desegment
 from .visibility import Caller, may_see_agent
-from .visible import find_session, resolve_caller, visible_sessions
+from .visible_sessions import find_session, resolve_caller, visible_sessions
 
 LIMIT_DEFAULT = 10
 LIMIT_MAX = 25

@@ -50,7 +50,7 @@ from backscroll.core.search import (
 from backscroll.core.state import StateDir
 from backscroll.core.timeparse import parse_time
 from backscroll.core.visibility import Caller
-from backscroll.core.visible import resolve_caller
+from backscroll.core.visible_sessions import resolve_caller
 
 from . import package_version
 from .mcp_wire import serve_stdio
