@@ -306,7 +306,7 @@ def cmd_browse(state: StateDir, args: argparse.Namespace) -> int:
 
 
 def _browse(state: StateDir, sources: bool = True) -> int:
-    from backscroll.core.private import require_state_folder
+    from backscroll.core.file_modes import require_state_folder
 
     from .app import run_browser
 

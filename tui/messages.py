@@ -238,7 +238,7 @@ class TakeInRequested(Message):
 
 
 class PrivacyWarning(Message):
-    """A folder or database looser than 0700 / 0600 (``core/private.py``), from any thread."""
+    """A folder or database looser than 0700 / 0600 (``core/file_modes.py``), from any thread."""
 
     def __init__(self, text: str) -> None:
         super().__init__()

@@ -20,7 +20,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from .. import formats, private
+from .. import file_modes, formats
 from ..errors import BackscrollError, Forbidden, StoreError, Unreachable
 from ..importers.common import DATA_ERRORS, Followed, ImportReport, data_problem
 from ..state import StateDir
@@ -98,7 +98,7 @@ def sync_sources(
     only for an agent with something to write, so a sync that finds nothing new writes
     nothing (but its time, at most once every ``RECORD_SYNC_S``). A state dir that is a file
     stops the sync (one sentence), rather than being one problem per agent."""
-    private.require_state_folder(state.path)
+    file_modes.require_state_folder(state.path)
     sources = all_sources(state.path) if sources is None else sources
     report = SyncReport(sources=len(sources))
     scans = [scan_source(source) for source in sources]
