@@ -14,11 +14,11 @@ from typing import Any, Callable
 
 from .bounds import MAX_MESSAGE_CHARS, check_id, cut_text
 from .catalog import resume_of, source_kind, summary_of
+from .checks import validate_limit
 from .errors import ValidationError
 from .hosts import check_host
 from .keys import normalize_key
 from .redact import redact
-from .search import validate_limit
 from .state import StateDir
 from .storage import AgentReader, SessionFilter, SessionRow
 from .transcript import (

@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any, Callable, NamedTuple
 
 from .catalog import SOURCES, check_known_agent, check_source, source_kind
+from .checks import validate_limit
 from .errors import StoreError, Unreachable, ValidationError
 from .excerpt import make_excerpt
 from .hosts import check_host
@@ -150,23 +151,12 @@ class SearchResponse:
         return out
 
 
-def validate_limit(value: Any, maximum: int = LIMIT_MAX) -> int:
-    """A limit from a person or a program: a whole number from 1 to ``maximum``."""
-    try:
-        limit = int(value) if not isinstance(value, bool) else None
-    except (TypeError, ValueError):
-        limit = None
-    if limit is None or not 1 <= limit <= maximum or str(value).strip() != str(limit):
-        raise ValidationError(f"limit must be a whole number from 1 to {maximum}, not {value!r}")
-    return limit
-
-
 def check_request(request: SearchRequest) -> ParsedQuery:
     if request.order not in ("best", "recent"):
         raise ValidationError(f"order must be best or recent, not {request.order!r}")
     if request.role not in (None, "user", "assistant"):
         raise ValidationError(f"role must be user or assistant, not {request.role!r}")
-    validate_limit(request.limit)
+    validate_limit(request.limit, LIMIT_MAX)
     if request.agent is not None:
         check_agent_id(request.agent)
     if request.session_key is not None:
