@@ -13,8 +13,9 @@ from typing import Any, Callable, NamedTuple
 
 from .catalog import SOURCES, check_known_agent, check_source, source_kind
 from .checks import validate_limit
-from .errors import StoreError, Unreachable, ValidationError
+from .errors import StoreError, ValidationError
 from .excerpt import make_excerpt
+from .fanout import for_each_agent, visible_agents
 from .hosts import check_host
 from .keys import agent_of, check_agent_id, normalize_key
 from .query import ParsedQuery, parse_query
@@ -31,7 +32,7 @@ from .storage import (
     SessionRow,
 )
 from .textseg import desegment
-from .visibility import Caller, may_see_agent
+from .visibility import Caller
 from .visible_sessions import find_session, resolve_caller, visible_sessions
 
 LIMIT_DEFAULT = 10
@@ -201,20 +202,21 @@ def search_rows(
     response = SearchResponse()
     candidates: list[Candidate] = []
     more_matched = False
-    for agent_id in agents:
-        try:
-            with state.open(agent_id) as db, db.snapshot():
-                more_matched |= _search_agent(db, request, parsed, caller, response, candidates,
-                                              grouped)
-        except SchemaBehind as err:  # reconciliation (a writer) upgrades it
+
+    def search_agent(agent_id: str) -> bool:
+        with state.open(agent_id) as db, db.snapshot():
+            return _search_agent(db, request, parsed, caller, response, candidates, grouped)
+
+    for agent_id, more, err in for_each_agent(state, search_agent, agents=agents,
+                                               fails=StoreError):
+        if isinstance(err, SchemaBehind):  # reconciliation (a writer) upgrades it
             response.unreadable.append(str(err))
             response.pending_agents.append(agent_id)
             response.indexing = True
-        except Unreachable:
-            raise  # the server: every other agent would wait for it the same way
-        except StoreError as err:
+        elif err is not None:
             response.unreadable.append(str(err))  # the other agents still answer
             continue
+        more_matched |= bool(more)
         if agent_id in response.pending_agents:
             read_only = state.unwritable(agent_id)
             if read_only is None and on_pending is not None:
@@ -359,7 +361,7 @@ def _newest(scored: list[tuple[MatchRow, float]], n: int,
 
 
 def _agents_to_search(state: StateDir, request: SearchRequest, caller: Caller) -> list[str]:
-    agents = [a for a in state.agents() if may_see_agent(caller, a)]
+    agents = visible_agents(state, caller)
     if request.agent:
         wanted = check_known_agent(state, caller, request.agent)
         agents = [a for a in agents if a == wanted]

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from .. import file_modes, formats
-from ..errors import BackscrollError, Forbidden, StoreError, Unreachable
+from ..errors import StoreError, Unreachable
+from ..fanout import STOPS_WRITES, for_each_agent
 from ..importers.common import DATA_ERRORS, Followed, ImportReport, data_problem
 from ..state import StateDir
 from ..storage import AgentWriter, FileState, SchemaBehind, now_ms
@@ -109,12 +110,13 @@ def sync_sources(
     existing = state.agents()
     scanned = dict.fromkeys(f.agent for scan in scans for f in scan.files)
     remembered: dict[str, tuple[dict[str, FileState], dict[str, int]]] = {}
-    for agent in dict.fromkeys([*scanned, *existing]):
-        try:
-            remembered[agent] = _remembered(state, agent, agent in existing)
-        except (Unreachable, Forbidden):  # every agent alike: the server, or a reader's role
-            raise
-        except BackscrollError as err:  # a database that cannot be read: the others go on
+    # every agent alike: the server, or a reader's role (STOPS_WRITES) stops the sync
+    for agent, known_here, err in for_each_agent(
+            state, lambda a: _remembered(state, a, a in existing),
+            agents=dict.fromkeys([*scanned, *existing]), stops=STOPS_WRITES):
+        if known_here is not None:
+            remembered[agent] = known_here
+        else:  # a database that cannot be read: the others go on
             report.problems.append(str(err))
     plan: list[_Work] = []
     when = now_ms()
@@ -135,14 +137,13 @@ def sync_sources(
     by_agent: dict[str, list[_Work]] = {}
     for work in plan:
         by_agent.setdefault(work.agent, []).append(work)
-    for agent, works in by_agent.items():  # one writer open at a time: a pool holds a few
-        try:
-            db = state.open(agent, write=True)
-        except (Unreachable, Forbidden):  # a role or URL that may only read: exit 3
-            raise
-        except BackscrollError as err:  # not writable, locked, not SQLite
+    # one writer open at a time (a pool holds a few); a role or URL that may only read: exit 3
+    for agent, db, err in for_each_agent(state, lambda a: state.open(a, write=True),
+                                         agents=by_agent, stops=STOPS_WRITES):
+        if db is None:  # not writable, locked, not SQLite
             report.problems.append(str(err))
             continue
+        works = by_agent[agent]
         with db:
             holders = Holders(works[0].known)  # which file feeds each session (claims.py)
             for work in works:

@@ -17,7 +17,8 @@ from textual.widgets import OptionList
 from backscroll.core.catalog import list_sessions, project_list
 from backscroll.core.conversation import window_around
 from backscroll.core.errors import Forbidden, ValidationError
-from backscroll.core.visibility import Caller, may_see_agent
+from backscroll.core.fanout import visible_agents
+from backscroll.core.visibility import Caller
 
 from ..guard import while_shown
 from ..messages import FilterChoices, FiltersChanged, HistoryLoaded, SessionsLoaded
@@ -159,7 +160,7 @@ class Browsing(_Base):
     @work(thread=True, exclusive=True, group="choices", exit_on_error=False)
     def load_filter_choices(self, caller: Caller) -> None:
         state = self.browser.state
-        agents = [a for a in state.agents() if may_see_agent(caller, a)]
+        agents = visible_agents(state, caller)
         self.post_message(FilterChoices(agents, project_list(state, caller)))
 
     @while_shown
