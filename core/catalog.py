@@ -15,7 +15,8 @@ from typing import Any, Iterator, Mapping, NamedTuple
 
 from . import formats
 from .bounds import cut_marker, cut_text
-from .errors import BackscrollError, Unreachable, ValidationError
+from .errors import ValidationError
+from .fanout import for_each_agent, visible_agents
 from .hosts import check_host
 from .keys import check_agent_id, is_incognito
 from .labels import made_up
@@ -23,8 +24,8 @@ from .redact import quoted, redact
 from .resume import Resume, resume_command
 from .state import StateDir
 from .storage import CardFilter, SessionFilter, SessionRow
-from .visibility import Caller, may_see_agent
-from .visible import open_visible, resolve_caller, visible_sessions
+from .visibility import Caller
+from .visible_sessions import open_visible, resolve_caller, visible_sessions
 
 
 class _ByFormat(Mapping[str, Any]):
@@ -78,7 +79,7 @@ def check_known_agent(state: StateDir, caller: Caller, agent: str | None) -> str
     if agent is None:
         return None
     wanted = check_agent_id(agent)
-    known = [a for a in state.agents() if may_see_agent(caller, a)]
+    known = visible_agents(state, caller)
     if wanted in known:
         return wanted
     if not known:
@@ -200,15 +201,14 @@ def _newest_first(summary: SessionSummary) -> tuple[int, str]:
 def list_sessions(state: StateDir) -> list[SessionSummary]:
     """Every session of every readable agent, newest activity first."""
     found = []
-    for agent_id in state.agents():
-        try:
-            with state.open(agent_id) as db:
-                sessions = db.session_cards(SessionFilter([], exclude=True))
-        except Unreachable:
-            raise  # the server: every other agent would wait for it the same way
-        except BackscrollError:
-            continue
-        found.extend(summary_of(agent_id, s) for s in sessions)
+
+    def cards(agent_id: str) -> list[SessionRow]:
+        with state.open(agent_id) as db:
+            return db.session_cards(SessionFilter([], exclude=True))
+
+    for agent_id, sessions, err in for_each_agent(state, cards):
+        if err is None and sessions is not None:
+            found.extend(summary_of(agent_id, s) for s in sessions)
     found.sort(key=_newest_first, reverse=True)
     return found
 
@@ -238,18 +238,16 @@ def visible_session_list(
     resolve_caller(state, caller)
     wanted = check_known_agent(state, caller, agent)
     per_agent = []
-    for agent_id in state.agents():
-        if not may_see_agent(caller, agent_id) or wanted not in (None, agent_id):
-            continue
-        try:
-            with state.open(agent_id) as db, db.snapshot():
-                visible = visible_sessions(db, caller)
-                rows = db.session_cards(visible.as_filter(), cards, limit)
-        except Unreachable:
-            raise
-        except BackscrollError:
-            continue  # as in search: an unreadable database hides nothing else
-        per_agent.append([summary_of(agent_id, s) for s in rows])
+
+    def visible_cards(agent_id: str) -> list[SessionRow]:
+        with state.open(agent_id) as db, db.snapshot():
+            visible = visible_sessions(db, caller)
+            return db.session_cards(visible.as_filter(), cards, limit)
+
+    agents = [a for a in state.agents() if wanted in (None, a)]
+    for agent_id, rows, err in for_each_agent(state, visible_cards, agents=agents, caller=caller):
+        if err is None and rows is not None:  # as in search: an unreadable database hides
+            per_agent.append([summary_of(agent_id, s) for s in rows])  # nothing else
     merged = heapq.merge(*per_agent, key=_newest_first, reverse=True)
     return list(merged)[:limit] if limit is not None else list(merged)
 
@@ -271,17 +269,13 @@ def project_list(state: StateDir, caller: Caller) -> list[tuple[str, int]]:
     state.require()
     resolve_caller(state, caller)
     counts: dict[str, int] = {}
-    for agent_id in state.agents():
-        if not may_see_agent(caller, agent_id):
-            continue
-        try:
-            with state.open(agent_id) as db, db.snapshot():
-                found = db.projects(visible_sessions(db, caller).as_filter())
-        except Unreachable:
-            raise
-        except BackscrollError:
-            continue
-        for cwd, count in found:
+
+    def projects(agent_id: str) -> list[tuple[str, int]]:
+        with state.open(agent_id) as db, db.snapshot():
+            return db.projects(visible_sessions(db, caller).as_filter())
+
+    for _agent, found, _err in for_each_agent(state, projects, caller=caller):
+        for cwd, count in found or ():
             counts[cwd] = counts.get(cwd, 0) + count
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 

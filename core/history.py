@@ -14,11 +14,11 @@ from typing import Any, Callable
 
 from .bounds import MAX_MESSAGE_CHARS, check_id, cut_text
 from .catalog import resume_of, source_kind, summary_of
+from .checks import validate_limit
 from .errors import ValidationError
 from .hosts import check_host
 from .keys import normalize_key
 from .redact import redact
-from .search import validate_limit
 from .state import StateDir
 from .storage import AgentReader, SessionFilter, SessionRow
 from .transcript import (
@@ -31,7 +31,7 @@ from .transcript import (
     timestamp_ms,
 )
 from .visibility import Caller
-from .visible import FORBIDDEN, open_visible  # noqa: F401 - FORBIDDEN is also known from here
+from .visible_sessions import FORBIDDEN, open_visible  # noqa: F401 - FORBIDDEN is also known from here
 
 FIELD_MAX_CHARS = 4000
 ANSWER_MAX_BYTES = 80 * 1024

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Literal, overload
 
-from . import private
+from . import file_modes
 from .hosts import MachineHost
 from .storage import AgentReader, AgentWriter, Storage, open_storage
 
@@ -68,7 +68,7 @@ class StateDir:
     def require(self) -> None:
         """Raise one sentence when there is nothing to read (or the state dir, which holds the
         config with either backend, is a file)."""
-        private.require_state_folder(self.path)
+        file_modes.require_state_folder(self.path)
         self.storage.require()
 
     def agents(self) -> list[str]:

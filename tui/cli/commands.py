@@ -126,12 +126,13 @@ def caller_from_args(state: StateDir, args: argparse.Namespace) -> Caller:
 
 
 def cmd_search(state: StateDir, args: argparse.Namespace) -> int:
-    from backscroll.core.search import SearchRequest, sessions_search, validate_limit
+    from backscroll.core.checks import validate_limit
+    from backscroll.core.search import LIMIT_MAX, SearchRequest, sessions_search
     from backscroll.core.timeparse import parse_time
 
     request = SearchRequest(
         query=args.query,
-        limit=validate_limit(args.limit),
+        limit=validate_limit(args.limit, LIMIT_MAX),
         match="prefix" if args.prefix else "exact",
         order="recent" if args.recent else "best",
         agent=args.agent,
@@ -306,7 +307,7 @@ def cmd_browse(state: StateDir, args: argparse.Namespace) -> int:
 
 
 def _browse(state: StateDir, sources: bool = True) -> int:
-    from backscroll.core.private import require_state_folder
+    from backscroll.core.file_modes import require_state_folder
 
     from ..app import run_browser
 

@@ -35,6 +35,7 @@ from pydantic import ValidationError as ArgumentsError
 from typing_extensions import NotRequired, TypedDict
 
 from backscroll.core.catalog import LABEL_MAX_CHARS, visible_session_list
+from backscroll.core.checks import validate_limit
 from backscroll.core.errors import BackscrollError
 from backscroll.core.history import HISTORY_LIMIT_MAX, HistoryRequest, sessions_history
 from backscroll.core.query import MAX_QUERY_CHARS
@@ -45,12 +46,11 @@ from backscroll.core.search import (
     LIMIT_MAX,
     SearchRequest,
     sessions_search,
-    validate_limit,
 )
 from backscroll.core.state import StateDir
 from backscroll.core.timeparse import parse_time
 from backscroll.core.visibility import Caller
-from backscroll.core.visible import resolve_caller
+from backscroll.core.visible_sessions import resolve_caller
 
 from .. import package_version
 from .wire import serve_stdio

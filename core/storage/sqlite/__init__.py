@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from ... import private
+from ... import file_modes as private
 from ...errors import StoreError, ValidationError
 from ...keys import check_agent_id
 from ..model import default_host

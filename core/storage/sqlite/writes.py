@@ -11,8 +11,8 @@ from typing import Any, Iterator
 
 from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
 from ...keys import normalize_key
-from ...scope import ancestors
 from ...transcript import advance, branch_message, indexable, keeps_branch, parse_event
+from ...tree_tags import ancestors
 from ...visibility import SessionLink
 from ..model import AppendResult, BranchRow, SessionMeta, now_ms
 from ..stored import id_spellings, in_log_order, names_as_parent, stored_entry_id
