@@ -188,8 +188,6 @@ CWD_COLUMN = """
                   END
            FROM events e WHERE e.session_pk = sessions.pk AND e.kind = 'session'
            ORDER BY e.seq LIMIT 1)"""
-# A title from one new index row (the write path): the same cut as SUMMARY_COLUMNS's.
-TITLE_OF_BODY = f"replace(substr(?, 1, {TITLE_CHARS}), char(8203), '')"
 
 MIGRATIONS[5] = f"""
     -- A list of conversations (the browser's home, sessions_list) reads these, never the
