@@ -22,7 +22,7 @@ from ...errors import StoreError, ValidationError
 from ...keys import check_agent_id
 from ..model import default_host
 from .browsing import BrowseReads
-from .connection import Handle, connect
+from .connection import connect
 from .sources import SourceReads
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ DB_NAME = "sessions.sqlite"
 STALE_TEMP_S = 60  # a temporary database older than this was left by a crash
 
 
-class AgentReader(Handle, SourceReads, BrowseReads):
+class AgentReader(SourceReads, BrowseReads):
     """One agent's database, read-only."""
 
 
