@@ -17,9 +17,9 @@ from typing import Any, Iterator
 from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, next_rowid
 from ...keys import normalize_key
 from ...transcript import parse_event
-from ..model import AppendResult, BranchRow, Imported, SessionMeta, now_ms
+from ..model import AppendResult, BranchRow, SessionMeta, now_ms
 from ..stored import id_spellings, in_log_order, names_as_parent, stored_entry_id
-from ..writeplan import Head, ImportPlan, body_of, carry_out_append, carry_out_import, title_of
+from ..writeplan import Head, body_of, carry_out_append, title_of
 from .driver import Conflict, retried
 from .erase import Erasing
 from .fts import index_text
@@ -56,12 +56,6 @@ class Writes(Erasing, Locking, Reads):
         """One transaction around several writes (a file's new events and its new state)."""
         with self._tx():
             yield
-
-    @contextmanager
-    def importing(self) -> Iterator[None]:
-        """Each ``import_session`` is its own transaction here (a server's commit is cheap
-        next to the round trips of the import itself)."""
-        yield
 
     def ensure_agent(self, now: int) -> None:
         """Create the agent's rows (and its progress row) if this is its first writer."""
@@ -197,7 +191,7 @@ class Writes(Erasing, Locking, Reads):
     def refresh_summaries(self, pks: list[int]) -> None:
         if not pks:
             return
-        titles = dict(self.conn.execute(  # each text by its key (see match._rows)
+        titles = dict(self.conn.execute(  # each text by its key (see matching._rows)
             "SELECT p.pk, (SELECT (SELECT t.body FROM message_text t WHERE t.agent_id = m.agent_id "
             "AND t.rowid = m.rowid) FROM message_index m WHERE m.session_pk = p.pk "
             "AND m.role = 'user' ORDER BY m.rowid LIMIT 1) FROM unnest(%s::bigint[]) AS p(pk)",
@@ -347,48 +341,6 @@ class Writes(Erasing, Locking, Reads):
         if not self._depth:
             self.purge()
         return True
-
-
-    @retried
-    def import_session(
-        self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
-    ) -> Imported:
-        """As the SQLite backend's (``writeplan.carry_out_import``), one transaction each."""
-        with self._tx():
-            return carry_out_import(self, meta, normalize_key(meta.key), lines, parsed)
-
-    def _find_for_import(self, column: str, value: str,
-                         host: str | None) -> tuple[int, str, int] | None:
-        found = self._locked(column, value, host)
-        return (found[0], found[1], found[4]) if found is not None else None
-
-    def _key_taken(self, key: str, host: str | None) -> bool:
-        return self._locked("key", key, host, legacy=False) is not None
-
-    def _create_for_import(self, meta: SessionMeta, clean: bool) -> tuple[int, str, int]:
-        found = self._create_session(meta, clean)
-        if found is None:
-            raise Conflict(f"session {meta.key} was created meanwhile by another writer")
-        return found[0], found[1], found[4]
-
-    def _seen(self, pk: int) -> tuple[set[str], set[str]]:
-        ids = {r[0] for r in self.conn.execute(
-            "SELECT entry_id FROM events WHERE session_pk = %s AND entry_id IS NOT NULL", (pk,))}
-        bodies = {r[0] for r in self.conn.execute(
-            "SELECT body FROM events WHERE session_pk = %s AND entry_id IS NULL", (pk,))}
-        return ids, bodies
-
-    def _store_events(self, pk: int, plan: ImportPlan, updated_at: int) -> None:
-        with self.conn.cursor() as cursor, cursor.copy(
-            "COPY events (session_pk, seq, entry_id, kind, body) FROM STDIN"
-        ) as copy:
-            for e in plan.added:
-                copy.write_row((pk, e.seq, e.entry_id, e.kind, e.line))
-        self.conn.execute(
-            "UPDATE sessions SET last_seq = %s, updated_at = greatest(updated_at, %s), "
-            "messages = messages + %s WHERE pk = %s",
-            (plan.last_seq, updated_at, plan.messages, pk),
-        )
 
 
 def _lower(value: str | None) -> str | None:
