@@ -60,6 +60,16 @@ def test_every_method_exists_with_the_interface_parameters(protocol: type, class
             assert parameters(found) == parameters(wanted), (cls.__qualname__, name)
 
 
+def test_capability_flags_are_declared_by_every_storage() -> None:
+    """What only one backend has is a flag of the ``Storage`` protocol, set by each."""
+    flags = [name for name, kind in interface.Storage.__annotations__.items() if kind == "bool"]
+    assert flags == ["shared", "has_files"]
+    for cls in (SqliteStorage, PostgresStorage):
+        assert all(isinstance(getattr(cls, flag), bool) for flag in flags), cls
+    assert (SqliteStorage.shared, PostgresStorage.shared) == (False, True)
+    assert (SqliteStorage.has_files, PostgresStorage.has_files) == (True, False)
+
+
 def test_nothing_above_the_storage_imports_a_backend() -> None:
     pattern = re.compile(r"storage\.(sqlite|postgres)|from \.(sqlite|postgres)\b")
     offenders = [

@@ -20,9 +20,9 @@ and two compositions of them are what callers hold:
 What the write path decides is not here: ``storage.writeplan`` holds it, once for every
 backend, and a backend carries its plans out with a few primitives.
 
-A handle holds one connection: use one per thread, and close it (``with`` does). A backend
-may have more (SQLite's ``match_all_then_filter``, the benchmark's baseline; its
-``db_path``): nothing above ``core/storage/`` but tests and benchmarks calls them.
+A handle holds one connection: use one per thread, and close it (``with`` does). What only
+one backend has is a capability flag of the ``Storage`` (``shared``, ``has_files``); SQLite's
+``match_all_then_filter`` (the benchmark's baseline) is called by benchmarks only.
 """
 
 from __future__ import annotations
@@ -61,7 +61,12 @@ class SchemaBehind(StoreError):
 
 
 class Storage(Protocol):
-    """Where the agents' transcripts and index live."""
+    """Where the agents' transcripts and index live.
+
+    What only one backend has is a capability flag here, not a member callers probe for."""
+
+    shared: bool  # a server others read (a team's PostgreSQL): what is stored is shared
+    has_files: bool  # one file per agent (SQLite): ``db_path`` gives it (tests, tools)
 
     def describe(self) -> str:
         """The backend and where it keeps its data, for people (a password never shows)."""

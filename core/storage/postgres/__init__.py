@@ -37,6 +37,9 @@ class PostgresStorage:
     into a helper process and connects there.
     """
 
+    shared = True  # capability flags: see interface.Storage
+    has_files = False
+
     def __init__(self, url: str, host: Callable[[], str] | None = None) -> None:
         self.url = url
         self.host = host or default_host

@@ -53,6 +53,9 @@ def __getattr__(name: str) -> Any:
 class SqliteStorage:
     """Per-agent SQLite files under ``<root>/agents/``."""
 
+    shared = False  # capability flags: see interface.Storage
+    has_files = True
+
     def __init__(self, root: Path, host: Callable[[], str] | None = None) -> None:
         self.root = root
         self.host = host or default_host
