@@ -47,7 +47,7 @@ class StateDir:
         self.machine_host = MachineHost(self.path, host)
         self.storage: Storage = open_storage(self.path, url, self.machine_host)
         # A server others read (a team's PostgreSQL): what is stored there is shared.
-        self.shared = bool(url)
+        self.shared = self.storage.shared
 
     @property
     def host(self) -> str:
@@ -77,6 +77,8 @@ class StateDir:
     def db_path(self, agent_id: str) -> Path:
         """The SQLite file of an agent (the embedded backend only: tests and tools that look
         at the file itself)."""
+        if not self.storage.has_files:
+            raise AttributeError(f"{self.storage.describe()} keeps no file per agent")
         return self.storage.db_path(agent_id)  # type: ignore[attr-defined]
 
     def unwritable(self, agent_id: str) -> str | None:
