@@ -37,6 +37,7 @@ from typing_extensions import NotRequired, TypedDict
 from backscroll.core.catalog import LABEL_MAX_CHARS, visible_session_list
 from backscroll.core.errors import BackscrollError
 from backscroll.core.history import HISTORY_LIMIT_MAX, HistoryRequest, sessions_history
+from backscroll.core.paging import check_offset
 from backscroll.core.query import MAX_QUERY_CHARS
 from backscroll.core.reconcile import start_background
 from backscroll.core.redact import redact
@@ -75,6 +76,7 @@ class SearchHit(TypedDict):
     timestamp: int
     role: Literal["user", "assistant"]
     excerpt: str
+    snippet: str
     score: float
     agent: str
     source: str
@@ -107,6 +109,9 @@ class HistoryAnswer(TypedDict):
     contentRedacted: bool
     bytes: int
     hasMore: bool
+    offset: int
+    nextOffset: int | None
+    totalMessages: int
     resume: str | None
     host: NotRequired[str | None]
 
@@ -126,10 +131,16 @@ class SessionItem(TypedDict):
     source: str
     resume: str | None
     host: NotRequired[str | None]
+    kind: str
+    archived: bool
 
 
 class SessionList(TypedDict):
+    count: int
     sessions: list[SessionItem]
+    offset: int
+    nextOffset: NotRequired[int]
+    hasMore: bool
     truncated: NotRequired[bool]
 
 
@@ -172,7 +183,9 @@ sessionKey and messageId of a sessions_search hit to get the messages around tha
 without messageId you get the newest messages. Text is redacted (secrets masked), each text \
 field is cut at 4000 characters, images are placeholders, and the answer stays under \
 80 KiB: "hasMore" says older messages exist before the window, "truncated" that messages \
-were left out. Tool calls and results appear only with includeTools. A session you may \
+were left out. To page back through a long conversation, call again with offset set to \
+the answer's "nextOffset" (it counts the newest messages already returned, of \
+"totalMessages") until "hasMore" is false. Tool calls and results appear only with includeTools. A session you may \
 not see gets the same answer as one that does not exist. The answer names the session's \
 agent and source; each message its role.
 
@@ -182,7 +195,9 @@ LIST_DESCRIPTION = f"""\
 List the past sessions you may see, most recently active first: sessionKey, agent, label \
 (a title, when the session has one), who spawned it, creation and last-activity times \
 (epoch ms), its source (the agent tool), title and the host it came from. Labels are cut at \
-{LABEL_MAX_CHARS} characters. Use it to find a session to read with sessions_history.
+{LABEL_MAX_CHARS} characters. Use it to find a session to read with sessions_history. \
+Filters: search (in labels and titles), kinds (main, group, cron, hook, node, other), \
+activeMinutes, label, archived; page with offset (the answer's "nextOffset" while "hasMore").
 
 """ + DATA_NOTE
 
@@ -227,6 +242,30 @@ Until = Annotated[StrictStr | StrictInt | None, Field(description=f"up to this t
 SessionKey = Annotated[str, Field(description="the session: a sessionKey from sessions_search")]
 MessageId = Annotated[str | None, Field(
     description="center the window on this message: a messageId from sessions_search"
+)]
+Offset = Annotated[StrictInt | None, Field(
+    description="skip this many of the newest messages (the previous answer's nextOffset) to "
+    "page back through a long conversation; not with messageId",
+    json_schema_extra={"minimum": 0},
+)]
+ListOffset = Annotated[StrictInt | None, Field(
+    description="skip this many sessions (the previous answer's nextOffset)",
+    json_schema_extra={"minimum": 0},
+)]
+Search = Annotated[StrictStr | None, Field(
+    description="only sessions whose label or title contains this text (any case)"
+)]
+Kinds = Annotated[list[Literal["main", "group", "cron", "hook", "node", "other"]] | None, Field(
+    description="only sessions of these kinds (from the session key: main, group, cron, hook, "
+    "node, other)"
+)]
+ActiveMinutes = Annotated[StrictInt | None, Field(
+    description="only sessions active in the last this many minutes",
+    json_schema_extra={"minimum": 1},
+)]
+Label = Annotated[StrictStr | None, Field(description="only sessions with exactly this label")]
+Archived = Annotated[StrictBool | None, Field(
+    description="true: only sessions in cold archives; false: only the others"
 )]
 HistoryLimit = Annotated[StrictInt | None, _limit(
     "at most this many messages (default: as many as fit)", HISTORY_LIMIT_MAX
@@ -331,10 +370,11 @@ def build_server(
         limit: HistoryLimit = None,
         includeTools: IncludeTools = False,
         host: SessionHost = None,
+        offset: Offset = None,
     ) -> Annotated[CallToolResult, HistoryAnswer]:
         request = HistoryRequest(
             session_key=sessionKey, message_id=messageId, limit=limit, include_tools=includeTools,
-            host=host,
+            host=host, offset=offset,
         )
         return await _off_loop(ctx, lambda: sessions_history(state, request, caller).as_json())
 
@@ -345,13 +385,25 @@ def build_server(
         agent: Agent = None,
         since: ActiveSince = None,
         host: Host = None,
+        search: Search = None,
+        kinds: Kinds = None,
+        activeMinutes: ActiveMinutes = None,
+        label: Label = None,
+        archived: Archived = None,
+        offset: ListOffset = None,
     ) -> Annotated[CallToolResult, SessionList]:
         def listing() -> dict[str, Any]:
             checked = validate_limit(limit, LIST_LIMIT_MAX)
-            sessions = visible_session_list(state, caller, agent=agent, since_ms=parse_time(since),
-                                            host=host)
-            out: dict[str, Any] = {"sessions": [s.as_json() for s in sessions[:checked]]}
-            if len(sessions) > checked:
+            skip = check_offset(offset)
+            sessions = visible_session_list(  # one more than the page: is there a next one?
+                state, caller, agent=agent, since_ms=parse_time(since), host=host,
+                search=search, kinds=kinds, active_minutes=activeMinutes, label=label,
+                archived=archived, offset=skip, limit=checked + 1)
+            page = sessions[:checked]
+            out: dict[str, Any] = {"count": len(page), "sessions": [s.as_json() for s in page],
+                                   "offset": skip, "hasMore": len(sessions) > checked}
+            if out["hasMore"]:
+                out["nextOffset"] = skip + checked
                 out["truncated"] = True
             return out
 
