@@ -20,7 +20,9 @@ An unknown ``visibility`` falls back to ``"tree"`` with one warning (``Config.wa
 written once per process by ``report_warnings``), as OpenClaw's runtime falls back; the
 value is trimmed and lower-cased first, as there. A sandboxed caller's clamp is its own
 agent's ``agents.list[].sandbox.sessionToolsVisibility`` when that agent has one, else
-``agents.defaults.sandbox.sessionToolsVisibility``. A caller is sandboxed when ``--sandboxed`` says so, or else by the sandbox ``mode``, as in
+``agents.defaults.sandbox.sessionToolsVisibility``.
+
+A caller is sandboxed when ``--sandboxed`` says so, or else by the sandbox ``mode``, as in
 the runtime: ``"all"`` sandboxes every session, ``"non-main"`` every session but the
 agent's main one, ``"off"`` (the default) none. Per-call overrides win over the file; other
 keys of the runtime's config are ignored.

@@ -255,7 +255,8 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
     response.content_redacted = any(m.redacted for m in window if m is not None)
     response.content_truncated = any(m.cut for m in window if m is not None)
     response.total_messages = len(candidates)
-    response.offset = len(candidates) - (picked[-1] + 1) if picked else offset
+    # the request's offset; an anchored window's: the messages newer than it
+    response.offset = len(candidates) - (picked[-1] + 1) if anchor is not None else offset
     response.next_offset = len(candidates) - picked[0] if has_more and picked else None
     excess = _size(response.as_json()) + 64 - request.max_bytes
     if picked and excess > 0:

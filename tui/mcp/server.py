@@ -185,9 +185,9 @@ field is cut at 4000 characters, images are placeholders, and the answer stays u
 80 KiB: "hasMore" says older messages exist before the window, "truncated" that messages \
 were left out. To page back through a long conversation, call again with offset set to \
 the answer's "nextOffset" (it counts the newest messages already returned, of \
-"totalMessages") until "hasMore" is false. Tool calls and results appear only with includeTools. A session you may \
-not see gets the same answer as one that does not exist. The answer names the session's \
-agent and source; each message its role.
+"totalMessages") until "hasMore" is false. Tool calls and results appear only with \
+includeTools. A session you may not see gets the same answer as one that does not \
+exist. The answer names the session's agent and source; each message its role.
 
 """ + DATA_NOTE
 
