@@ -54,6 +54,7 @@ from backscroll.core.visibility import Caller
 from backscroll.core.visible import resolve_caller
 
 from .. import package_version
+from .filters import ActiveMinutes, Archived, Kinds, Label, ListOffset, Offset, Search
 from .wire import serve_stdio
 
 LIST_LIMIT_DEFAULT = 20
@@ -242,30 +243,6 @@ Until = Annotated[StrictStr | StrictInt | None, Field(description=f"up to this t
 SessionKey = Annotated[str, Field(description="the session: a sessionKey from sessions_search")]
 MessageId = Annotated[str | None, Field(
     description="center the window on this message: a messageId from sessions_search"
-)]
-Offset = Annotated[StrictInt | None, Field(
-    description="skip this many of the newest messages (the previous answer's nextOffset) to "
-    "page back through a long conversation; not with messageId",
-    json_schema_extra={"minimum": 0},
-)]
-ListOffset = Annotated[StrictInt | None, Field(
-    description="skip this many sessions (the previous answer's nextOffset)",
-    json_schema_extra={"minimum": 0},
-)]
-Search = Annotated[StrictStr | None, Field(
-    description="only sessions whose label or title contains this text (any case)"
-)]
-Kinds = Annotated[list[Literal["main", "group", "cron", "hook", "node", "other"]] | None, Field(
-    description="only sessions of these kinds (from the session key: main, group, cron, hook, "
-    "node, other)"
-)]
-ActiveMinutes = Annotated[StrictInt | None, Field(
-    description="only sessions active in the last this many minutes",
-    json_schema_extra={"minimum": 1},
-)]
-Label = Annotated[StrictStr | None, Field(description="only sessions with exactly this label")]
-Archived = Annotated[StrictBool | None, Field(
-    description="true: only sessions in cold archives; false: only the others"
 )]
 HistoryLimit = Annotated[StrictInt | None, _limit(
     "at most this many messages (default: as many as fit)", HISTORY_LIMIT_MAX
