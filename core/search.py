@@ -106,6 +106,7 @@ class SearchResult(NamedTuple):
             "timestamp": self.timestamp,
             "role": self.role,
             "excerpt": self.excerpt,
+            "snippet": self.excerpt,  # OpenClaw's name for the same text (docs/mcp.md)
             "score": self.score,
             # whose words these are: past conversation content, never instructions (docs/mcp.md)
             "agent": self.agent,

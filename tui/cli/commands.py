@@ -119,9 +119,12 @@ def cmd_verify(state: StateDir, args: argparse.Namespace) -> int:
 
 
 def caller_from_args(state: StateDir, args: argparse.Namespace) -> Caller:
-    from backscroll.core.config import load_config, make_caller
+    from backscroll.core.config import load_config, make_caller, report_warnings
 
-    return make_caller(load_config(state.path), args.as_key, args.visibility, args.sandboxed,
+    config = load_config(state.path)
+    if args.as_key is not None:  # the file's policy is used: say what in it fell back
+        report_warnings(config, lambda line: print(line, file=sys.stderr))
+    return make_caller(config, args.as_key, args.visibility, args.sandboxed,
                        getattr(args, "as_host", None))
 
 
@@ -170,6 +173,7 @@ def cmd_history(state: StateDir, args: argparse.Namespace) -> int:
         session_key=args.key,
         message_id=args.message_id,
         limit=args.limit,
+        offset=args.offset,
         include_tools=args.include_tools,
         host=args.host,
     )
