@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from .importers.format import Doors
 
 _IMPORTERS = "backscroll.core.importers."
+# OpenCode's session ids: ``ses_``, 12 hex digits of time, 14 base62 characters
+# (anomalyco/opencode packages/opencode/src/id/id.ts)
+OPENCODE_ID = r"ses_[0-9a-f]{12}[0-9A-Za-z]{14}"
 
 
 class Format(NamedTuple):
@@ -49,6 +52,9 @@ class Format(NamedTuple):
     # Its sessions are also those stored with a ``source`` no format claims (OpenClaw's: an
     # agent runtime's live appends are in its format). One format says so.
     unclaimed: bool = False
+    # The shape of its session ids, as a regular expression (None: a UUID); a resume command
+    # is offered only for an id of that shape (``resume.resume_command``)
+    resume_id: str | None = None
 
     @property
     def store_kind(self) -> str:
@@ -76,6 +82,11 @@ FORMATS: list[Format] = [
     Format("openclaw", "OpenClaw", "main", _IMPORTERS + "openclaw.format", "OPENCLAW_STATE_DIR",
            ".openclaw", stored=("live", "openclaw", "demo"), resume_by_key=True, header_line=True,
            unclaimed=True),
+    Format("opencode", "OpenCode", "opencode", _IMPORTERS + "opencode.format", "XDG_DATA_HOME",
+           ".local/share", "opencode", stored=("opencode",), resume=("opencode", "--session"),
+           resume_id=OPENCODE_ID),
+    Format("kilo", "Kilo", "kilo", _IMPORTERS + "kilo.format", "XDG_DATA_HOME", ".local/share",
+           "kilo", stored=("kilo",), resume=("kilo", "--session"), resume_id=OPENCODE_ID),
 ]
 
 

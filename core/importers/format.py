@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ..state import StateDir
     from ..storage import AgentWriter
     from .common import Followed, ImportReport, NumberedLines
+    from .sqlite_source import SessionRead
 
 
 class FollowedFile(Protocol):
@@ -39,6 +40,20 @@ FollowStore = Callable[
 
 
 @dataclass(frozen=True)
+class Database:
+    """A format whose transcripts are SQLite databases (the SQLite source kind,
+    ``importers/sqlite_source.py``): the file names its databases have in a source folder,
+    and its reader. ``read_new(path, watermark, agent, report)`` opens ``path`` read-only
+    (``sqlite_source.open_readonly``) and returns each session with something new since
+    ``watermark`` (the JSON object the last read returned; None: everything), stored under
+    ``agent``, and the new watermark; a ``sqlite3.Error`` it lets through is one sentence."""
+
+    names: tuple[str, ...]
+    read_new: Callable[[Path, "dict[str, Any] | None", str, "ImportReport"],
+                       "tuple[list[SessionRead], dict[str, Any]]"]
+
+
+@dataclass(frozen=True)
 class Doors:
     """What an import or a sync asks of one format (its ``formats.Format`` says the rest):
     each importer package's ``format.py`` exports one as ``DOORS``. The parsing stays in the
@@ -60,6 +75,9 @@ class Doors:
     store_name: str | None = None
     follow_store: FollowStore | None = None
     source_notes: Callable[[Path, bool], list[str]] | None = None
+    # A format whose transcripts are SQLite databases: ``follow`` is not used for them; the
+    # sync reads each changed database through ``database.read_new`` (sqlite_source.py)
+    database: Database | None = None
 
     def import_into(self, state: StateDir, path: Path | str, agent: str | None) -> ImportReport:
         """``backscroll import NAME PATH``: with the command line's options."""

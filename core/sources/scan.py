@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from .. import formats
 from ..bounds import describe_mode
+from ..importers.sqlite_source import combined_stat
 from .detect import Source
 
 if TYPE_CHECKING:
@@ -44,6 +45,12 @@ class FoundFile:
     def is_store(self) -> bool:
         """A format's session store (``sessions.json``): read whole when it changes."""
         return formats.is_store(self.kind)
+
+    @property
+    def is_database(self) -> bool:
+        """A SQLite database (the SQLite source kind): read from its watermark."""
+        fmt = formats.of_kind(self.kind)
+        return fmt is not None and fmt.doors.database is not None
 
 
 @dataclass
@@ -73,6 +80,12 @@ def scan_source(source: Source) -> Scan:
         scan.problems.append(f"{path}: no transcript format is named {source.kind!r}")
     elif fmt.doors.session_folders is not None:
         _scan_folders(scan, fmt.name, fmt.doors)
+    elif fmt.doors.database is not None:  # SQLite databases at the source's top
+        names = fmt.doors.database.names
+        found = _walk(path, lambda name: name in names, scan, recursive=False)
+        agent = source.agent_for()
+        scan.files = [FoundFile(p, fmt.name, agent, combined_stat(p, st))
+                      for p, st in sorted(found)]
     else:
         found = _walk(path, fmt.doors.transcript, scan)
         order = fmt.doors.order

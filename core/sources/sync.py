@@ -23,6 +23,7 @@ from typing import Any, Callable
 from .. import formats, private
 from ..errors import BackscrollError, Forbidden, StoreError, Unreachable
 from ..importers.common import DATA_ERRORS, Followed, ImportReport, data_problem
+from ..importers.sqlite_source import follow_database
 from ..state import StateDir
 from ..storage import AgentWriter, FileState, SchemaBehind, now_ms
 from . import deleted as deleted_mod
@@ -234,7 +235,7 @@ class _Follower:
         for attempt in (1, 2):
             file_report = ImportReport()
             try:
-                chunk = None if found.is_store else read_new(
+                chunk = None if found.is_store or found.is_database else read_new(
                     path, before, from_start or attempt == 2, resume_long=attempt == 1,
                     whole=attempt == 2)
             except ReadProblem as err:
@@ -331,6 +332,9 @@ class _Follower:
                 report: ImportReport) -> Followed:
         fmt = formats.of_kind(found.kind)
         assert fmt is not None  # scan_source found it by its format
+        if chunk is None and fmt.doors.database is not None:  # from its watermark
+            return follow_database(self.db, found, self.carry if before else None, report,
+                                   fmt.doors.database)
         if chunk is None:  # a session store: read whole, every time it changes (said then)
             assert fmt.doors.follow_store is not None
             fmt.doors.follow_store(self.db, found, report, deleted_mod.deleted_keys(self.deleted),
