@@ -24,11 +24,11 @@ from backscroll.core.importers.opencode import reading as reading_module
 from backscroll.core.importers.sqlite_source import combined_stat
 from backscroll.core.reconcile import reconcile_all
 from backscroll.core.resume import resume_command
-from backscroll.core.visibility import OPERATOR
 from backscroll.core.sources import sync_sources
 from backscroll.core.sources.detect import all_sources
 from backscroll.core.sources.watch import _transcript_change
 from backscroll.core.state import StateDir
+from backscroll.core.visibility import OPERATOR
 
 from .fakehome import hits
 
