@@ -332,3 +332,81 @@ def test_resume_command_takes_opencode_ids_only() -> None:
     assert resume_command("opencode", True, "-s ses_x", PROJECT).command is None
     assert resume_command("opencode", True, "0e6f0f2c-7c54-4a4e-9a41-5c3d3d1f6a10",
                           PROJECT).command is None
+
+
+class Tree:
+    """OpenCode's older JSON storage tree (before 1.2; anomalyco/opencode
+    ``packages/opencode/src/storage/storage.ts`` then): one file per session, message, part,
+    each holding its ids too, rewritten whole."""
+
+    def __init__(self, storage: Path) -> None:
+        self.storage = storage
+        self.n = 0
+
+    def write(self, *where: str, value: dict[str, Any]) -> Path:
+        file = self.storage.joinpath(*where[:-1]) / f"{where[-1]}.json"
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(json.dumps(value, ensure_ascii=False), encoding="utf-8")
+        return file
+
+    def session(self, sid: str = SID, title: str = "Old session") -> None:
+        self.write("session", "p1", sid, value={
+            "id": sid, "projectID": "p1", "directory": PROJECT, "title": title,
+            "version": "0.9.0", "time": {"created": T0, "updated": T0}})
+
+    def message(self, role: str, words: str, sid: str = SID) -> tuple[str, str]:
+        self.n += 1
+        mid, pid = _id("msg", self.n), _id("prt", self.n * 100)
+        when = T0 + self.n * 1000
+        info: dict[str, Any] = {"id": mid, "sessionID": sid, "role": role,
+                                "time": {"created": when, "completed": when + 1}}
+        if role == "assistant":
+            info.update(modelID="gpt-5", providerID="openai")
+        self.write("message", sid, mid, value=info)
+        self.write("part", mid, pid, value={"id": pid, "sessionID": sid, "messageID": mid,
+                                            **text(words)})
+        return mid, pid
+
+
+def test_the_older_json_tree_is_read_and_followed(state: StateDir, data_home: Path) -> None:
+    tree = Tree(data_home / "opencode" / "storage")
+    tree.session()
+    tree.message("user", "where is the legacy invoice")
+    _mid, pid = tree.message("assistant", "in the archive folder")
+    first = sync(state)
+    assert first.problems == [] and first.messages == 2
+    assert hits(state, "invoice") and len(history(state, key())) == 2
+    assert sync(state).read == 0  # unchanged: walked, not read
+    mid3, pid3 = tree.message("user", "and the receipts")
+    assert sync(state).messages == 1
+    assert hits(state, "receipts") == [(key(), pid3)]
+    tree.write("part", _id("msg", 2), pid, value={"id": pid, **text("rewritten whole")})
+    assert sync(state).events == 0  # matched by id
+    assert len(history(state, key())) == 3
+
+
+def test_the_tree_and_the_database_holding_the_same_session_count_once(
+        state: StateDir, agent: Agent, data_home: Path) -> None:
+    tree = Tree(data_home / "opencode" / "storage")
+    tree.session()
+    _mid, pid = tree.message("user", "migrated walrus words")
+    agent.session()  # the migration copies ids as they are
+    mid = _id("msg", 1)
+    agent.conn.execute("INSERT INTO message VALUES (?, ?, ?, ?, ?)", (
+        mid, SID, T0 + 1000, T0 + 1000,
+        json.dumps({"role": "user", "time": {"created": T0 + 1000}})))
+    agent.conn.execute("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)", (
+        pid, mid, SID, T0 + 1000, T0 + 1000, json.dumps(text("migrated walrus words"))))
+    report = sync(state)
+    assert report.problems == []
+    assert hits(state, "walrus") == [(key(), pid)]
+    assert len(history(state, key())) == 1
+
+
+def test_import_command_reads_the_folder(state: StateDir, agent: Agent) -> None:
+    agent.session()
+    agent.message("user", [text("imported by hand")])
+    report = formats.get("opencode").doors.import_into(state, agent.path.parent, None)
+    assert report.skipped == [] and report.sessions == 1
+    reconcile_all(state)
+    assert hits(state, "hand")

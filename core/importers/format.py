@@ -51,6 +51,9 @@ class Database:
     names: tuple[str, ...]
     read_new: Callable[[Path, "dict[str, Any] | None", str, "ImportReport"],
                        "tuple[list[SessionRead], dict[str, Any]]"]
+    # folders at the source's top read the same way (a tree of files rewritten whole, as
+    # OpenCode's older ``storage/``): ``read_new`` is given the folder
+    trees: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

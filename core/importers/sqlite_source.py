@@ -76,6 +76,26 @@ def combined_stat(path: str, st: os.stat_result) -> os.stat_result:
                            mtime_ns, st.st_ctime_ns))
 
 
+def tree_stat(storage: str, st: os.stat_result) -> os.stat_result:
+    """A folder read like a database (``Database.trees``: files rewritten whole), as the
+    sync compares it: the folder's identity, the total size of its files and the latest of
+    their times (a file rewritten or added is a change; one removed leaves nothing to read)."""
+    size, latest = 0, st.st_mtime_ns
+    for folder, _dirs, names in os.walk(storage):
+        for name in names:
+            try:
+                one = os.stat(os.path.join(folder, name), follow_symlinks=False)
+            except OSError:
+                continue
+            size += one.st_size
+            latest = max(latest, one.st_mtime_ns)
+    fields = list(st[:10])
+    fields[6] = size
+    fields[8] = latest // 1_000_000_000
+    return os.stat_result((*fields, st.st_atime, latest / 1e9, st.st_ctime, st.st_atime_ns,
+                           latest, st.st_ctime_ns))
+
+
 def open_readonly(path: Path | str) -> sqlite3.Connection:
     """A read-only connection to an agent's database (never created, never written)."""
     uri = "file:" + _uri_path(str(path)) + "?mode=ro"

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from .. import formats
 from ..bounds import describe_mode
-from ..importers.sqlite_source import combined_stat
+from ..importers.sqlite_source import combined_stat, tree_stat
 from .detect import Source
 
 if TYPE_CHECKING:
@@ -86,6 +86,14 @@ def scan_source(source: Source) -> Scan:
         agent = source.agent_for()
         scan.files = [FoundFile(p, fmt.name, agent, combined_stat(p, st))
                       for p, st in sorted(found)]
+        for tree in fmt.doors.database.trees:  # folders read like a database
+            folder = os.path.join(path, tree)
+            try:
+                st = os.stat(folder, follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                scan.files.append(FoundFile(folder, fmt.name, agent, tree_stat(folder, st)))
     else:
         found = _walk(path, fmt.doors.transcript, scan)
         order = fmt.doors.order

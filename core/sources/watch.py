@@ -154,7 +154,7 @@ def _transcript_change(_change: Any, path: str) -> bool:
     database or its ``-wal``, or a folder (a folder moved in brings files no one reports)."""
     name = Path(path).name
     return (".jsonl" in name or name == "sessions.json" or "." not in name
-            or is_database_file(name))
+            or is_database_file(name) or _in_tree(path))
 
 
 def is_database_file(name: str) -> bool:
@@ -162,6 +162,13 @@ def is_database_file(name: str) -> bool:
     change of the database: the sync's stat of it counts the ``-wal``, sqlite_source.py)."""
     base = name[: -len("-wal")] if name.endswith("-wal") else name
     return any(fmt.doors.database is not None and base in fmt.doors.database.names
+               for fmt in formats.known())
+
+
+def _in_tree(path: str) -> bool:
+    """A file in a folder a format reads like a database (``Database.trees``)."""
+    parts = set(Path(path).parts)
+    return any(fmt.doors.database is not None and parts.intersection(fmt.doors.database.trees)
                for fmt in formats.known())
 
 

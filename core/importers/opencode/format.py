@@ -10,14 +10,18 @@ from ...storage import AgentWriter
 from ..common import Followed, ImportReport, NumberedLines
 from ..format import Database, Doors, FollowedFile
 from .importer import importer
+from .legacy import read_tree
 from .reading import read_new
 
 
-def doors(database: str, source: str, label: str, default_agent: str) -> Doors:
+def doors(database: str, source: str, label: str, default_agent: str,
+          trees: tuple[str, ...] = ()) -> Doors:
     """The doors of a format with OpenCode's schema, its database named ``database``."""
 
     def read(path: Path, watermark: dict[str, Any] | None, agent: str,
              report: ImportReport) -> Any:
+        if path.is_dir():  # the older JSON tree
+            return read_tree(path, watermark, agent, report, source)
         return read_new(path, watermark, agent, report, source)
 
     def follow(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,
@@ -25,11 +29,18 @@ def doors(database: str, source: str, label: str, default_agent: str) -> Doors:
         raise AssertionError("a database is read from its watermark, not followed by lines")
 
     return Doors(
-        import_path=importer((database,), source, label, default_agent),
+        import_path=importer((database,), trees, read, label, default_agent),
         follow=follow,
         transcript=lambda name: name == database,
-        database=Database((database,), read),
+        same_family=same_family,
+        database=Database((database,), read, trees),
     )
 
 
-DOORS = doors("opencode.db", "opencode", "OpenCode", "opencode")
+def same_family(key: str, path: str, holder: str) -> bool:
+    """The database and the older tree beside it both hold the sessions migrated from one to
+    the other: entries are matched by id, so neither is stored twice."""
+    return Path(path).parent == Path(holder).parent
+
+
+DOORS = doors("opencode.db", "opencode", "OpenCode", "opencode", trees=("storage",))
