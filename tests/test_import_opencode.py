@@ -410,3 +410,13 @@ def test_import_command_reads_the_folder(state: StateDir, agent: Agent) -> None:
     assert report.skipped == [] and report.sessions == 1
     reconcile_all(state)
     assert hits(state, "hand")
+
+
+def test_a_closed_agents_database_gets_no_files_beside_it(state: StateDir, agent: Agent) -> None:
+    agent.session()
+    agent.message("user", [text("closed for the night")])
+    agent.conn.close()  # the last connection checkpoints and removes the -wal and -shm
+    assert sorted(p.name for p in agent.path.parent.iterdir()) == ["opencode.db"]
+    assert sync(state).messages == 1
+    assert sorted(p.name for p in agent.path.parent.iterdir()) == ["opencode.db"]
+    assert hits(state, "night")

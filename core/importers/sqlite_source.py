@@ -4,9 +4,11 @@ here through its ``Doors.database`` (``format.Database``), and the sync machiner
 rest alike for every one of them.
 
 - **Read-only, always.** The database is opened through a ``file:…?mode=ro`` URI (never
-  ``immutable=1``, which would miss what sits in the ``-wal`` file), with a busy timeout;
-  nothing is written, nothing checkpointed, no file is created (``mode=ro`` refuses to make a
-  missing database). The agent keeps writing while backscroll reads.
+  ``immutable=1`` while a ``-wal`` file exists: it would miss what sits there), with a busy
+  timeout; nothing is written, nothing checkpointed, no file is created (``mode=ro`` refuses
+  to make a missing database; a WAL database whose agent is closed, with no ``-wal``, is
+  opened ``immutable`` so that no ``-wal``/``-shm`` is made beside it). The agent keeps
+  writing while backscroll reads.
 - **Change detection.** A database found by a scan carries a *combined* stat: its size and
   the ``-wal`` file's added, the later of their times (``combined_stat``). ``sync`` compares it
   with the file's state as for any transcript, so a database whose ``-wal`` alone grew is
@@ -99,6 +101,13 @@ def tree_stat(storage: str, st: os.stat_result) -> os.stat_result:
 def open_readonly(path: Path | str) -> sqlite3.Connection:
     """A read-only connection to an agent's database (never created, never written)."""
     uri = "file:" + _uri_path(str(path)) + "?mode=ro"
+    if _wal_mode(path) and not wal_path(path).exists():
+        # The agent is closed and its -wal checkpointed away: everything is in the file. A
+        # plain read-only open would make a -wal and a -shm beside it (and leave them);
+        # ``immutable`` opens none. Should the agent start writing meanwhile, its writes go
+        # to a new -wal (the next sync reads them: the -wal is part of the stat), and a
+        # checkpoint under the read is a database "malformed" now: read again next sync.
+        uri += "&immutable=1"
     try:
         conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
                                isolation_level=None, check_same_thread=False)
@@ -111,6 +120,16 @@ def open_readonly(path: Path | str) -> sqlite3.Connection:
         conn.close()
         raise busy_or_bad(path, err) from err
     return conn
+
+
+def _wal_mode(path: Path | str) -> bool:
+    """The database's header says WAL mode (file format versions 2 at bytes 18 and 19)."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(20)
+    except OSError:
+        return False
+    return len(header) == 20 and header[18] == 2 and header[19] == 2
 
 
 def _uri_path(path: str) -> str:
