@@ -420,3 +420,21 @@ def test_a_closed_agents_database_gets_no_files_beside_it(state: StateDir, agent
     assert sync(state).messages == 1
     assert sorted(p.name for p in agent.path.parent.iterdir()) == ["opencode.db"]
     assert hits(state, "night")
+
+
+def test_a_session_deleted_in_backscroll_is_not_taken_in_again(state: StateDir,
+                                                               agent: Agent) -> None:
+    from backscroll.core.ingest import delete_session
+
+    agent.session()
+    agent.session(SID2, title="other")
+    agent.message("user", [text("forget this walrus")])
+    agent.message("user", [text("keep this heron")], sid=SID2)
+    sync(state)
+    delete_session(state, key())
+    agent.message("assistant", [text("walrus again")])
+    agent.message("user", [text("heron again")], sid=SID2)
+    report = sync(state)
+    assert report.problems == [] and report.messages == 1
+    assert hits(state, "walrus") == []
+    assert len(history(state, key(SID2))) == 2

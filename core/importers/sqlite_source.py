@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import StoreError, ValidationError
+from ..keys import normalize_key
 from ..storage import AgentWriter, SessionMeta
 from .common import Followed, ImportReport, store_converted
 
@@ -179,11 +180,13 @@ def load_watermark(carry: str | None) -> dict[str, Any] | None:
 
 
 def follow_database(db: AgentWriter, found: FollowedFile, carry: str | None,
-                    report: ImportReport, door: Database) -> Followed:
+                    report: ImportReport, door: Database,
+                    deleted: frozenset[str] = frozenset()) -> Followed:
     """Take in what is new in a changed database: ``door.read_new`` from the watermark the
     last read left (``carry``), each session's entries stored (the first read like an
     import; later ones through the live path, searchable at once); the new watermark is the
-    file's carry."""
+    file's carry. A session deleted in backscroll (its key in ``deleted``) is not taken in
+    again from this database, whatever the agent adds to it."""
     file = found.file
     watermark = load_watermark(carry)
     try:
@@ -191,5 +194,7 @@ def follow_database(db: AgentWriter, found: FollowedFile, carry: str | None,
     except sqlite3.Error as err:
         raise busy_or_bad(file, err) from err
     for read in sessions:
+        if normalize_key(read.meta.key) in deleted:
+            continue
         store_converted(db, read.meta, read.events, report, file, live=watermark is not None)
     return Followed(json.dumps(after, ensure_ascii=False, separators=(",", ":")))

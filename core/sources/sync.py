@@ -334,7 +334,7 @@ class _Follower:
         assert fmt is not None  # scan_source found it by its format
         if chunk is None and fmt.doors.database is not None:  # from its watermark
             return follow_database(self.db, found, self.carry if before else None, report,
-                                   fmt.doors.database)
+                                   fmt.doors.database, deleted_mod.deleted_keys(self.deleted))
         if chunk is None:  # a session store: read whole, every time it changes (said then)
             assert fmt.doors.follow_store is not None
             fmt.doors.follow_store(self.db, found, report, deleted_mod.deleted_keys(self.deleted),
