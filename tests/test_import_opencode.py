@@ -438,3 +438,40 @@ def test_a_session_deleted_in_backscroll_is_not_taken_in_again(state: StateDir,
     assert report.problems == [] and report.messages == 1
     assert hits(state, "walrus") == []
     assert len(history(state, key(SID2))) == 2
+
+
+def test_a_locked_database_is_one_sentence_and_retried(state: StateDir, agent: Agent,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from backscroll.core.importers import sqlite_source
+
+    monkeypatch.setattr(sqlite_source, "BUSY_TIMEOUT_MS", 20)
+    agent.session()
+    agent.message("user", [text("behind a lock")])
+    agent.conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+    agent.conn.execute("BEGIN EXCLUSIVE")
+    agent.conn.execute("UPDATE session SET title = 'locked'")
+    report = sync(state)
+    [problem] = report.problems
+    assert "busy or cannot be opened now" in problem and "read again at the next sync" in problem
+    agent.conn.execute("COMMIT")
+    agent.conn.execute("PRAGMA locking_mode=NORMAL")
+    agent.conn.execute("SELECT 1 FROM session").fetchall()  # gives the lock back
+    assert sync(state).problems == []  # unchanged since, yet read: its state was not saved
+    assert hits(state, "lock")
+
+
+def test_a_file_that_is_not_yet_a_database_is_retried(state: StateDir, data_home: Path) -> None:
+    path = data_home / "opencode" / "opencode.db"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"SQLite format 3\x00" + b"\x00" * 50)  # a header, half-written
+    [problem] = sync(state).problems
+    assert str(path) in problem and "next sync" in problem
+    path.unlink()
+    agent = Agent(path)
+    try:
+        agent.session()
+        agent.message("user", [text("written at last")])
+        assert sync(state).problems == []
+        assert hits(state, "last")
+    finally:
+        agent.conn.close()
