@@ -24,6 +24,7 @@ from backscroll.core.importers.opencode import reading as reading_module
 from backscroll.core.importers.sqlite_source import combined_stat
 from backscroll.core.reconcile import reconcile_all
 from backscroll.core.resume import resume_command
+from backscroll.core.search import SearchRequest, sessions_search
 from backscroll.core.sources import sync_sources
 from backscroll.core.sources.detect import all_sources
 from backscroll.core.sources.watch import _transcript_change
@@ -294,6 +295,10 @@ def test_kilo_is_found_at_its_own_path(state: StateDir, data_home: Path) -> None
         assert sync(state).problems == []
         assert hits(state, "harbour") == [(key(agent="kilo", source="kilo"), _id("prt", 100))]
         assert formats.get("kilo").label == "Kilo"
+        by_source = {source: [r.session_key for r in sessions_search(
+            state, SearchRequest(query="harbour", source=source), OPERATOR).results]
+            for source in ("kilo", "opencode")}
+        assert by_source == {"kilo": [key(agent="kilo", source="kilo")], "opencode": []}
     finally:
         kilo.conn.close()
 
