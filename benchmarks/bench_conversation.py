@@ -164,14 +164,14 @@ async def browser(state: StateDir, runs: int) -> None:
     app = make_app(state, auto_reconcile=False, sources=False)
     cold, warm = [], []
     async with app.run_test(size=(120, 35)) as pilot:
-        while app.status is None or not app.results.rows:
+        while app.status is None or not app.search_screen.results.rows:
             await pilot.pause(0.02)
         await pilot.press(*"ledger")
-        while app.results.shown_for != "ledger":
+        while app.search_screen.results.shown_for != "ledger":
             await pilot.pause(0.01)
         for n in range(runs * 2):
             if n % 2:  # let the preview read the outline first, as after a glance at it
-                while app.history.shown is None or app.history.shown[0] != KEY:
+                while app.search_screen.history.shown is None or app.search_screen.history.shown[0] != KEY:
                     await pilot.pause(0.01)
             (warm if n % 2 else cold).append(await _open(pilot, app, cold=not n % 2))
             if n == runs * 2 - 1:
@@ -180,9 +180,9 @@ async def browser(state: StateDir, runs: int) -> None:
             while app.screen is not app.search_screen:
                 await pilot.pause(0.01)
         # the baseline: paging through a short conversation, all of it shown at once
-        app.search_input.value = ""
+        app.search_screen.search_input.value = ""
         await pilot.press(*"shortone")
-        while app.results.shown_for != "shortone" or not app.results.rows:
+        while app.search_screen.results.shown_for != "shortone" or not app.search_screen.results.rows:
             await pilot.pause(0.01)
         await _open(pilot, app, cold=False)
         short_steps = await _pages(pilot, 30)

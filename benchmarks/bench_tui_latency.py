@@ -82,10 +82,10 @@ async def measure(path: Path, queries: tuple[str, ...], size: tuple[int, int], g
     latencies: list[float] = []
     core: list[float] = []
     async with app.run_test(size=size) as pilot:
-        while app.status is None or not app.results.rows:
+        while app.status is None or not app.search_screen.results.rows:
             await pilot.pause(0.02)
         for query in queries:
-            app.search_input.value = ""
+            app.search_screen.search_input.value = ""
             await pilot.pause(0.2)
             typed = ""
             for char in query:
@@ -93,7 +93,7 @@ async def measure(path: Path, queries: tuple[str, ...], size: tuple[int, int], g
                 CORE_MS.pop(typed, None)
                 start = time.perf_counter()
                 await pilot.press("space" if char == " " else char)
-                results = app.results
+                results = app.search_screen.results
                 deadline = start + 10
                 while not (results.painted_for == typed and results.painted_at >= start):
                     if time.perf_counter() > deadline:

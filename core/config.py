@@ -20,12 +20,12 @@ keys of the runtime's config are ignored.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from .errors import ValidationError
 from .keys import is_main_key, normalize_key
+from .tomlfile import read_toml
 from .visibility import OPERATOR, SANDBOX_MODES, VISIBILITY_MODES, Caller, Policy
 
 SANDBOX_SESSION_MODES = ("off", "non-main", "all")  # agents.defaults.sandbox.mode
@@ -45,24 +45,6 @@ def load_config(state_dir: Path) -> Config:
         return _config(data)
     except ValidationError as err:  # one sentence that names the file and the problem
         raise ValidationError(f"{path}: {err}") from None
-
-
-def read_toml(path: Path) -> dict[str, Any]:
-    """The file's tables (``{}`` when there is no file); one sentence naming it if unreadable
-    (a folder or a link to nothing by that name too: a policy silently ignored would not be
-    the one its author wrote)."""
-    if not path.is_file():
-        if os.path.lexists(path):
-            raise ValidationError(f"{path} cannot be read: not a file")
-        return {}
-    import tomllib  # only when there is a file: ~5 ms of a search's start otherwise
-
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as err:
-        raise ValidationError(f"{path} cannot be read as TOML: {err}") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise ValidationError(f"{path} cannot be read: {err}") from None
 
 
 def _table(data: dict[str, Any], *names: str) -> dict[str, Any]:

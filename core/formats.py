@@ -20,10 +20,7 @@ from __future__ import annotations
 import importlib
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, NamedTuple
-
-if TYPE_CHECKING:
-    from .importers.format import Doors
+from typing import Any, Mapping, NamedTuple
 
 _IMPORTERS = "backscroll.core.importers."
 # OpenCode's session ids: ``ses_``, 12 hex digits of time, 14 base62 characters
@@ -62,7 +59,7 @@ class Format(NamedTuple):
         return f"{self.name}-store"
 
     @property
-    def doors(self) -> Doors:
+    def doors(self) -> Any:  # an importers.format.Doors (not named here: importers import this)
         """How it imports, follows and finds its transcripts (its package, loaded now)."""
         return importlib.import_module(self.code).DOORS  # type: ignore[no-any-return]
 

@@ -27,6 +27,7 @@ from .transcript import (
     TEXT_BLOCK_TYPES,
     TOOL_ROLES,
     active_branch,
+    runtime_context,
     timestamp_ms,
 )
 from .visibility import Caller
@@ -181,12 +182,15 @@ def render_message(event: dict[str, Any], cleaner: Cleaner, include_tools: bool,
     elif not rendered:
         return None  # e.g. an assistant turn that only called tools, shown without tools
     entry_id = event.get("id")
-    return {
+    shown = {
         "id": redact(entry_id) if isinstance(entry_id, str) else entry_id,
         "role": role,
         "timestamp": timestamp_ms(event, default_ts),
         "content": rendered,
     }
+    if runtime_context(message):
+        shown["context"] = True  # injected by OpenClaw's runtime, not the user's words
+    return shown
 
 
 def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -> HistoryResponse:

@@ -45,7 +45,7 @@ def from_hostname(name: str) -> str:
 
 def machine_host(state_dir: Path) -> str:
     """This machine's label: config.toml's ``host``, else the hostname."""
-    from .config import read_toml
+    from .tomlfile import read_toml
 
     path = Path(state_dir) / "config.toml"
     data = read_toml(path)

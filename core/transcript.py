@@ -289,6 +289,12 @@ def message_text(content: Any) -> str:
     return "\n".join(parts)
 
 
+def runtime_context(message: dict[str, Any]) -> bool:
+    """Whether a user message is context OpenClaw's runtime injected (``"runtimeContext":
+    {"retained": ...}``), not the user's words: shown as context, never indexed."""
+    return message.get("role") == "user" and isinstance(message.get("runtimeContext"), dict)
+
+
 def indexable(event: dict[str, Any], default_ts: int = 0) -> IndexableMessage | None:
     """The text the index holds for an entry, or None: only user/assistant text with an id.
 
@@ -301,7 +307,7 @@ def indexable(event: dict[str, Any], default_ts: int = 0) -> IndexableMessage | 
     if not isinstance(entry_id, str) or not entry_id or not isinstance(message, dict):
         return None
     role = message.get("role")
-    if role not in INDEXED_ROLES:
+    if role not in INDEXED_ROLES or runtime_context(message):
         return None
     text = message_text(message.get("content"))
     if not text.strip():

@@ -166,7 +166,7 @@ async def test_the_browser_notifies_once_and_keeps_searching(state: StateDir) ->
     async with app.run_test(size=(120, 35), notifications=True) as pilot:
         await until(pilot, lambda: app.status is not None)
         await type_query(pilot, app, "heron")
-        assert {r.session_key.split(":")[1] for r in app.results.results} == {"alpha", "zulu"}
+        assert {r.session_key.split(":")[1] for r in app.search_screen.results.results} == {"alpha", "zulu"}
         await pilot.pause(0.3)  # several polls and a search later
         notes = [n for n in app._notifications if str(state.db_path("broken")) in n.message]
         assert len(notes) == 1 and notes[0].severity == "error"

@@ -354,7 +354,7 @@ def test_a_state_dir_that_is_a_file_is_named_as_one(tmp_path, capsys, monkeypatc
 
 def test_a_narrow_terminal_gets_every_value_of_status_and_sources(filled, capsys, monkeypatch,
                                                                   tmp_path) -> None:
-    from backscroll.tui.render import console
+    from backscroll.tui.cli.render import console
 
     monkeypatch.setattr(console, "width", 20)
     folder = tmp_path / "codex-sessions-of-the-work-laptop"

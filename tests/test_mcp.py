@@ -1,4 +1,4 @@
-"""The MCP server (tui/mcp_server.py), in process through the SDK's own client."""
+"""The MCP server (tui/mcp/server.py), in process through the SDK's own client."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from backscroll.core.state import StateDir
 from backscroll.core.storage import SessionMeta
 from backscroll.core.visibility import OPERATOR, Caller
 from backscroll.tui.cli import main
-from backscroll.tui.mcp_server import DATA_NOTE, build_server
-from backscroll.tui.mcp_wire import NOT_JSON, NOT_JSONRPC, refusal
+from backscroll.tui.mcp.server import DATA_NOTE, build_server
+from backscroll.tui.mcp.wire import NOT_JSON, NOT_JSONRPC, refusal
 
 from .events import leaf, msg
 from .test_redact import SECRETS, TRUE_ROWS

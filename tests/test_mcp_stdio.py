@@ -14,7 +14,7 @@ import pytest
 
 from backscroll.core.history import FORBIDDEN
 from backscroll.tui.cli import main
-from backscroll.tui.mcp_wire import LONE_SURROGATE, NO_VALID_ID, NOT_JSON
+from backscroll.tui.mcp.wire import LONE_SURROGATE, NO_VALID_ID, NOT_JSON
 
 from .test_search import add
 

@@ -107,10 +107,11 @@ async def test_the_browser_shows_no_token(state: StateDir, tmp_path: Path) -> No
     async with app.run_test(size=(140, 40)) as pilot:
         await type_query(pilot, app, "heron")
         await until(pilot, lambda: previewed(app))
-        painted = app.results.get_option_at_index(0).prompt.plain + app.history.plain_text()
+        screen = app.search_screen
+        painted = screen.results.get_option_at_index(0).prompt.plain + screen.history.plain_text()
         assert leaks(painted) == [] and "xoxb-1…uvwx" in painted and "ghp_A1…q7R8" in painted
         assert "[image image/png; token=ghp_A1…q7R8, 0 KB]" in painted
-        assert "▶" in app.history.plain_text()  # the hit is still found and marked
+        assert "▶" in app.search_screen.history.plain_text()  # the hit is still found and marked
         await pilot.press("tab", "v")
         await until(pilot, lambda: isinstance(app.screen, ViewAsScreen))
         listing = app.screen.query_one("#view-as-list", OptionList)
@@ -119,7 +120,7 @@ async def test_the_browser_shows_no_token(state: StateDir, tmp_path: Path) -> No
         assert leaks(shown) == [] and "xoxb-1…uvwx" in shown and "password=***" in shown
         await pilot.press("slash", *"xoxb-1", "enter")  # filtering matches what is shown
         await until(pilot, lambda: app.caller.key == KEY)  # and the real key is used
-        assert leaks(app.status_bar.plain_text()) == []
+        assert leaks(app.search_screen.status_bar.plain_text()) == []
 
 
 @pytest.mark.slow
@@ -133,14 +134,15 @@ async def test_home_grouped_rows_and_the_conversation_show_no_token(state: State
     assert leaks(json.dumps(grouped.as_json(), ensure_ascii=False)) == []
     app = app_for(state, grouped=True)
     async with app.run_test(size=(140, 40)) as pilot:
-        await until(pilot, lambda: len(app.results.rows) == 2 and app.results.shown_for == "")
-        home = "\n".join(app.results.get_option_at_index(i).prompt.plain for i in range(2))
+        await until(pilot, lambda: len(app.search_screen.results.rows) == 2
+                    and app.search_screen.results.shown_for == "")
+        home = "\n".join(app.search_screen.results.get_option_at_index(i).prompt.plain for i in range(2))
         assert leaks(home) == [] and "GITHUB_TOKEN=ghp_A1…q7R8" in home
         await type_query(pilot, app, "heron")
-        rows = "\n".join(app.results.get_option_at_index(i).prompt.plain
-                         for i in range(len(app.results.rows)))
+        rows = "\n".join(app.search_screen.results.get_option_at_index(i).prompt.plain
+                         for i in range(len(app.search_screen.results.rows)))
         assert leaks(rows) == [] and "xoxb-1…uvwx" in rows
-        while app.results.current.session.key != KEY:
+        while app.search_screen.results.current.session.key != KEY:
             await pilot.press("down")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ConversationScreen)

@@ -171,7 +171,7 @@ def test_an_error_sentence_quoting_a_long_value_shows_no_part_of_a_token(call) -
 @pytest.mark.parametrize("key", [f"agent:main:{ANTHROPIC}", f"agent:main:cron-{ANTHROPIC}-2"])
 def test_the_mcp_server_names_a_caller_holding_a_token_masked(state: StateDir, key: str) -> None:
     pytest.importorskip("mcp")
-    from backscroll.tui.mcp_server import build_server, startup_line
+    from backscroll.tui.mcp.server import build_server, startup_line
 
     caller = make_caller(Config(), key)  # the second: glued to the key's words (issue 22)
     line = startup_line(state, caller)

@@ -24,7 +24,7 @@ from backscroll.core.state import StateDir
 from backscroll.core.storage import SessionMeta
 from backscroll.core.visibility import OPERATOR
 from backscroll.tui.cli import main
-from backscroll.tui.mcp_server import build_server
+from backscroll.tui.mcp.server import build_server
 
 from .events import BASE_MS, header, msg
 

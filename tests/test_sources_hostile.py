@@ -66,7 +66,7 @@ def test_poison_files_are_one_sentence_each_and_every_other_file_syncs(
     assert (later.problems, later.events) == ([], 1)
     assert len(hits(state, "ibexmarble")) == 1
     (poison[0]).write_text(poison[0].read_text() + "\n")  # changed: read (and said) again
-    monkeypatch.setattr("backscroll.tui.sources.start_background", lambda *a, **k: None)
+    monkeypatch.setattr("backscroll.tui.cli.sources.start_background", lambda *a, **k: None)
     assert main(["sync", "--state-dir", str(state.path)]) == 0
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(poison[0]) in err and "Traceback" not in err

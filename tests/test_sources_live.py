@@ -177,18 +177,18 @@ async def test_the_browser_syncs_on_open_and_shows_new_lines(state: StateDir,
     add_session(state, "agent:main:main", [("user", "an old conversation")])
     app = live_app(state)
     async with app.run_test(size=(120, 35)) as pilot:
-        await until(pilot, lambda: "synced" in app.status_bar.plain_text(), timeout=DEADLINE_S)
-        await until(pilot, lambda: "watching 3 sources" in app.status_bar.plain_text()
-                    or "synced" in app.status_bar.plain_text())
+        await until(pilot, lambda: "synced" in app.search_screen.status_bar.plain_text(), timeout=DEADLINE_S)
+        await until(pilot, lambda: "watching 3 sources" in app.search_screen.status_bar.plain_text()
+                    or "synced" in app.search_screen.status_bar.plain_text())
         await until(pilot, lambda: not sessions_search(state, SearchRequest(query="x"),
                                                        OPERATOR).indexing, timeout=DEADLINE_S)
         await type_query(pilot, app, "kiwibanner")
-        assert app.results.results == []
+        assert app.search_screen.results.results == []
         append(home["short"], claude_user(home["short"], "live-1", "the live kiwibanner"))
-        await until(pilot, lambda: [r.message_id for r in app.results.results] == ["live-1"],
+        await until(pilot, lambda: [r.message_id for r in app.search_screen.results.results] == ["live-1"],
                     timeout=DEADLINE_S)
-        assert "synced 1 new message" in app.status_bar.plain_text()
-        await until(pilot, lambda: "the live kiwibanner" in app.history.plain_text())
+        assert "synced 1 new message" in app.search_screen.status_bar.plain_text()
+        await until(pilot, lambda: "the live kiwibanner" in app.search_screen.history.plain_text())
 
 
 @pytest.mark.slow
@@ -207,13 +207,13 @@ async def test_the_empty_state_lists_the_sources_and_takes_them_in(state: StateD
         bars: list[str] = []  # "synced ..." shows for a few seconds: what the bar said meanwhile
 
         def shown() -> bool:
-            bars.append(app.status_bar.plain_text())
+            bars.append(app.search_screen.status_bar.plain_text())
             return app.search_screen.query_one("#body").display
 
         await until(pilot, lambda: shown() and any("synced" in bar for bar in bars),
                     timeout=DEADLINE_S)
         assert len(state.agents()) == 4
-        assert app.focused is app.search_input
+        assert app.focused is app.search_screen.search_input
 
 
 @pytest.mark.slow
@@ -222,16 +222,17 @@ async def test_live_follow_is_toggled_from_the_palette(state: StateDir,
     add_session(state, "agent:main:main", [("user", "an old conversation")])
     app = live_app(state)
     async with app.run_test(size=(120, 35)) as pilot:
-        await until(pilot, lambda: app.following and "watching 3" in app.status_bar.plain_text(),
+        await until(pilot, lambda: app.live.following
+                    and "watching 3" in app.search_screen.status_bar.plain_text(),
                     timeout=DEADLINE_S)
         command = next(c for c in app.get_system_commands(app.screen)
                        if c.title == "Toggle live follow")
         assert command.help.endswith("(L)")
         command.callback()
-        await until(pilot, lambda: "live follow off" in app.status_bar.plain_text())
-        assert not app.following
+        await until(pilot, lambda: "live follow off" in app.search_screen.status_bar.plain_text())
+        assert not app.live.following
         command.callback()
-        await until(pilot, lambda: "watching 3 sources" in app.status_bar.plain_text(),
+        await until(pilot, lambda: "watching 3 sources" in app.search_screen.status_bar.plain_text(),
                     timeout=DEADLINE_S)
 
 
@@ -242,4 +243,4 @@ async def test_the_demo_never_reads_the_sources(state: StateDir, home: dict[str,
     async with app.run_test() as pilot:
         await until(pilot, lambda: app.status is not None)
         await pilot.pause(0.3)
-        assert not app.following and state.agents() == ["main"]
+        assert not app.live.following and state.agents() == ["main"]

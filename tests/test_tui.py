@@ -138,8 +138,9 @@ async def until(pilot: Any, condition: Callable[[], bool], timeout: float = 15.0
 
 async def type_query(pilot: Any, app: BackscrollApp, query: str) -> None:
     await pilot.press(*query)
-    await until(pilot, lambda: app.last_request is not None and app.last_request.query == query
-                and app.results.shown_for == query)
+    await until(pilot, lambda: app.search_screen.last_request is not None
+                and app.search_screen.last_request.query == query
+                and app.search_screen.results.shown_for == query)
 
 
 def rendered(widget: Widget) -> str:
@@ -151,8 +152,8 @@ def rendered(widget: Widget) -> str:
 
 def previewed(app: BackscrollApp) -> bool:
     """The preview pane shows the highlighted row's conversation (not an earlier row's)."""
-    current = app.results.current
-    return current is not None and app.history.shown == (row_key(current),
+    current = app.search_screen.results.current
+    return current is not None and app.search_screen.history.shown == (row_key(current),
                                                          row_anchor(current) or "")
 
 
@@ -169,17 +170,17 @@ async def test_typing_shows_results_with_highlights(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
         await type_query(pilot, app, "depl")
-        keys = [r.session_key for r in app.results.results]
+        keys = [r.session_key for r in app.search_screen.results.results]
         assert sorted(keys) == ["agent:main:main", "agent:main:main",
                                 "agent:main:subagent:alpha", "agent:main:subagent:alpha"]
         assert count_text(app) == "4 results"
-        first = app.results.results[0]
+        first = app.search_screen.results.results[0]
         start, end = first.highlights[0]
         assert first.excerpt[start:end].lower().startswith("depl")
-        prompt = app.results.get_option_at_index(0).prompt
+        prompt = app.search_screen.results.get_option_at_index(0).prompt
         assert "hours ago" in prompt.plain  # humanized against the frozen clock
         assert first.session_key in prompt.plain
-        painted = rendered(app.results)
+        painted = rendered(app.search_screen.results)
         assert first.session_key in painted
 
 
@@ -189,18 +190,18 @@ async def test_highlight_moves_the_history_pane(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
         await type_query(pilot, app, "deploy")
-        results = app.results.results
-        await until(pilot, lambda: app.history.shown == (results[0].session_key,
+        results = app.search_screen.results.results
+        await until(pilot, lambda: app.search_screen.history.shown == (results[0].session_key,
                                                          results[0].message_id))
-        assert results[0].message_id in app.history.plain_text()
+        assert results[0].message_id in app.search_screen.history.plain_text()
         await pilot.press("down")
-        second = app.results.results[1]
-        assert app.results.current == second
-        await until(pilot, lambda: app.history.shown == (second.session_key, second.message_id))
-        shown = app.history.plain_text()
+        second = app.search_screen.results.results[1]
+        assert app.search_screen.results.current == second
+        await until(pilot, lambda: app.search_screen.history.shown == (second.session_key, second.message_id))
+        shown = app.search_screen.history.plain_text()
         assert second.session_key in shown
         assert f"▶ {second.role}" in shown  # the hit is marked
-        hit = app.history.query_one("#history-hit", Static)
+        hit = app.search_screen.history.query_one("#history-hit", Static)
         assert second.excerpt.split()[0] in hit.content.renderables[1].plain
 
 
@@ -210,7 +211,7 @@ async def test_history_pane_shows_tools_thinking_roles_and_times(convo: StateDir
     async with app.run_test(size=(140, 40)) as pilot:
         await type_query(pilot, app, "pelican")
         await until(pilot, lambda: previewed(app))
-        shown = app.history.plain_text()
+        shown = app.search_screen.history.plain_text()
         assert '→ exec({"command": "kubectl rollout status deploy/web"})' in shown
         assert "check the pods first" in shown
         assert "assistant  3 hours ago · " in shown
@@ -231,17 +232,18 @@ async def test_enter_opens_conversation_and_escape_walks_back(convo: StateDir) -
         assert "The zebra migration moves three tables." in shown
         # the main screen's keys are off here: "s" does not change the scope behind it
         await pilot.press("s")
-        assert app.scope.kind == "all"
+        assert app.search_screen.scope.kind == "all"
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, ConversationScreen))
-        assert app.search_input.value == "zebra"
+        assert app.search_screen.search_input.value == "zebra"
         # escape ladder: results -> search bar -> cleared
         await pilot.press("tab")
-        assert app.focused is app.results
+        assert app.focused is app.search_screen.results
         await pilot.press("escape")
-        assert app.focused is app.search_input and app.search_input.value == "zebra"
+        search_input = app.search_screen.search_input
+        assert app.focused is search_input and search_input.value == "zebra"
         await pilot.press("escape")
-        assert app.search_input.value == ""
+        assert app.search_screen.search_input.value == ""
         for _ in range(3):
             await pilot.press("escape")
         assert app.is_running and app.return_code is None  # escape never quits
@@ -274,14 +276,15 @@ async def test_stale_answers_are_dropped(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test() as pilot:
         await type_query(pilot, app, "zebra")
-        before = list(app.results.results)
+        before = list(app.search_screen.results.results)
         fake = SearchResult("agent:main:main", "sid", "x", BASE_MS, "user", "stale", 1.0)
         from backscroll.tui.messages import SearchAnswered
 
-        app.search_screen.post_message(SearchAnswered(app.generation - 1, SearchRequest("old"),
-                                        SearchResponse(results=[fake])))
+        screen = app.search_screen
+        screen.post_message(SearchAnswered(screen.scheduler.generation - 1, SearchRequest("old"),
+                                           SearchResponse(results=[fake])))
         await pilot.pause(0.1)
-        assert app.results.results == before
+        assert app.search_screen.results.results == before
 
 
 @pytest.mark.slow
@@ -294,15 +297,15 @@ async def test_validation_error_shows_inline(convo: StateDir) -> None:
         assert "nothing to search for" in error.content.plain
         await pilot.press("backspace", "backspace", *"zebra")
         await until(pilot, lambda: not error.has_class("-shown"))
-        await until(pilot, lambda: len(app.results.results) == 2)
+        await until(pilot, lambda: len(app.search_screen.results.results) == 2)
         count = app.search_screen.query_one("#count", Static)
         assert "2 results" in str(count.render())
         await pilot.press(*"?!" * 3, "home", *"?!")  # "?!zebra?!?!?!" is zebra: not refused
         await pilot.press(*["delete"] * 5)  # "?!?!?!?!": nothing to search for
         await until(pilot, lambda: error.has_class("-shown"))
-        last = app.last_request.query  # the last query answered on the way ("?!zebr?!?!?!"...)
+        last = app.search_screen.last_request.query  # the last query answered on the way ("?!zebr?!?!?!"...)
         await until(pilot, lambda: str(count.render()) == f"below: the answer for {last}")
-        assert app.results.shown_for == last  # the last answer stays, and says whose it is
+        assert app.search_screen.results.shown_for == last  # the last answer stays, and says whose it is
 
 
 @pytest.mark.slow
@@ -311,28 +314,28 @@ async def test_toggles_change_request_and_status(convo: StateDir) -> None:
     async with app.run_test(size=(140, 35)) as pilot:
         await type_query(pilot, app, "deploy")
         await pilot.press("tab")  # into the results: letters are commands now
-        assert app.focused is app.results
+        assert app.focused is app.search_screen.results
         await pilot.press("o")
-        await until(pilot, lambda: app.last_request.order == "recent")
-        times = [r.timestamp for r in app.results.results]
+        await until(pilot, lambda: app.search_screen.last_request.order == "recent")
+        times = [r.timestamp for r in app.search_screen.results.results]
         assert times == sorted(times, reverse=True)
         await pilot.press("m")
-        await until(pilot, lambda: app.last_request.match == "exact")
+        await until(pilot, lambda: app.search_screen.last_request.match == "exact")
         # exact: "deploy" no longer matches "deployed"
         assert all("deployed" not in r.excerpt.lower() or "deploy " in r.excerpt.lower()
-                   for r in app.results.results)
-        while app.results.current.session_key != "agent:main:subagent:alpha":
+                   for r in app.search_screen.results.results)
+        while app.search_screen.results.current.session_key != "agent:main:subagent:alpha":
             await pilot.press("j")
         await pilot.press("s")
-        assert app.scope.kind == "agent" and app.scope.value == "main"
+        assert app.search_screen.scope.kind == "agent" and app.search_screen.scope.value == "main"
         await pilot.press("s")
-        await until(pilot, lambda: app.last_request.session_key == "agent:main:subagent:alpha")
-        assert {r.session_key for r in app.results.results} == {"agent:main:subagent:alpha"}
-        status = app.status_bar.plain_text()
+        await until(pilot, lambda: app.search_screen.last_request.session_key == "agent:main:subagent:alpha")
+        assert {r.session_key for r in app.search_screen.results.results} == {"agent:main:subagent:alpha"}
+        status = app.search_screen.status_bar.plain_text()
         assert ("as operator · per message · exact · newest first · session "
                 "agent:main:subagent:alpha") in status
         await pilot.press("s")
-        assert app.scope.kind == "all"
+        assert app.search_screen.scope.kind == "all"
 
 
 @pytest.mark.slow
@@ -341,8 +344,8 @@ async def test_copy_puts_the_excerpt_on_the_clipboard(convo: StateDir) -> None:
     async with app.run_test(size=(160, 30)) as pilot:
         await type_query(pilot, app, "zebra")
         await pilot.press("tab", "y")
-        assert app.clipboard == app.results.current.excerpt
-        assert "copied the excerpt of agent:main:" in app.status_bar.plain_text()
+        assert app.clipboard == app.search_screen.results.current.excerpt
+        assert "copied the excerpt of agent:main:" in app.search_screen.status_bar.plain_text()
 
 
 @pytest.mark.slow
@@ -378,7 +381,7 @@ async def test_bindings_have_ids_and_can_be_remapped(convo: StateDir) -> None:
         app.set_keymap({"order": "ctrl+o"})
         await type_query(pilot, app, "zebra")
         await pilot.press("tab", "ctrl+o")
-        await until(pilot, lambda: app.order == "recent")
+        await until(pilot, lambda: app.search_screen.order == "recent")
 
 
 def test_every_binding_comes_from_the_key_table_and_has_an_action() -> None:
@@ -422,7 +425,7 @@ async def test_a_remapped_key_shows_everywhere(convo: StateDir) -> None:
         await until(pilot, lambda: app.screen is app.search_screen)
 
         await pilot.press("ctrl+o")  # the new key works (from the results)
-        assert app.order == "recent"
+        assert app.search_screen.order == "recent"
         await pilot.press("v")
         await until(pilot, lambda: isinstance(app.screen, ViewAsScreen))
         dialog = app.screen
@@ -433,7 +436,7 @@ async def test_a_remapped_key_shows_everywhere(convo: StateDir) -> None:
         assert checkbox.value is True
         await pilot.press("escape")
 
-        app.search_input.focus()
+        app.search_screen.search_input.focus()
         await type_query(pilot, app, "zebra")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ConversationScreen))
@@ -453,30 +456,31 @@ async def test_view_as_changes_what_is_found(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
         await type_query(pilot, app, "zebra")
-        assert len(app.results.results) == 2  # the operator sees subagent beta
+        assert len(app.search_screen.results.results) == 2  # the operator sees subagent beta
         await pilot.press("tab", "v")
         await until(pilot, lambda: isinstance(app.screen, ViewAsScreen))
         await pilot.press("slash", *"alpha", "enter")
         await until(pilot, lambda: app.caller.key == "agent:main:subagent:alpha")
-        await until(pilot, lambda: app.last_request is not None and app.results.shown_for
-                    == "zebra" and app.caller.key == "agent:main:subagent:alpha"
-                    and app.last_response is not None and not app.last_response.results)
+        await until(pilot, lambda: app.search_screen.last_request is not None
+                    and app.search_screen.results.shown_for == "zebra"
+                    and app.caller.key == "agent:main:subagent:alpha"
+                    and count_text(app) == "no results for zebra")
         assert count_text(app) == "no results for zebra"
-        assert "as agent:main:subagent:alpha (tree)" in app.status_bar.plain_text()
+        assert "as agent:main:subagent:alpha (tree)" in app.search_screen.status_bar.plain_text()
         # alpha still finds its own words
-        app.search_input.value = ""
-        app.search_input.focus()
+        app.search_screen.search_input.value = ""
+        app.search_screen.search_input.focus()
         await type_query(pilot, app, "latency")
-        assert {r.session_key for r in app.results.results} == {"agent:main:subagent:alpha"}
+        assert {r.session_key for r in app.search_screen.results.results} == {"agent:main:subagent:alpha"}
         # the main session sees its spawned sessions; sandboxed, main sees only its own tree
         await pilot.press("tab", "v")
         await until(pilot, lambda: isinstance(app.screen, ViewAsScreen))
         await pilot.press("slash", *"main:main", "enter")
         await until(pilot, lambda: app.caller.key == "agent:main:main")
-        app.search_input.value = ""
-        app.search_input.focus()
+        app.search_screen.search_input.value = ""
+        app.search_screen.search_input.focus()
         await type_query(pilot, app, "zebra")
-        assert len(app.results.results) == 2
+        assert len(app.search_screen.results.results) == 2
 
 
 @pytest.mark.slow
@@ -485,7 +489,7 @@ async def test_view_as_sandboxed_session(convo: StateDir) -> None:
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
         await type_query(pilot, app, "zebra")
-        assert len(app.results.results) == 3
+        assert len(app.search_screen.results.results) == 3
         await pilot.press("tab", "v")
         await until(pilot, lambda: isinstance(app.screen, ViewAsScreen))
         await pilot.press("slash", *"main:main")
@@ -493,11 +497,12 @@ async def test_view_as_sandboxed_session(convo: StateDir) -> None:
         await pilot.press("enter")
         await until(pilot, lambda: app.caller.key == "agent:main:main")
         assert app.caller.policy.sandboxed
-        assert "(sandboxed)" in app.status_bar.plain_text()
-        await until(pilot, lambda: app.last_response is not None
-                    and app.last_request.query == "zebra" and app.caller.policy.sandboxed
-                    and app.results.shown_for == "zebra" and len(app.results.results) == 2)
-        assert "agent:main:telegram:group:7" not in {r.session_key for r in app.results.results}
+        assert "(sandboxed)" in app.search_screen.status_bar.plain_text()
+        await until(pilot, lambda: app.search_screen.last_request.query == "zebra"
+                    and app.caller.policy.sandboxed
+                    and app.search_screen.results.shown_for == "zebra"
+                    and len(app.search_screen.results.results) == 2)
+        assert "agent:main:telegram:group:7" not in {r.session_key for r in app.search_screen.results.results}
 
 
 @pytest.mark.slow
@@ -526,12 +531,12 @@ async def test_view_as_an_incognito_session_matches_the_cli(
         assert prompt.style == "dim" and prompt.plain.split(incognito)[1].startswith("  incognito")
         await pilot.press("slash", *"incognito-1", "enter")
         await until(pilot, lambda: app.caller.key == incognito)
-        assert "as agent:main:subagent:incognito-1 (agent)" in app.status_bar.plain_text()
-        app.search_input.focus()
+        assert "as agent:main:subagent:incognito-1 (agent)" in app.search_screen.status_bar.plain_text()
+        app.search_screen.search_input.focus()
         await type_query(pilot, app, "zebra")
-        await until(pilot, lambda: app.last_response is not None
-                    and app.last_request.query == "zebra")
-        assert {(r.session_key, r.message_id) for r in app.results.results} == cli
+        await until(pilot, lambda: app.search_screen.last_request.query == "zebra"
+                    and app.search_screen.results.shown_for == "zebra")
+        assert {(r.session_key, r.message_id) for r in app.search_screen.results.results} == cli
 
 
 class Host(App[None]):
@@ -644,7 +649,7 @@ async def test_export_refuses_an_existing_file_unless_asked(state: StateDir, tmp
                                    "overwrite it")
         assert target.read_bytes() == b"my own notes, not an export\n"
         assert not any("exported" in n.message for n in app._notifications)
-        app.search_input.focus()
+        app.search_screen.search_input.focus()
         await export_to(pilot, app, target, overwrite=True)
         await until(pilot, lambda: any("exported" in n.message for n in app._notifications))
     body = target.read_text()
@@ -690,10 +695,10 @@ async def test_markup_and_ansi_in_messages_render_literally(state: StateDir) -> 
     async with app.run_test(size=(170, 35)) as pilot:
         await type_query(pilot, app, "alert")
         await until(pilot, lambda: previewed(app))
-        painted = rendered(app.results)
+        painted = rendered(app.search_screen.results)
         assert "[bold red]x[/]" in painted
         assert "\x1b" not in painted
-        hit = app.history.query_one("#history-hit")
+        hit = app.search_screen.history.query_one("#history-hit")
         literal = "[bold red]x[/] ␛[31mred alert␛[0m [link=https://evil]y[/link] ␇ end"
         await until(pilot, lambda: literal in rendered(hit))  # once the pane is laid out
         pane = rendered(hit)
@@ -725,7 +730,7 @@ async def test_empty_state_dir_says_how_to_start(tmp_path: Path) -> None:
         assert not app.search_screen.query_one("#body").display
         await pilot.press(*"anything")
         await pilot.pause(0.2)
-        assert app.results.results == [] and app.is_running
+        assert app.search_screen.results.results == [] and app.is_running
 
 
 @pytest.mark.slow
@@ -741,7 +746,7 @@ async def test_unreadable_database_is_one_notification(convo: StateDir) -> None:
         assert "broken" in error.message and "\n" not in error.message
         assert "Traceback" not in error.message
         assert app.is_running
-        app.search_input.value = ""
+        app.search_screen.search_input.value = ""
         await pilot.pause(0.1)
 
 
@@ -756,15 +761,16 @@ async def test_indexing_then_results_after_reconciliation(state: StateDir) -> No
     async with app.run_test(size=(120, 35)) as pilot:
         await type_query(pilot, app, "walrus")
         assert set(started) == {"main"}  # the searches asked for a reconciliation
-        assert app.results.results == []
+        assert app.search_screen.results.results == []
         assert "still being indexed" in count_text(app)
-        await until(pilot, lambda: "awaiting indexing" in app.status_bar.plain_text())
-        assert "results may be incomplete" in app.status_bar.plain_text()
+        await until(pilot, lambda: "awaiting indexing" in app.search_screen.status_bar.plain_text())
+        assert "results may be incomplete" in app.search_screen.status_bar.plain_text()
         await asyncio.to_thread(reconcile_agent, state, "main")
-        await until(pilot, lambda: len(app.results.results) == 2)
-        await until(pilot, lambda: "results may be incomplete" not in app.status_bar.plain_text())
+        await until(pilot, lambda: len(app.search_screen.results.results) == 2)
+        await until(pilot, lambda: "results may be incomplete"
+                    not in app.search_screen.status_bar.plain_text())
         assert count_text(app) == "2 results"
-        assert "sessions, up to date" in app.status_bar.plain_text()
+        assert "sessions, up to date" in app.search_screen.status_bar.plain_text()
 
 
 @pytest.mark.slow
@@ -776,11 +782,11 @@ async def test_the_home_list_drops_indexing_once_reconciliation_is_done(state: S
                                                    ("assistant", "walrus noted")], imported=True)
     app = app_for(state, poll_interval=0.05)
     async with app.run_test(size=(120, 35)) as pilot:
-        await until(pilot, lambda: len(app.results.rows) == 2)
-        assert [r.searchable for r in app.results.rows if r.key.endswith("one")] == [False]
+        await until(pilot, lambda: len(app.search_screen.results.rows) == 2)
+        assert [r.searchable for r in app.search_screen.results.rows if r.key.endswith("one")] == [False]
         await asyncio.to_thread(reconcile_agent, state, "main")
-        await until(pilot, lambda: len(app.results.rows) == 2
-                    and all(r.searchable for r in app.results.rows))
+        await until(pilot, lambda: len(app.search_screen.results.rows) == 2
+                    and all(r.searchable for r in app.search_screen.results.rows))
 
 
 @pytest.mark.slow
@@ -791,7 +797,7 @@ async def test_auto_reconcile_on_start_uses_the_background_reconciler(state: Sta
         await until(pilot, lambda: app.status is not None and app.status.agents
                     and not app.status.pending_sessions and not app.status.reconciling)
         await type_query(pilot, app, "narwhal")
-        assert len(app.results.results) == 1
+        assert len(app.search_screen.results.results) == 1
 
 
 @pytest.mark.slow
@@ -808,7 +814,7 @@ async def test_a_database_of_an_older_schema_is_upgraded_and_listed(state: State
     assert state_status(state).agents[0].state == "older schema"
     app = make_app(state, now=frozen, poll_interval=0.05, grouped=True)  # the real reconciler
     async with app.run_test(size=(120, 35)) as pilot:
-        await until(pilot, lambda: len(app.results.rows) == 2)  # the home list: two sessions
+        await until(pilot, lambda: len(app.search_screen.results.rows) == 2)  # the home list: two sessions
         await until(pilot, lambda: app.status is not None and app.status.agents[0].state == "ok")
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] >= 7
@@ -853,10 +859,10 @@ async def test_status_bar_shows_progress_while_reconciling(convo: StateDir) -> N
     app = app_for(convo, status=lambda s: running_status(str(s.path), 2, 5))
     async with app.run_test(size=(120, 30)) as pilot:
         await until(pilot, lambda: app.status is not None)
-        bar = app.status_bar.query_one(ProgressBar)
+        bar = app.search_screen.status_bar.query_one(ProgressBar)
         await until(pilot, lambda: bar.total == 5 and bar.progress == 2)
         assert bar.display and bar.has_class("-running")
-        text = app.status_bar.plain_text()
+        text = app.search_screen.status_bar.plain_text()
         assert "indexing 2/5 sessions · 1,200 msgs" in text
         assert "results may be incomplete" in text
 
@@ -917,10 +923,10 @@ async def test_fast_typing_on_a_slow_index_runs_one_search_at_a_time(
     async with app.run_test() as pilot:
         await pilot.press(*"zebra")
         release.set()
-        await until(pilot, lambda: app.results.shown_for == "zebra")
+        await until(pilot, lambda: app.search_screen.results.shown_for == "zebra")
         assert searched[0] == "z" and searched[-1] == "zebra"
         assert len(searched) < 5  # the keys typed during a search were coalesced
-        assert [r.session_key for r in app.results.results] == ["agent:main:subagent:beta"] * 2
+        assert [r.session_key for r in app.search_screen.results.results] == ["agent:main:subagent:beta"] * 2
 
 
 @pytest.mark.slow
@@ -930,7 +936,7 @@ async def test_a_late_message_to_a_status_bar_being_taken_down_is_dropped(convo:
     app = app_for(convo)
     async with app.run_test(size=(120, 35)) as pilot:
         await until(pilot, lambda: app.status is not None)
-        bar = app.status_bar
+        bar = app.search_screen.status_bar
         await bar.remove_children()
         bar.show_live("syncing 1/3 files")
         bar.flash("copied")

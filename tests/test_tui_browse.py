@@ -70,12 +70,14 @@ def world(state: StateDir) -> StateDir:
 
 async def typed(pilot: Any, app: BackscrollApp, query: str) -> None:
     await pilot.press(*query)
-    await until(pilot, lambda: app.last_request is not None and app.last_request.query == query
-                and app.results.shown_for == query)
+    await until(pilot, lambda: app.search_screen.last_request is not None
+                and app.search_screen.last_request.query == query
+                and app.search_screen.results.shown_for == query)
 
 
 async def home(pilot: Any, app: BackscrollApp) -> None:
-    await until(pilot, lambda: bool(app.results.rows) and app.results.shown_for == "")
+    await until(pilot, lambda: bool(app.search_screen.results.rows)
+                and app.search_screen.results.shown_for == "")
 
 
 # --- home: recent conversations ----------------------------------------------------------
@@ -86,19 +88,19 @@ async def test_home_lists_recent_conversations_and_previews_the_end(state: State
     app = app_for(world(state), grouped=True)
     async with app.run_test(size=(130, 40)) as pilot:
         await home(pilot, app)
-        rows = app.results.rows
+        rows = app.search_screen.results.rows
         assert all(isinstance(r, SessionSummary) for r in rows)
         assert [r.key for r in rows] == [CC_KEY, "agent:ops:main", "agent:main:subagent:quiet",
                                          "agent:main:main"]  # newest activity first
-        first = app.results.get_option_at_index(0).prompt.plain
+        first = app.search_screen.results.get_option_at_index(0).prompt.plain
         assert "Refactor the heron importer" in first  # the title: the first user message
         assert CC_KEY in first and "2 msgs" in first and "Claude Code" in first
         assert "ago" in first
-        main = app.results.get_option_at_index(3).prompt.plain
+        main = app.search_screen.results.get_option_at_index(3).prompt.plain
         assert "18 msgs" in main and "OpenClaw" in main
         assert "conversations, newest first" in app.search_screen.query_one("#count").content.plain
-        await until(pilot, lambda: app.history.shown == (CC_KEY, ""))
-        assert "Refactored it." in app.history.plain_text()  # its end
+        await until(pilot, lambda: app.search_screen.history.shown == (CC_KEY, ""))
+        assert "Refactored it." in app.search_screen.history.plain_text()  # its end
         await pilot.press("tab", "enter")
         await until(pilot, lambda: isinstance(app.screen, ConversationScreen)
                     and app.screen.outline is not None)
@@ -112,10 +114,10 @@ async def test_clearing_the_search_brings_the_home_list_back(state: StateDir) ->
     async with app.run_test(size=(130, 40)) as pilot:
         await home(pilot, app)
         await typed(pilot, app, "backup")
-        assert [type(r) for r in app.results.rows] == [ConversationHit]
+        assert [type(r) for r in app.search_screen.results.rows] == [ConversationHit]
         await pilot.press("escape", "escape")  # to the bar, then clear it
         await home(pilot, app)
-        assert len(app.results.rows) == 4
+        assert len(app.search_screen.results.rows) == 4
 
 
 # --- grouped results -------------------------------------------------------------------------
@@ -127,24 +129,25 @@ async def test_results_are_grouped_by_conversation_and_g_toggles(state: StateDir
     async with app.run_test(size=(130, 40)) as pilot:
         await home(pilot, app)
         await typed(pilot, app, "heron")
-        rows = app.results.rows
+        rows = app.search_screen.results.rows
         assert all(isinstance(r, ConversationHit) for r in rows)
         keys = [r.session.key for r in rows]
         assert sorted(keys) == sorted([CC_KEY, "agent:ops:main", "agent:main:subagent:quiet",
                                        "agent:main:main"])  # one row each, chatty or not
         chatty = next(r for r in rows if r.session.key == "agent:main:main")
         assert chatty.hits == 18
-        prompt = next(app.results.get_option_at_index(i).prompt.plain for i in range(len(rows))
+        prompt = next(app.search_screen.results.get_option_at_index(i).prompt.plain for i in range(len(rows))
                       if rows[i] is chatty)
         assert "18 hits" in prompt and "The heron migration is stuck again." in prompt
         count = app.search_screen.query_one("#count").content.plain
         assert count.startswith("4 conversations · 22 hits")
-        assert "per conversation" in app.status_bar.plain_text()
+        assert "per conversation" in app.search_screen.status_bar.plain_text()
         await pilot.press("tab", "g")
-        await until(pilot, lambda: app.results.rows and isinstance(app.results.rows[0], SearchResult))
-        assert len(app.results.rows) == 22 and "per message" in app.status_bar.plain_text()
+        results = app.search_screen.results
+        await until(pilot, lambda: results.rows and isinstance(results.rows[0], SearchResult))
+        assert len(results.rows) == 22 and "per message" in app.search_screen.status_bar.plain_text()
         await pilot.press("g")
-        await until(pilot, lambda: isinstance(app.results.rows[0], ConversationHit))
+        await until(pilot, lambda: isinstance(app.search_screen.results.rows[0], ConversationHit))
 
 
 # --- inside a conversation ---------------------------------------------------------------------
@@ -156,9 +159,9 @@ async def test_a_conversation_opens_at_the_best_hit_and_n_walks_the_hits(state: 
     async with app.run_test(size=(120, 40)) as pilot:
         await home(pilot, app)
         await typed(pilot, app, "heron")
-        while app.results.current.session.key != "agent:main:main":
+        while app.search_screen.results.current.session.key != "agent:main:main":
             await pilot.press("down")
-        best = app.results.current.result.message_id
+        best = app.search_screen.results.current.result.message_id
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ConversationScreen)
                     and app.screen.view is not None and bool(app.screen.view.views))
@@ -281,21 +284,22 @@ async def test_filters_show_as_labels_and_clear_with_one_key(state: StateDir) ->
         assert "/home/me/work/shop" in [v for _p, v in projects._options]
         dialog.query_one("#filter-source", Select).value = "claude-code"
         await until(pilot, lambda: app.search_screen.filters.source == "claude-code")
-        await until(pilot, lambda: [r.key for r in app.results.rows] == [CC_KEY])
+        await until(pilot, lambda: [r.key for r in app.search_screen.results.rows] == [CC_KEY])
         dialog.query_one("#filter-period", Select).value = "7d"
         await until(pilot, lambda: app.search_screen.filters.period == "7d")
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is app.search_screen)
-        status = app.status_bar.plain_text()
+        status = app.search_screen.status_bar.plain_text()
         assert "[Claude Code] [last 7 days] x clears" in status
-        app.search_input.focus()
+        app.search_screen.search_input.focus()
         await typed(pilot, app, "heron")
-        assert [r.session.key for r in app.results.rows] == [CC_KEY]
-        assert app.last_request.source == "claude-code" and app.last_request.since_ms == (
+        assert [r.session.key for r in app.search_screen.results.rows] == [CC_KEY]
+        last_request = app.search_screen.last_request
+        assert last_request.source == "claude-code" and last_request.since_ms == (
             int(NOW * 1000) - 7 * 86_400_000)
         await pilot.press("tab", "x")
-        await until(pilot, lambda: len(app.results.rows) == 4)
-        assert "clears" not in app.status_bar.plain_text()
+        await until(pilot, lambda: len(app.search_screen.results.rows) == 4)
+        assert "clears" not in app.search_screen.status_bar.plain_text()
 
 
 @pytest.mark.slow
@@ -333,22 +337,22 @@ async def test_r_copies_the_resume_command_and_says_so(state: StateDir) -> None:
     async with app.run_test(size=(160, 40)) as pilot:
         await home(pilot, app)
         await pilot.press("tab")
-        assert app.results.current.key == planted
+        assert app.search_screen.results.current.key == planted
         await pilot.press("r")
         await until(pilot, lambda: "no resume command: its session id is not a UUID, as the "
-                    "tool's own ids are" in app.status_bar.plain_text())
+                    "tool's own ids are" in app.search_screen.status_bar.plain_text())
         assert app.clipboard == ""
         await pilot.press("j", "r")
-        await until(pilot, lambda: "copied the resume command" in app.status_bar.plain_text())
+        await until(pilot, lambda: "copied the resume command" in app.search_screen.status_bar.plain_text())
         assert app.clipboard == f"cd /home/me/work/shop && claude --resume {CC_ID}"
         await pilot.press("j", "r")  # an OpenClaw session: its key
         await until(pilot, lambda: app.clipboard == "agent:ops:main")
-        assert "copied the session key: agent:ops:main" in app.status_bar.plain_text()
+        assert "copied the session key: agent:ops:main" in app.search_screen.status_bar.plain_text()
         # from a message-level row (no summary at hand) and from the conversation
-        app.search_input.focus()
+        app.search_screen.search_input.focus()
         await typed(pilot, app, "refactor")
         await pilot.press("tab", "g")
-        await until(pilot, lambda: isinstance(app.results.current, SearchResult))
+        await until(pilot, lambda: isinstance(app.search_screen.results.current, SearchResult))
         app.copy_to_clipboard("")
         await pilot.press("r")
         await until(pilot, lambda: app.clipboard.endswith(f"claude --resume {CC_ID}"))
@@ -372,11 +376,11 @@ async def test_slash_focuses_the_search_bar_without_typing_a_slash(state: StateD
         await home(pilot, app)
         await typed(pilot, app, "heron")
         await pilot.press("tab")
-        assert app.focused is app.results
+        assert app.focused is app.search_screen.results
         await pilot.press("slash")
-        assert app.focused is app.search_input
+        assert app.focused is app.search_screen.search_input
         await pilot.pause(0.1)
-        assert app.search_input.value == "heron"
+        assert app.search_screen.search_input.value == "heron"
 
 
 @pytest.mark.slow
@@ -386,15 +390,15 @@ async def test_slash_into_the_focused_empty_search_bar_types_nothing(state: Stat
     app = app_for(world(state), grouped=True)
     async with app.run_test(size=(120, 35)) as pilot:
         await home(pilot, app)
-        assert app.focused is app.search_input
+        assert app.focused is app.search_screen.search_input
         await pilot.press("slash", "slash")
-        assert app.search_input.value == ""
+        assert app.search_screen.search_input.value == ""
         await pilot.press(*"src/app")
-        assert app.search_input.value == "src/app"
+        assert app.search_screen.search_input.value == "src/app"
         app.set_keymap({"focus_search": "ctrl+f"})  # remapped: a slash is text again
-        app.search_input.value = ""
+        app.search_screen.search_input.value = ""
         await pilot.press("slash")
-        assert app.search_input.value == "/"
+        assert app.search_screen.search_input.value == "/"
 
 
 @pytest.mark.slow
@@ -404,14 +408,14 @@ async def test_long_keys_stay_readable_and_titles_are_text(state: StateDir) -> N
     app = app_for(state, grouped=True)
     async with app.run_test(size=(100, 30)) as pilot:
         await home(pilot, app)
-        [summary] = app.results.rows
-        prompt = app.results.get_option_at_index(0).prompt.plain
+        [summary] = app.search_screen.results.rows
+        prompt = app.search_screen.results.get_option_at_index(0).prompt.plain
         title, key = prompt.splitlines()[:2]
         assert title.startswith("[bold red]boom[/] ␛[31mred␛[0m ␇ WWW") and title.endswith("…")
         assert key.startswith("agent:main:telegram:group:9") and "…" in key
         assert key.endswith("release-planning-"[-8:]) and len(key) < 60
-        painted = rendered(app.results)
-        assert all(len(line) <= app.results.size.width for line in painted.splitlines())
+        painted = rendered(app.search_screen.results)
+        assert all(len(line) <= app.search_screen.results.size.width for line in painted.splitlines())
         assert "\x1b" not in painted and "boom" in painted
 
 
@@ -438,14 +442,14 @@ async def test_the_colours_follow_the_theme(state: StateDir) -> None:
     app = app_for(world(state), grouped=True)
     async with app.run_test(size=(120, 35)) as pilot:
         await home(pilot, app)
-        dark = app.results.palette
-        dark_prompt = app.results.get_option_at_index(0).prompt
+        dark = app.search_screen.results.palette
+        dark_prompt = app.search_screen.results.get_option_at_index(0).prompt
         app.theme = "textual-light"
-        await until(pilot, lambda: app.results.palette != dark)
-        light = app.results.get_option_at_index(0).prompt
+        await until(pilot, lambda: app.search_screen.results.palette != dark)
+        light = app.search_screen.results.get_option_at_index(0).prompt
         assert isinstance(light, Text) and light.plain == dark_prompt.plain
         assert [s.style for s in light.spans] != [s.style for s in dark_prompt.spans]
-        assert app.results.palette.key.endswith(app.theme_variables["text-primary"])
+        assert app.search_screen.results.palette.key.endswith(app.theme_variables["text-primary"])
 
 
 @pytest.mark.slow
@@ -453,15 +457,16 @@ async def test_a_click_highlights_and_a_second_click_opens(state: StateDir) -> N
     app = app_for(world(state), grouped=True)
     async with app.run_test(size=(120, 35)) as pilot:
         await home(pilot, app)
-        assert app.results.highlighted == 0
-        second_title = app.results.rows[1].display_title
-        await until(pilot, lambda: second_title in rendered(app.results))  # laid out
-        second_row_y = rendered(app.results).splitlines().index(
-            next(line for line in rendered(app.results).splitlines() if second_title in line))
+        assert app.search_screen.results.highlighted == 0
+        second_title = app.search_screen.results.rows[1].display_title
+        await until(pilot, lambda: second_title in rendered(app.search_screen.results))  # laid out
+        second_row_y = rendered(app.search_screen.results).splitlines().index(
+            next(line for line in rendered(app.search_screen.results).splitlines() if second_title in line))
         await pilot.click("#results", offset=(5, second_row_y))
-        await until(pilot, lambda: app.results.highlighted == 1)
+        await until(pilot, lambda: app.search_screen.results.highlighted == 1)
         assert app.screen is app.search_screen
-        await until(pilot, lambda: app.history.shown == (app.results.rows[1].key, ""))
+        await until(pilot, lambda: app.search_screen.history.shown
+                    == (app.search_screen.results.rows[1].key, ""))
         await pilot.click("#results", offset=(5, second_row_y))
         await until(pilot, lambda: isinstance(app.screen, ConversationScreen))
 

@@ -31,25 +31,26 @@ async def test_a_caller_deleted_while_the_browser_views_as_it_shows_nothing(stat
         await until(pilot, lambda: isinstance(app.screen, ViewAsScreen))
         await pilot.press("slash", *"alpha", "enter")
         await until(pilot, lambda: app.caller.key == ALPHA)
-        app.search_input.value = ""
-        app.search_input.focus()
+        app.search_screen.search_input.value = ""
+        app.search_screen.search_input.focus()
         await type_query(pilot, app, "latency")
-        assert {r.session_key for r in app.results.results} == {ALPHA}
+        assert {r.session_key for r in app.search_screen.results.results} == {ALPHA}
 
         delete_session(convo, ALPHA)  # as `backscroll delete` does, from another process
-        app.search_input.value = ""
+        app.search_screen.search_input.value = ""
         await pilot.press(*"latency")  # a search per keystroke, each refused
         error = app.search_screen.query_one("#search-error", Static)
-        await until(pilot, lambda: app.results.option_count == 0
+        await until(pilot, lambda: app.search_screen.results.option_count == 0
                     and "does not exist" in str(error.content))
         await pilot.pause(0.3)
         assert count_text(app) == "nothing to show as this caller"
-        assert "Latency" not in app.history.plain_text()
+        assert "Latency" not in app.search_screen.history.plain_text()
         # said under the bar: the only notification is the one of the switch
         assert [n.message for n in app._notifications] == [f"searching as {ALPHA} (tree)"]
 
-        app.search_input.value = ""  # the home list: refused the same way
-        await until(pilot, lambda: app.last_request is None and app.results.option_count == 0
+        app.search_screen.search_input.value = ""  # the home list: refused the same way
+        await until(pilot, lambda: app.search_screen.last_request is None
+                    and app.search_screen.results.option_count == 0
                     and "does not exist" in str(error.content))
         assert count_text(app) == "nothing to show as this caller"
         assert len(app._notifications) == 1
@@ -63,7 +64,7 @@ async def test_a_search_the_storage_cannot_answer_keeps_the_last_answer_marked(
     app = app_for(state)
     async with app.run_test(size=(100, 30)) as pilot:
         await type_query(pilot, app, "deploy")
-        assert len(app.results.results) == 1
+        assert len(app.search_screen.results.results) == 1
 
         def server_gone(*args, **kwargs):
             raise Unreachable("cannot connect to postgresql://db.example/backscroll: connection "
@@ -74,7 +75,7 @@ async def test_a_search_the_storage_cannot_answer_keeps_the_last_answer_marked(
         error = app.search_screen.query_one("#search-error", Static)
         await until(pilot, lambda: "cannot connect" in str(error.content))
         assert count_text(app) == "below: the answer for deploy"
-        assert len(app.results.results) == 1 and not app._notifications
+        assert len(app.search_screen.results.results) == 1 and not app._notifications
         assert error.size.height == 1  # one line, however long the sentence
 
 
@@ -89,7 +90,7 @@ async def test_a_sync_that_fails_leaves_no_progress_behind(state: StateDir) -> N
     async with app.run_test(size=(120, 30)) as pilot:
         await until(pilot, lambda: app.status is not None)
         app.post_message(SyncProgress(0, 3))
-        await until(pilot, lambda: "syncing 0/3 files" in app.status_bar.plain_text())
+        await until(pilot, lambda: "syncing 0/3 files" in app.search_screen.status_bar.plain_text())
         app.post_message(SourcesSynced(SyncReport(sources=1, problems=[
             "the database role may not do this (permission denied for table sessions)"])))
-        await until(pilot, lambda: "syncing" not in app.status_bar.plain_text())
+        await until(pilot, lambda: "syncing" not in app.search_screen.status_bar.plain_text())

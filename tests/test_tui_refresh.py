@@ -58,26 +58,26 @@ async def test_a_standing_search_shows_what_another_writer_stores(state: StateDi
     async with app.run_test(size=(120, 35)) as pilot:
         await until(pilot, lambda: app.status is not None)
         await type_query(pilot, app, "heron")
-        assert [r.session.key for r in app.results.results] == ["agent:main:main"]
+        assert [r.session.key for r in app.search_screen.results.results] == ["agent:main:main"]
         await pilot.press(*" kiwi")
-        await until(pilot, lambda: app.results.shown_for == "heron kiwi")
+        await until(pilot, lambda: app.search_screen.results.shown_for == "heron kiwi")
         assert count_text(app) == "no results for heron kiwi"
 
         # another writer (as `backscroll watch` in another process would): a core call
         add_session(state, "agent:main:other", [("user", "a heron kiwi sighting")],
                     start_ms=600_000)
         app.poll_status()  # what the status timer does every few seconds
-        await until(pilot, lambda: [r.session.key for r in app.results.results]
+        await until(pilot, lambda: [r.session.key for r in app.search_screen.results.results]
                     == ["agent:main:other"])
-        assert app.search_input.value == "heron kiwi"  # nothing was typed
+        assert app.search_screen.search_input.value == "heron kiwi"  # nothing was typed
         assert count_text(app).startswith("1 conversation")
 
         # the selection stays where it was when more arrives
         add_session(state, "agent:main:third", [("user", "kiwi and heron again")],
                     start_ms=1_200_000)
         app.poll_status()
-        await until(pilot, lambda: len(app.results.results) == 2)
-        assert app.results.current.session.key == "agent:main:other"
+        await until(pilot, lambda: len(app.search_screen.results.results) == 2)
+        assert app.search_screen.results.current.session.key == "agent:main:other"
 
 
 @pytest.mark.backends
@@ -86,11 +86,11 @@ async def test_the_home_list_shows_a_conversation_another_writer_stores(state: S
     add_session(state, "agent:main:main", [("user", "the heron migration")])
     app = app_for(state, sources=False, poll_interval=NEVER, grouped=True)
     async with app.run_test(size=(120, 35)) as pilot:
-        await until(pilot, lambda: len(app.results.results) == 1)
+        await until(pilot, lambda: len(app.search_screen.results.results) == 1)
         add_session(state, "agent:ops:main", [("user", "is the backup done?")],
                     start_ms=600_000)
         app.poll_status()
-        await until(pilot, lambda: [r.key for r in app.results.results]
+        await until(pilot, lambda: [r.key for r in app.search_screen.results.results]
                     == ["agent:ops:main", "agent:main:main"])
 
 
@@ -108,11 +108,11 @@ async def test_opening_the_browser_on_a_server_leaves_it_unchanged(
     app = app_for(state, poll_interval=0.05)  # sources=True: as `backscroll --database URL`
     async with app.run_test(size=(120, 35)) as pilot:
         # the browser decided: sources held, or (the bug) a first sync done and reported
-        await until(pilot, lambda: app._held or "synced" in app.status_bar.plain_text(),
+        await until(pilot, lambda: "synced" in app.search_screen.status_bar.plain_text(),
                     timeout=60)
         assert state.agents() == ["main"]
-        assert "local sources not synced here (L follows them)" in app.status_bar.plain_text()
-        assert not app.following
+        assert "local sources not synced here (L follows them)" in app.search_screen.status_bar.plain_text()
+        assert not app.live.following
         assert state.agents() == ["main"]
         assert [(s.key, s.messages) for s in visible_session_list(state, OPERATOR)] == before
         await pilot.press("tab", "L")  # the explicit act: follow them, into the server
@@ -143,7 +143,7 @@ async def test_worker_messages_after_the_widgets_are_gone_are_dropped(state: Sta
     add_session(state, "agent:main:main", [("user", "the heron migration")])
     app = app_for(state, sources=False, poll_interval=NEVER)
     async with app.run_test(size=(120, 35)) as pilot:
-        await until(pilot, lambda: app.status is not None and bool(app.results.results))
+        await until(pilot, lambda: app.status is not None and bool(app.search_screen.results.results))
         screen = app.search_screen
         status = state_status(state)
         await screen.remove_children()  # as Textual does first when the browser quits
@@ -157,9 +157,9 @@ async def test_worker_messages_after_the_widgets_are_gone_are_dropped(state: Sta
         screen.post_message(SearchAnswered(screen.scheduler.generation, request, error="x"))
         screen.post_message(HomeLoaded(screen.scheduler.generation, []))
         await pilot.pause()
-        app._refresh()  # the refresh timer a sync started
-        app.contents_changed({"agent:main:main"})
-        await until(pilot, lambda: app._refresh_timer is None)  # it fired: nothing to refresh
+        app.live._refresh()  # the refresh timer a sync started
+        app.live.contents_changed({"agent:main:main"})
+        await until(pilot, lambda: app.live._refresh_timer is None)  # it fired: nothing to refresh
         await pilot.pause()
         assert app._exception is None and app.is_running
 
@@ -239,18 +239,18 @@ async def test_the_footer_names_ctrl_q_and_q_quits_only_outside_the_bar(state: S
     add_session(state, "agent:main:main", [("user", "the heron migration")])
     app = app_for(state, sources=False, poll_interval=NEVER)
     async with app.run_test(size=(120, 35)) as pilot:
-        await until(pilot, lambda: bool(app.results.results))
+        await until(pilot, lambda: bool(app.search_screen.results.results))
         footer = app.search_screen.query_one(Footer)
         shown = [(k.key_display, k.description) for k in footer.query("FooterKey")]
         assert ("^q", "Quit") in shown
-        assert app.search_input.has_focus
+        assert app.search_screen.search_input.has_focus
         await pilot.press("q")  # in the search bar q is text
-        assert app.search_input.value == "q" and app.return_code is None
+        assert app.search_screen.search_input.value == "q" and app.return_code is None
         await pilot.press("ctrl+q")
         assert app.return_code == 0
     app = app_for(state, sources=False, poll_interval=NEVER)
     async with app.run_test(size=(120, 35)) as pilot:
-        await until(pilot, lambda: bool(app.results.results))
+        await until(pilot, lambda: bool(app.search_screen.results.results))
         await pilot.press("tab")
         assert app.return_code is None
         await pilot.press("q")  # from the list q quits
@@ -265,7 +265,7 @@ async def test_a_filters_drop_down_opens_inside_its_dialog(state: StateDir) -> N
                      start_ms=n * 60_000)
     app = app_for(state, sources=False, poll_interval=NEVER)
     async with app.run_test(size=(100, 30)) as pilot:
-        await until(pilot, lambda: bool(app.results.results))
+        await until(pilot, lambda: bool(app.search_screen.results.results))
         await pilot.press("tab", "f")
         await until(pilot, lambda: isinstance(app.screen, FiltersScreen))
         screen = app.screen
@@ -291,8 +291,8 @@ async def test_the_status_bar_says_incognito_sessions_are_not_listed(state: Stat
                 start_ms=600_000)
     app = app_for(state, sources=False, poll_interval=NEVER, grouped=True)
     async with app.run_test(size=(140, 35)) as pilot:
-        await until(pilot, lambda: app.status is not None and bool(app.results.results))
-        assert [r.key for r in app.results.results] == ["agent:main:main"]
+        await until(pilot, lambda: app.status is not None and bool(app.search_screen.results.results))
+        assert [r.key for r in app.search_screen.results.results] == ["agent:main:main"]
         assert count_text(app).startswith("1 conversation")
         await until(pilot, lambda: "2 sessions (1 incognito not listed), up to date"
-                    in app.status_bar.plain_text())
+                    in app.search_screen.status_bar.plain_text())

@@ -90,15 +90,15 @@ def waiting_for(condition: Callable[[BackscrollApp], bool], *keys: str) -> Calla
 
 
 def preview_shown(app: BackscrollApp) -> bool:
-    return (previewed(app) and app.results.painted_for == app.search_input.value
-            and app.last_request is not None)
+    return (previewed(app) and app.search_screen.results.painted_for == app.search_screen.search_input.value
+            and app.search_screen.last_request is not None)
 
 
 def test_snapshot_empty_state_dir(snap_compare: Any) -> None:
     app = snapshot_app(StateDir("/nonexistent/backscroll-snapshot-state"))
 
     def sources_listed(a: BackscrollApp) -> bool:
-        return a.search_screen.query_one("#empty").display and a.listed_sources is not None
+        return a.search_screen.query_one("#empty").display and a.live.listed is not None
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=waiting_for(sources_listed))
 
@@ -134,7 +134,8 @@ def test_snapshot_narrow_terminal(snap_compare: Any, state: StateDir) -> None:
 
 
 def home_shown(app: BackscrollApp) -> bool:
-    return bool(app.results.rows) and app.results.shown_for == "" and previewed(app)
+    results = app.search_screen.results
+    return bool(results.rows) and results.shown_for == "" and previewed(app)
 
 
 def test_snapshot_home_recent_conversations(snap_compare: Any, state: StateDir) -> None:

@@ -27,8 +27,8 @@ async def test_a_burst_of_typing_deleting_and_typing_ends_with_the_last_query(st
     async with app.run_test(size=(120, 30)) as pilot:
         await until(pilot, lambda: app.status is not None)
         burst(app, [*first, *["backspace"] * len(first), *second])
-        await until(pilot, lambda: app.search_input.value == second
-                    and app.results.shown_for == second, timeout=10)
-        assert len(app.results.rows) == 1
+        await until(pilot, lambda: app.search_screen.search_input.value == second
+                    and app.search_screen.results.shown_for == second, timeout=10)
+        assert len(app.search_screen.results.rows) == 1
         burst(app, ["backspace"] * 3 + ["left", "left", *"XY", "end", *"cy"])
-        await until(pilot, lambda: app.search_input.value == "laXYtecy", timeout=10)
+        await until(pilot, lambda: app.search_screen.search_input.value == "laXYtecy", timeout=10)

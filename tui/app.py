@@ -3,11 +3,14 @@ caller, the clock, the last status) and pushes the ``SearchScreen``, which does 
 
 Threading rule: the UI thread never does I/O. Every core call runs in a thread worker
 (``@work(thread=True, exclusive=True, exit_on_error=False, group=...)``; an exclusive worker
-cancels only its own group): here ``status`` and ``reconcile``, in ``actions.py`` (export,
-resume, view as: a mixin, as ``live.py`` for the sources is) ``export``, ``lookup`` and
-``caller``, on the search screen ``search``, ``history`` and ``catalog``. Workers only post messages
-(``messages.py``); handlers on the UI thread mutate state and widgets. ``report_failure``
-turns a failed worker of any screen into one notification.
+cancels only its own group): here ``status`` and ``reconcile``; those of the two objects the
+app owns, run on the app: ``app.actions`` (``actions.py``: export, resume, view as) ``export``,
+``lookup`` and ``caller``, ``app.live`` (``live.py``: the live sources) ``sources-open``,
+``sources`` and ``sources-list``; on the search screen ``search``, ``home``, ``choices``,
+``catalog``, and the preview's ``history``. Workers only post messages (``messages.py``);
+handlers on the UI thread mutate state and widgets: the app hands an ``ActionMessage`` or a
+``LiveMessage`` to the object it is for. ``report_failure`` turns a failed worker of any
+screen into one notification.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from collections.abc import Callable, Iterable
 from multiprocessing import resource_tracker
 from typing import Any
 
-from textual import work
+from textual import on, work
 from textual.app import App, SystemCommand
 from textual.binding import Keymap
 from textual.screen import Screen
@@ -34,8 +37,8 @@ from backscroll.core.visibility import OPERATOR, Caller
 from . import keys
 from .actions import SessionActions
 from .guard import while_shown
-from .live import LiveSources
-from .messages import FiltersChanged, PrivacyWarning, StatusPolled
+from .live import Follower
+from .messages import ActionMessage, FiltersChanged, LiveMessage, PrivacyWarning, StatusPolled
 from .screens import HelpScreen, SearchScreen, ViewAsChoice
 from .text import Clock, shown
 
@@ -56,12 +59,7 @@ def _start_resource_tracker() -> None:
         resource_tracker.ensure_running()
 
 
-def _on_screen(name: str) -> property:
-    """The search screen's attribute ``name``, read through the app (tests and scripts)."""
-    return property(lambda app: getattr(app.search_screen, name))
-
-
-class BackscrollApp(LiveSources, SessionActions, App[int]):
+class BackscrollApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "backscroll"
     BINDINGS = keys.bindings(keys.APP)
@@ -83,7 +81,6 @@ class BackscrollApp(LiveSources, SessionActions, App[int]):
     ) -> None:
         super().__init__()
         _start_resource_tracker()
-        self.init_live(sources)
         self.state = state
         self.caller = caller or OPERATOR
         self.now = now
@@ -99,6 +96,8 @@ class BackscrollApp(LiveSources, SessionActions, App[int]):
         self._ticks_since_poll = 0
         self._search_screen: SearchScreen | None = None
         self._reported: set[str] = set()  # problems already notified about, once per run
+        self.live = Follower(self, sources)
+        self.actions = SessionActions(self)
 
     async def on_mount(self) -> None:
         # Warnings about loose modes come from worker threads; post_message is thread-safe.
@@ -110,7 +109,7 @@ class BackscrollApp(LiveSources, SessionActions, App[int]):
         self.set_interval(self._poll_interval, self._status_tick)
 
     def on_unmount(self) -> None:
-        self.stop_following()  # the follow thread ends at its next check (tens of ms)
+        self.live.stop()  # the follow thread ends at its next check (tens of ms)
         private.set_warning_sink(None)
 
     def report_database(self, problem: str, title: str, severity: str = "error") -> None:
@@ -125,7 +124,15 @@ class BackscrollApp(LiveSources, SessionActions, App[int]):
         self.notify(shown(message.text), title="not private", severity="warning", markup=False,
                     timeout=10)
 
-    # --- the search screen and its state, by name (tests and scripts read these) --------
+    @on(LiveMessage)
+    def _to_follower(self, message: LiveMessage) -> None:
+        self.live.handle(message)
+
+    @on(ActionMessage)
+    def _to_actions(self, message: ActionMessage) -> None:
+        self.actions.handle(message)
+
+    # --- the search screen ------------------------------------------------------------------
 
     @property
     def search_screen(self) -> SearchScreen:
@@ -137,22 +144,6 @@ class BackscrollApp(LiveSources, SessionActions, App[int]):
     def ready(self) -> bool:
         """The search screen is up (not yet, or no more, while starting or quitting)."""
         return self._search_screen is not None and self._search_screen.is_attached
-
-    # What the search screen holds, read through the app.
-    search_input = _on_screen("search_input")  # Input
-    results = _on_screen("results")  # ResultsList
-    history = _on_screen("history")  # HistoryPane
-    status_bar = _on_screen("status_bar")  # StatusBar
-    last_request = _on_screen("last_request")  # SearchRequest | None
-    last_response = _on_screen("last_response")  # SearchResponse | None
-    search_indexing = _on_screen("search_indexing")  # bool
-    scope = _on_screen("scope")  # Scope
-    order = _on_screen("order")  # str
-    match = _on_screen("match")  # str
-
-    @property
-    def generation(self) -> int:
-        return self.search_screen.scheduler.generation
 
     # --- status and reconciliation ----------------------------------------------------------
 
@@ -166,7 +157,7 @@ class BackscrollApp(LiveSources, SessionActions, App[int]):
         if scheduler is None or scheduler.running or scheduler.idle_for() < TYPING_PAUSE_S:
             return
         status = self.status
-        busy = self.search_indexing or status is None or status.reconciling or bool(
+        busy = self.search_screen.search_indexing or status is None or status.reconciling or bool(
             status.pending_sessions
         )
         if busy or self._ticks_since_poll >= IDLE_POLL_TICKS:
@@ -193,9 +184,9 @@ class BackscrollApp(LiveSources, SessionActions, App[int]):
                 self.start_reconciling(waiting)
         self.search_screen.status_changed(first)
         if first:
-            self.live_first_status(not message.status.agents)
+            self.live.first_status(not message.status.agents)
         if not message.status.agents:
-            self.show_empty()
+            self.live.show_empty()
 
     @work(thread=True, exclusive=True, group="reconcile", exit_on_error=False)
     def start_reconciling(self, agents: list[str]) -> None:
@@ -243,6 +234,9 @@ class BackscrollApp(LiveSources, SessionActions, App[int]):
 
     # --- keys: help, palette, keymap ------------------------------------------------------
 
+    def action_toggle_follow(self) -> None:
+        self.live.toggle()
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
@@ -266,7 +260,7 @@ class BackscrollApp(LiveSources, SessionActions, App[int]):
                     yield SystemCommand(entry.title, keys.palette_help(self, entry.id),
                                         getattr(screen, f"action_{entry.action}"))
             yield SystemCommand("View as operator", "Back to seeing every session",
-                                lambda: self.switch_caller(ViewAsChoice(None)))
+                                lambda: self.actions.switch_caller(ViewAsChoice(None)))
         for entry in keys.APP:
             if entry.title:
                 yield SystemCommand(entry.title, keys.palette_help(self, entry.id),

@@ -2,10 +2,14 @@
 and what a screen asks of the app. Handlers on the UI thread act on them; a message carries
 what it answers (a search generation, the result a history is for) so a handler can drop an
 answer nobody waits for any more.
+
+Each is a dataclass (Textual's ``Message.__post_init__`` is what a dataclass's ``__init__``
+calls): its fields are what it carries, and nothing else.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from textual.message import Message
@@ -21,225 +25,202 @@ from backscroll.core.status import StateStatus
 from backscroll.core.visibility import Caller
 
 
+@dataclass
 class SearchAnswered(Message):
     """The answer (or the validation error) for one search generation: message-level, or
     grouped by conversation."""
 
-    def __init__(
-        self,
-        generation: int,
-        request: SearchRequest,
-        response: SearchResponse | GroupedResponse | None = None,
-        error: str | None = None,
-        forbidden: bool = False,
-    ) -> None:
-        super().__init__()
-        self.generation = generation
-        self.request = request
-        self.response = response
-        self.error = error
-        self.forbidden = forbidden  # the caller may not search (its session is gone)
+    generation: int
+    request: SearchRequest
+    response: SearchResponse | GroupedResponse | None = None
+    error: str | None = None
+    forbidden: bool = False  # the caller may not search (its session is gone)
 
 
+@dataclass
 class HomeLoaded(Message):
     """The recent conversations, for the list shown before anything is typed."""
 
-    def __init__(self, generation: int, sessions: list[SessionSummary], error: str | None = None,
-                 forbidden: bool = False) -> None:
-        super().__init__()
-        self.generation = generation
-        self.sessions = sessions
-        self.error = error  # why nothing new is listed (the server is gone, ...)
-        self.forbidden = forbidden  # the caller may not search: nothing may stay listed
+    generation: int
+    sessions: list[SessionSummary]
+    error: str | None = None  # why nothing new is listed (the server is gone, ...)
+    forbidden: bool = False  # the caller may not search: nothing may stay listed
 
 
+@dataclass
 class HistoryLoaded(Message):
     """The conversation around a row, for the preview pane."""
 
-    def __init__(
-        self,
-        row: Any,
-        response: HistoryResponse | None = None,
-        error: str | None = None,
-    ) -> None:
-        super().__init__()
-        self.row = row
-        self.response = response
-        self.error = error
+    row: Any
+    response: HistoryResponse | None = None
+    error: str | None = None
 
 
+@dataclass
 class ConversationOpened(Message):
     """A conversation's outline, the hits in it, and the first window to show."""
 
-    def __init__(self, outline: Outline, hits: list[str], start: int,
-                 messages: list[dict[str, Any]], focus: int) -> None:
-        super().__init__()
-        self.outline = outline
-        self.hits = hits
-        self.start = start
-        self.messages = messages
-        self.focus = focus
+    outline: Outline
+    hits: list[str]
+    start: int
+    messages: list[dict[str, Any]]
+    focus: int
 
 
+@dataclass
 class WindowRead(Message):
     """Messages of a conversation from ``start``: for one end (``before``/``after``) of what is
     shown, or to show instead of it (``center``/``top``/``bottom``), around ``focus``."""
 
-    def __init__(self, start: int, messages: list[dict[str, Any]], where: str,
-                 focus: int | None) -> None:
-        super().__init__()
-        self.start = start
-        self.messages = messages
-        self.where = where
-        self.focus = focus
+    start: int
+    messages: list[dict[str, Any]]
+    where: str
+    focus: int | None
 
 
+@dataclass
 class HitsFound(Message):
     """The hits of a search within one conversation (or why the query was refused);
     ``opening``: those of the query it was opened with."""
 
-    def __init__(self, request: SearchRequest, hits: list[str] | None, error: str | None = None,
-                 opening: bool = False) -> None:
-        super().__init__()
-        self.request = request
-        self.hits = hits
-        self.error = error
-        self.opening = opening
+    request: SearchRequest
+    hits: list[str] | None
+    error: str | None = None
+    opening: bool = False
 
 
+@dataclass
 class StatusPolled(Message):
     """Reconciliation progress; a newer one replaces an unprocessed older one."""
 
-    def __init__(self, status: StateStatus) -> None:
-        super().__init__()
-        self.status = status
+    status: StateStatus
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, StatusPolled)
 
 
-class SessionsLoaded(Message):
+class BrowseMessage(Message):
+    """A message for the search screen's row actions (``screens/browse.py``): the screen
+    hands it on."""
+
+
+class ActionMessage(Message):
+    """A message for the session actions (``actions.py``): the app hands it on."""
+
+
+@dataclass
+class SessionsLoaded(BrowseMessage):
     """Every session of the state dir, for the "view as" picker."""
 
-    def __init__(self, sessions: list[SessionSummary]) -> None:
-        super().__init__()
-        self.sessions = sessions
+    sessions: list[SessionSummary]
 
 
-class CallerChanged(Message):
+@dataclass
+class CallerChanged(ActionMessage):
     """The caller built for a "view as" choice (the config file was read for its policy)."""
 
-    def __init__(self, caller: Caller) -> None:
-        super().__init__()
-        self.caller = caller
+    caller: Caller
 
 
-class ExportFinished(Message):
-    def __init__(self, session_key: str, path: str, size: int) -> None:
-        super().__init__()
-        self.session_key = session_key
-        self.path = path
-        self.size = size
+@dataclass
+class ExportFinished(ActionMessage):
+    """A conversation was written where the person chose (redacted): how big, and where."""
+
+    session_key: str
+    path: str
+    size: int
 
 
-class ResumeRequested(Message):
+@dataclass
+class ResumeRequested(ActionMessage):
     """A screen asks for the command that resumes a conversation, to copy it."""
 
-    def __init__(self, session_key: str, host: str | None = None) -> None:
-        super().__init__()
-        self.session_key = session_key
-        self.host = host  # the session's (a team server holds a key per host)
+    session_key: str
+    host: str | None = None  # the session's (a team server holds a key per host)
 
 
-class SessionLookedUp(Message):
+@dataclass
+class SessionLookedUp(ActionMessage):
     """What a list shows of one session (for ``resume``), or why it cannot be shown."""
 
-    def __init__(self, session_key: str, summary: SessionSummary | None, error: str | None = None
-                 ) -> None:
-        super().__init__()
-        self.session_key = session_key
-        self.summary = summary
-        self.error = error
+    session_key: str
+    summary: SessionSummary | None
+    error: str | None = None
 
 
+@dataclass
 class FiltersChanged(Message):
     """The filters dialog changed a filter (each change applies at once)."""
 
-    def __init__(self, filters: Any) -> None:
-        super().__init__()
-        self.filters = filters
+    filters: Any
 
 
-class FilterChoices(Message):
+@dataclass
+class FilterChoices(BrowseMessage):
     """The agents and projects the caller may see: the filters dialog's choices."""
 
-    def __init__(self, agents: list[str], projects: list[tuple[str, int]]) -> None:
-        super().__init__()
-        self.agents = agents
-        self.projects = projects
+    agents: list[str]
+    projects: list[tuple[str, int]]
 
 
-class ExportRequested(Message):
+@dataclass
+class ExportRequested(ActionMessage):
     """A screen asks the app to export a conversation (the app asks where, then writes it)."""
 
-    def __init__(self, session_key: str, host: str | None = None) -> None:
-        super().__init__()
-        self.session_key = session_key
-        self.host = host  # the session's (a team server holds a key per host)
+    session_key: str
+    host: str | None = None  # the session's (a team server holds a key per host)
 
 
-class SourcesSynced(Message):
+class LiveMessage(Message):
+    """A message for the live sources' follower (``live.py``): the app hands it on."""
+
+
+@dataclass
+class SourcesSynced(LiveMessage):
     """A sync of the live sources ended (most find nothing new)."""
 
-    def __init__(self, report: SyncReport) -> None:
-        super().__init__()
-        self.report = report
+    report: SyncReport
 
 
-class SyncOnOpen(Message):
+@dataclass
+class SyncOnOpen(LiveMessage):
     """Whether the sources are synced and followed on open (``[sync] on_open``: by default
     on the local files, not into a shared server)."""
 
-    def __init__(self, allowed: bool) -> None:
-        super().__init__()
-        self.allowed = allowed
+    allowed: bool
 
 
-class SourcesWatching(Message):
+@dataclass
+class SourcesWatching(LiveMessage):
     """The live follow now watches these sources (it starts over when they change)."""
 
-    def __init__(self, sources: list[Source]) -> None:
-        super().__init__()
-        self.sources = sources
+    sources: list[Source]
 
 
-class SyncProgress(Message):
+@dataclass
+class SyncProgress(LiveMessage):
     """Files read so far by a sync; a newer one replaces an unprocessed older one."""
 
-    def __init__(self, done: int, total: int) -> None:
-        super().__init__()
-        self.done = done
-        self.total = total
+    done: int
+    total: int
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, SyncProgress)
 
 
-class SourcesListed(Message):
+@dataclass
+class SourcesListed(LiveMessage):
     """The sources found on this machine, for the first screen of an empty state dir."""
 
-    def __init__(self, statuses: list[SourceStatus]) -> None:
-        super().__init__()
-        self.statuses = statuses
+    statuses: list[SourceStatus]
 
 
-class TakeInRequested(Message):
+class TakeInRequested(LiveMessage):
     """The person asked to take in the sources found (the empty state's key)."""
 
 
+@dataclass
 class PrivacyWarning(Message):
     """A folder or database looser than 0700 / 0600 (``core/private.py``), from any thread."""
 
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
+    text: str

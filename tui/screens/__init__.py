@@ -9,11 +9,12 @@ can be tested on a throwaway host app.
 - ``filters``, ``view_as``, ``export``, ``help``: the dialogs
 """
 
+from .browse import Scope
 from .conversation import ConversationScreen, ConversationSource, CoreSource
 from .export import ExportChoice, ExportScreen, default_export_path
 from .filters import Filters, FiltersScreen
 from .help import HelpScreen
-from .search import Scope, SearchScreen
+from .search import SearchScreen
 from .view_as import ViewAsChoice, ViewAsScreen, session_tree
 
 __all__ = [

@@ -1,203 +1,225 @@
-"""What the search screen does with the highlighted row (a mixin of ``SearchScreen``): preview
-its conversation (the end of it, or around its hit), open it, copy its excerpt or the command
-that resumes it, export it; and the dialogs the screen opens: filters and "view as".
+"""What the search screen's keys do beyond typing: to the highlighted row (open its
+conversation, copy its excerpt or the command that resumes it, export it), to the modes that
+shape the search (order, match, rows per conversation, scope), and the dialogs the screen
+opens: filters and "view as".
 
-Workers (groups ``history``, ``lookup``, ``choices``, ``catalog``) only post messages; the
-handlers here act on the UI thread.
+``BrowseActions`` is an object the search screen owns (``screen.browse``), not a mixin: the screen's
+key actions call it, its workers (groups ``choices``, ``catalog``) run on the screen and post
+``BrowseMessage``s, which the screen hands back to ``BrowseActions.handle`` on the UI thread. The
+preview of the highlighted row is its own widget (``widgets/preview.py``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from textual import work
-from textual.timer import Timer
-from textual.widgets import OptionList
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from backscroll.core.catalog import list_sessions, project_list
-from backscroll.core.conversation import window_around
-from backscroll.core.errors import Forbidden, ValidationError
-from backscroll.core.visibility import Caller, may_see_agent
+from backscroll.core.visibility import may_see_agent
 
 from ..guard import while_shown
-from ..messages import FilterChoices, FiltersChanged, HistoryLoaded, SessionsLoaded
+from ..messages import BrowseMessage, FilterChoices, FiltersChanged, SessionsLoaded
 from ..text import cut_middle, shown
-from ..widgets.results import Row, row_anchor, row_host, row_identity, row_key, row_summary
+from ..widgets.results import row_agent, row_anchor, row_host, row_key, row_summary
 from .conversation import ConversationScreen, CoreSource
 from .filters import Filters, FiltersScreen
 from .view_as import ViewAsChoice, ViewAsScreen
 
-if TYPE_CHECKING:
-    from .search import SearchScreen
-
-    _Base = SearchScreen
-else:
-    _Base = object
-
-PREVIEW_MESSAGES = 25
-# The preview waits until typing pauses this long: the next key, typed ~150 ms after the last,
-# must not wait behind a conversation being laid out (docs/browser.md, Speed).
-PREVIEW_AFTER_TYPING_S = 0.3
+SCOPES = ("all", "agent", "session")
 
 
-class Browsing(_Base):
-    def init_browsing(self, preview_debounce: float) -> None:
-        self._preview_debounce = preview_debounce
-        self._preview_timer: Timer | None = None
+@dataclass(frozen=True)
+class Scope:
+    kind: str = "all"  # all | agent | session
+    value: str | None = None
 
-    # --- the preview pane -------------------------------------------------------------------
+    def describe(self) -> str:
+        if self.kind == "agent":
+            return f"agent {self.value}"
+        if self.kind == "session":
+            return f"session {self.value}"
+        return "all agents"
 
-    # (Handlers go by their names here: ``@on`` is not collected from a mixin.)
-    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        """Holding j must not read a history per row: wait until the highlight settles."""
-        if event.option_list.id != "results":
-            return
-        if self._preview_timer is not None:
-            self._preview_timer.stop()
-        if self.results.current is None:
-            return
-        self._preview_timer = self.set_timer(self._preview_debounce, self._load_preview)
 
-    @while_shown
-    def _load_preview(self) -> None:
-        self._preview_timer = None
-        if self.scheduler.busy:
-            return  # still typing: the next answer moves the highlight and asks again
-        typing = PREVIEW_AFTER_TYPING_S - self.scheduler.idle_for()
-        if typing > 0:  # drawing a conversation now would delay the next keystroke's results
-            self._preview_timer = self.set_timer(typing, self._load_preview)
-            return
-        row = self.results.current
-        if row is not None:
-            self.load_preview(row, self.browser.caller)
+class BrowseHost(Protocol):
+    """What the row actions need of the search screen (``SearchScreen``)."""
 
-    @work(thread=True, exclusive=True, group="history", exit_on_error=False)
-    def load_preview(self, row: Row, caller: Caller) -> None:
-        """The conversation around the row's hit, or (a conversation) its newest messages:
-        a window of it, so a long conversation previews as fast as a short one."""
-        try:
-            response = window_around(self.browser.state, caller, row_key(row), row_anchor(row),
-                                     PREVIEW_MESSAGES, row_host(row))
-        except (ValidationError, Forbidden) as err:  # e.g. rewound meanwhile: say so, inline
-            self.post_message(HistoryLoaded(row, error=str(err)))
-            return
-        self.post_message(HistoryLoaded(row, response))
+    filters: Filters
+    last_request: Any
+    order: str
+    match: str
+    grouped: bool
+    scope: Scope
 
-    @while_shown
-    def on_history_loaded(self, message: HistoryLoaded) -> None:
-        current = self.results.current
-        if current is None or row_identity(message.row) != row_identity(current):
-            return  # the highlight moved on
-        if message.error is not None:
-            self.history.show_note(message.error, style="yellow")
-        elif message.response is not None:
-            self.history.show_history(message.response, row_anchor(message.row),
-                                      self.browser.now)
+    @property
+    def app(self) -> Any: ...
+    @property
+    def browser(self) -> Any: ...
+    @property
+    def results(self) -> Any: ...
+    @property
+    def search_input(self) -> Any: ...
+    @property
+    def status_bar(self) -> Any: ...
+    @property
+    def is_current(self) -> bool: ...
+    def request_for(self, text: str) -> Any: ...
+    def show_status(self) -> None: ...
+    def search_now(self) -> None: ...
+    def notify(self, message: str, **kwargs: Any) -> None: ...
+    def post_message(self, message: Any) -> bool: ...
+    def run_worker(self, work: Any, **kwargs: Any) -> Any: ...
+
+
+class BrowseActions:
+    def __init__(self, screen: BrowseHost) -> None:
+        self.screen = screen
+
+    def handle(self, message: BrowseMessage) -> None:
+        """A worker's message, on the UI thread."""
+        getattr(self, message.handler_name)(message)
+
+    def _run(self, work: Any, group: str) -> None:
+        self.screen.run_worker(work, group=group, exclusive=True, thread=True,
+                               exit_on_error=False)
 
     # --- the highlighted row ---------------------------------------------------------------
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        if event.option_list.id == "results":
-            self.action_open()
-
-    def action_open(self) -> None:
+    def open(self) -> None:
         """The whole conversation, at the row's hit (or at its end), with the query's hits."""
-        row = self.results.current
+        screen, browser = self.screen, self.screen.browser
+        row = screen.results.current
         if row is None:
-            self.app.bell()
+            screen.app.bell()
             return
-        text = self.search_input.value
-        request = self.request_for(text) if text.strip() and self.last_request else None
+        text = screen.search_input.value
+        request = screen.request_for(text) if text.strip() and screen.last_request else None
         summary = row_summary(row)
         title = summary.display_title if summary is not None else ""
-        source = CoreSource(self.browser.state, self.browser.caller, row_key(row), row_host(row))
-        self.app.push_screen(ConversationScreen(source, row_anchor(row), self.browser.now,
-                                                request, title))
+        source = CoreSource(browser.state, browser.caller, row_key(row), row_host(row))
+        screen.app.push_screen(ConversationScreen(source, row_anchor(row), browser.now,
+                                                  request, title))
 
-    def action_copy(self) -> None:
-        row = self.results.current
+    def copy(self) -> None:
+        screen = self.screen
+        row = screen.results.current
         if row is None:
-            self.app.bell()
+            screen.app.bell()
             return
         summary = row_summary(row)
         excerpt = getattr(row, "excerpt", None) or getattr(getattr(row, "result", None),
                                                            "excerpt", None)
         text = excerpt or (summary.display_title if summary is not None else "")
-        self.app.copy_to_clipboard(text)
+        screen.app.copy_to_clipboard(text)
         what = "the excerpt" if excerpt else "the title"
-        self.flash(f"copied {what} of {cut_middle(shown(row_key(row)), 40)}")
+        screen.status_bar.flash(f"copied {what} of {cut_middle(shown(row_key(row)), 40)}")
 
-    def action_export(self) -> None:
-        row = self.results.current
+    def export(self) -> None:
+        row = self.screen.results.current
         if row is None:
-            self.notify("Highlight a row to export its conversation.", markup=False)
+            self.screen.notify("Highlight a row to export its conversation.", markup=False)
             return
-        self.browser.ask_export(row_key(row), row_host(row))
+        self.screen.browser.actions.ask_export(row_key(row), row_host(row))
 
-    # --- resume ---------------------------------------------------------------------------
-
-    def action_resume(self) -> None:
-        row = self.results.current
+    def resume(self) -> None:
+        screen = self.screen
+        row = screen.results.current
         if row is None:
-            self.app.bell()
+            screen.app.bell()
             return
         summary = row_summary(row)
+        actions = screen.browser.actions
         if summary is not None:
-            self.browser.copy_resume(summary)
+            actions.copy_resume(summary)
         else:
-            self.browser.look_up(row_key(row), self.browser.caller, row_host(row))
-
-    def flash(self, text: str) -> None:
-        """Say in the status bar what just happened (what was copied)."""
-        self.status_bar.flash(text)
+            actions.look_up(row_key(row), screen.browser.caller, row_host(row))
 
     # --- filters ----------------------------------------------------------------------------
 
-    def action_filters(self) -> None:
-        self.load_filter_choices(self.browser.caller)
+    def ask_filters(self) -> None:
+        state, caller = self.screen.browser.state, self.screen.browser.caller
 
-    @work(thread=True, exclusive=True, group="choices", exit_on_error=False)
-    def load_filter_choices(self, caller: Caller) -> None:
-        state = self.browser.state
-        agents = [a for a in state.agents() if may_see_agent(caller, a)]
-        self.post_message(FilterChoices(agents, project_list(state, caller)))
+        def work() -> None:
+            agents = [a for a in state.agents() if may_see_agent(caller, a)]
+            self.screen.post_message(FilterChoices(agents, project_list(state, caller)))
+
+        self._run(work, "choices")
 
     @while_shown
     def on_filter_choices(self, message: FilterChoices) -> None:
-        if self.is_current:
-            self.app.push_screen(FiltersScreen(self.filters, message.agents, message.projects))
+        screen = self.screen
+        if screen.is_current:
+            screen.app.push_screen(FiltersScreen(screen.filters, message.agents,
+                                                 message.projects))
 
     def filters_changed(self, message: FiltersChanged) -> None:
-        self.filters = message.filters
-        self.show_status()
-        self.search_now()
+        self.screen.filters = message.filters
+        self.screen.show_status()
+        self.screen.search_now()
 
-    def action_clear_filters(self) -> None:
-        if not self.filters.active:
-            self.app.bell()
+    def clear_filters(self) -> None:
+        screen = self.screen
+        if not screen.filters.active:
+            screen.app.bell()
             return
-        self.filters = Filters()
-        self.show_status()
-        self.search_now()
+        screen.filters = Filters()
+        screen.show_status()
+        screen.search_now()
 
     # --- view as --------------------------------------------------------------------------
 
-    def action_view_as(self) -> None:
-        self.load_sessions()
-
-    @work(thread=True, exclusive=True, group="catalog", exit_on_error=False)
-    def load_sessions(self) -> None:
-        self.post_message(SessionsLoaded(list_sessions(self.browser.state)))
+    def view_as(self) -> None:
+        state = self.screen.browser.state
+        self._run(lambda: self.screen.post_message(SessionsLoaded(list_sessions(state))),
+                  "catalog")
 
     @while_shown
     def on_sessions_loaded(self, message: SessionsLoaded) -> None:
-        if not self.is_current:
+        screen = self.screen
+        if not screen.is_current:
             return
+        browser = screen.browser
 
         def chosen(choice: ViewAsChoice | None) -> None:
             if choice is not None:
-                self.browser.switch_caller(choice)
+                browser.actions.switch_caller(choice)
 
-        self.app.push_screen(ViewAsScreen(message.sessions, self.browser.caller,
-                                          self.browser.now), chosen)
+        screen.app.push_screen(ViewAsScreen(message.sessions, browser.caller, browser.now),
+                               chosen)
 
+    # --- modes ----------------------------------------------------------------------------
+
+    def toggle_order(self) -> None:
+        screen = self.screen
+        screen.order = "recent" if screen.order == "best" else "best"
+        self._changed_mode(f"order: {'newest first' if screen.order == 'recent' else 'best match'}")
+
+    def toggle_match(self) -> None:
+        screen = self.screen
+        screen.match = "exact" if screen.match == "prefix" else "prefix"
+        self._changed_mode(f"match: {screen.match}")
+
+    def toggle_group(self) -> None:
+        screen = self.screen
+        screen.grouped = not screen.grouped
+        self._changed_mode("one row per conversation" if screen.grouped else "one row per message")
+
+    def toggle_scope(self) -> None:
+        screen = self.screen
+        current = screen.results.current
+        kind = SCOPES[(SCOPES.index(screen.scope.kind) + 1) % len(SCOPES)]
+        if kind == "agent":
+            if current is None:
+                screen.notify("Highlight a row first: the scope follows it.", markup=False)
+                return
+            screen.scope = Scope("agent", row_agent(current))
+        elif kind == "session":
+            screen.scope = Scope("session", row_key(current)) if current is not None else Scope()
+        else:
+            screen.scope = Scope()
+        self._changed_mode(f"scope: {shown(screen.scope.describe())}")
+
+    def _changed_mode(self, what: str) -> None:
+        self.screen.show_status()
+        self.screen.notify(what, timeout=2, markup=False)
+        self.screen.search_now()

@@ -3,75 +3,61 @@ typed, then results grouped by conversation or one per message), the conversatio
 highlighted row, status bar, footer; the search itself and the modes that shape it.
 
 Threading rule: the UI thread never does I/O. The screen's core calls run in thread workers
-(``search``, ``home``, ``history`` and the other groups of ``browse.py``; an exclusive worker
-cancels only its own group) that only post messages; the handlers mutate the widgets. When to
-search is decided by a ``SearchScheduler`` (leading-edge debounce, single flight,
-generations); a handler drops an answer whose generation is not the current one.
+(``search``, ``home``, ``choices`` and ``catalog`` of ``browse.py``; the preview widget runs
+its own ``history``; an exclusive worker cancels only its own group) that only post messages;
+the handlers mutate the widgets. When to search is decided by a ``SearchScheduler``
+(leading-edge debounce, single flight, generations); a handler drops an answer whose
+generation is not the current one.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Input, OptionList, Static
 from textual.worker import Worker
 
 from backscroll.core.catalog import visible_session_list
 from backscroll.core.errors import BackscrollError, Forbidden
 from backscroll.core.grouped import GroupedResponse, conversations_search
-from backscroll.core.search import LIMIT_MAX, SearchRequest, SearchResponse, sessions_search
+from backscroll.core.search import LIMIT_MAX, SearchRequest, sessions_search
 from backscroll.core.visibility import Caller
 
 from .. import keys
 from ..guard import while_shown
-from ..messages import HomeLoaded, SearchAnswered
+from ..messages import BrowseMessage, FiltersChanged, HomeLoaded, SearchAnswered
 from ..scheduler import Cancel, SearchScheduler
 from ..text import shown
 from ..theme import palette_of
 from ..widgets import (
     EmptyState,
-    HistoryPane,
     IndexingView,
+    Preview,
     ResultsList,
     SearchBar,
     StatusBar,
     count_line,
-    row_agent,
     row_identity,
-    row_key,
     welcome_text,
 )
-from .browse import Browsing
+from .browse import BrowseActions, Scope
 from .filters import Filters
 
-if TYPE_CHECKING:
-    from ..app import BackscrollApp
-
 HOME_LIMIT = 200  # recent conversations listed before anything is typed
-SCOPES = ("all", "agent", "session")
 
 
-@dataclass(frozen=True)
-class Scope:
-    kind: str = "all"  # all | agent | session
-    value: str | None = None
-
-    def describe(self) -> str:
-        if self.kind == "agent":
-            return f"agent {self.value}"
-        if self.kind == "session":
-            return f"session {self.value}"
-        return "all agents"
+def _browse(name: str) -> Any:
+    """A key action of the screen that is the browse actions' ``name``."""
+    return lambda screen: getattr(screen.browse, name)()
 
 
-class SearchScreen(Browsing, Screen[None]):
+class SearchScreen(Screen[None]):
     BINDINGS = keys.bindings(keys.SEARCH)
 
     def __init__(self, debounce: float, preview_debounce: float, grouped: bool = True) -> None:
@@ -82,18 +68,20 @@ class SearchScreen(Browsing, Screen[None]):
         self.filters = Filters()
         self.grouped = grouped  # one row per conversation (g: one per message)
         self.last_request: SearchRequest | None = None
-        self.last_response: SearchResponse | None = None
         self.search_indexing = False  # the shown answer said indexing=True
         self.refresh_when_indexed = False
         self.scheduler = SearchScheduler(self._start_search, self._set_timer, time.monotonic,
                                          debounce)
-        self.init_browsing(preview_debounce)
+        self._preview_debounce = preview_debounce
+        self.browse = BrowseActions(self)
         self._contents: tuple[tuple[str, int, int], ...] | None = None
         self._error_shown: str | None = None
 
     @property
-    def browser(self) -> BackscrollApp:
-        return cast("BackscrollApp", self.app)
+    def browser(self) -> Any:
+        """The app (``BackscrollApp``): the state dir, the caller, the clock, the status, and
+        the objects it owns (``actions``, ``live``)."""
+        return self.app
 
     # --- layout -------------------------------------------------------------------------
 
@@ -105,7 +93,10 @@ class SearchScreen(Browsing, Screen[None]):
             with Vertical(id="results-pane"):
                 yield Static(count_line(None, None), id="count")
                 yield ResultsList(id="results")
-            yield HistoryPane(
+            browser = self.browser
+            yield Preview(
+                browser.state, browser.now, lambda: self.browser.caller,
+                lambda: self.results.current, self.scheduler, self._preview_debounce,
                 placeholder="The conversation of the highlighted row shows here.",
                 id="history",
             )
@@ -146,12 +137,45 @@ class SearchScreen(Browsing, Screen[None]):
         return self.query_one("#results", ResultsList)
 
     @property
-    def history(self) -> HistoryPane:
-        return self.query_one("#history", HistoryPane)
+    def history(self) -> Preview:
+        return self.query_one("#history", Preview)
 
     @property
     def status_bar(self) -> StatusBar:
         return self.query_one("#status", StatusBar)
+
+    # --- the highlighted row: the preview follows it, the row actions act on it ----------
+
+    @on(OptionList.OptionHighlighted, "#results")
+    def _highlighted(self) -> None:
+        self.history.highlighted()
+
+    @on(OptionList.OptionSelected, "#results")
+    def _selected(self) -> None:
+        self.browse.open()
+
+    @on(BrowseMessage)
+    def _to_browse(self, message: BrowseMessage) -> None:
+        self.browse.handle(message)
+
+    action_open = _browse("open")
+    action_copy = _browse("copy")
+    action_export = _browse("export")
+    action_resume = _browse("resume")
+    action_filters = _browse("ask_filters")
+    action_clear_filters = _browse("clear_filters")
+    action_view_as = _browse("view_as")
+    action_toggle_order = _browse("toggle_order")
+    action_toggle_match = _browse("toggle_match")
+    action_toggle_group = _browse("toggle_group")
+    action_toggle_scope = _browse("toggle_scope")
+
+    def filters_changed(self, message: FiltersChanged) -> None:
+        self.browse.filters_changed(message)
+
+    def flash(self, text: str) -> None:
+        """Say in the status bar what just happened (what was copied)."""
+        self.status_bar.flash(text)
 
     # --- search ---------------------------------------------------------------------------
 
@@ -248,7 +272,7 @@ class SearchScreen(Browsing, Screen[None]):
         last = self.last_request
         keep = row_identity(current) if current is not None and last is not None and (
             last.query == message.request.query) else None
-        self.last_request, self.last_response = message.request, response
+        self.last_request = message.request
         self.search_indexing = response.indexing
         self.refresh_when_indexed = response.indexing
         for problem in response.unreadable:
@@ -263,7 +287,7 @@ class SearchScreen(Browsing, Screen[None]):
 
     def _show_nothing(self, request: SearchRequest | None) -> None:
         """No rows at all, as for a caller that may not search (said under the bar)."""
-        self.last_request = self.last_response = None
+        self.last_request = None
         self._show_count(Text("nothing to show as this caller", style="dim"))
         self.results.show_rows([], self.browser.now, request.query if request else "", None)
         self.history.show_note("Nothing to show: choose another caller with view as.")
@@ -292,7 +316,7 @@ class SearchScreen(Browsing, Screen[None]):
     # --- the home list: recent conversations ---------------------------------------------
 
     def _show_home(self) -> None:
-        self.last_request = self.last_response = None
+        self.last_request = None
         self.search_indexing = False
         self.load_home(self.scheduler.generation, self.browser.caller)
         self.show_status()
@@ -353,7 +377,7 @@ class SearchScreen(Browsing, Screen[None]):
         if not empty and first:
             self.search_now()
         elif not empty and contents != self._contents:
-            self.browser.contents_changed()  # the standing search, or the home list, again
+            self.browser.live.contents_changed()  # the standing search, or the home list, again
         self._contents = contents
         if self.refresh_when_indexed and not status.reconciling and not status.pending_sessions:
             self.refresh_when_indexed = False  # once: the search below decides again
@@ -398,37 +422,6 @@ class SearchScreen(Browsing, Screen[None]):
             search.value = ""
         else:
             self._show_error(None)
-
-    def action_toggle_order(self) -> None:
-        self.order = "recent" if self.order == "best" else "best"
-        self._changed_mode(f"order: {'newest first' if self.order == 'recent' else 'best match'}")
-
-    def action_toggle_match(self) -> None:
-        self.match = "exact" if self.match == "prefix" else "prefix"
-        self._changed_mode(f"match: {self.match}")
-
-    def action_toggle_group(self) -> None:
-        self.grouped = not self.grouped
-        self._changed_mode("one row per conversation" if self.grouped else "one row per message")
-
-    def action_toggle_scope(self) -> None:
-        current = self.results.current
-        kind = SCOPES[(SCOPES.index(self.scope.kind) + 1) % len(SCOPES)]
-        if kind == "agent":
-            if current is None:
-                self.notify("Highlight a row first: the scope follows it.", markup=False)
-                return
-            self.scope = Scope("agent", row_agent(current))
-        elif kind == "session":
-            self.scope = Scope("session", row_key(current)) if current is not None else Scope()
-        else:
-            self.scope = Scope()
-        self._changed_mode(f"scope: {shown(self.scope.describe())}")
-
-    def _changed_mode(self, what: str) -> None:
-        self.show_status()
-        self.notify(what, timeout=2, markup=False)
-        self.search_now()
 
     def caller_changed(self) -> None:
         """Every search now runs as the app's new caller; the scope and filters start over

@@ -14,6 +14,7 @@ from .conversation_view import ConversationView
 from .empty_state import EmptyState, empty_state_text
 from .history_pane import HistoryPane, block_renderables, message_renderable, messages_renderable
 from .notes import welcome_text
+from .preview import Preview
 from .results import (
     ResultsList,
     Row,
@@ -35,6 +36,7 @@ __all__ = [
     "EmptyState",
     "HistoryPane",
     "IndexingView",
+    "Preview",
     "ResultsList",
     "Row",
     "StatusBar",

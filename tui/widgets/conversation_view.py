@@ -52,7 +52,9 @@ class ConversationView(VerticalScroll):
     """
 
     class NeedMessages(Message):
-        """Messages ``start`` to ``stop`` are wanted at one end (``before`` or ``after``)."""
+        """Messages ``start`` to ``stop`` are wanted at one end (``before`` or ``after``).
+        Not a dataclass as ``messages.py``'s are: a field named ``stop`` would take
+        ``Message.stop`` as its default."""
 
         def __init__(self, start: int, stop: int, where: str) -> None:
             super().__init__()

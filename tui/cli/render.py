@@ -18,7 +18,7 @@ from backscroll.core.redact import redact
 from backscroll.core.status import StateStatus
 from backscroll.core.verify import VerifyReport
 
-from .text import ago, highlighted, plural, printable, shown
+from ..text import ago, highlighted, plural, printable, shown
 
 UNWRAPPED_WIDTH = 100_000  # the width of output that is not a terminal: no line is broken
 

@@ -16,7 +16,7 @@ from backscroll.core.bounds import read_lines
 from backscroll.core.errors import BackscrollError, ValidationError
 from backscroll.core.redact import redact
 
-from .plain import shown
+from ..plain import shown
 
 if TYPE_CHECKING:
     from backscroll.core.state import StateDir
@@ -184,7 +184,7 @@ def cmd_mcp(state: StateDir, args: argparse.Namespace) -> int:
     """Serve MCP on stdio as the caller fixed here; the SDK is loaded only now."""
     caller = caller_from_args(state, args)
     try:
-        from .mcp_server import serve
+        from ..mcp import serve
     except ModuleNotFoundError as err:
         missing = (err.name or "mcp").split(".")[0]
         raise BackscrollError(
@@ -308,7 +308,7 @@ def cmd_browse(state: StateDir, args: argparse.Namespace) -> int:
 def _browse(state: StateDir, sources: bool = True) -> int:
     from backscroll.core.private import require_state_folder
 
-    from .app import run_browser
+    from ..app import run_browser
 
     require_state_folder(state.path)  # a file: the CLI's sentence, not an empty browser
     return run_browser(state, sources=sources)

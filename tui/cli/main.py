@@ -18,8 +18,9 @@ from backscroll.core import formats
 from backscroll.core.errors import BackscrollError, ValidationError
 from backscroll.core.state import StateDir
 
-from . import commands, package_version, sources_args
-from .plain import shown
+from .. import package_version
+from ..plain import shown
+from . import commands, sources_args
 from .sources_args import JSON_HELP
 
 

@@ -52,8 +52,8 @@ from backscroll.core.timeparse import parse_time
 from backscroll.core.visibility import Caller
 from backscroll.core.visible import resolve_caller
 
-from . import package_version
-from .mcp_wire import serve_stdio
+from .. import package_version
+from .wire import serve_stdio
 
 LIST_LIMIT_DEFAULT = 20
 LIST_LIMIT_MAX = 100

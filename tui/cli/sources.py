@@ -18,8 +18,8 @@ from backscroll.core.reconcile import start_background
 from backscroll.core.redact import redact
 from backscroll.core.state import StateDir
 
+from ..text import ago, shown
 from .render import console, errors, print_table, said
-from .text import ago, shown
 
 if TYPE_CHECKING:  # the live sources are imported when one of these verbs runs
     from backscroll.core.sources import SyncReport
