@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from ..state import StateDir
-    from ..storage import AgentWriter
+    from ..storage import AgentWriter, SessionMeta
     from .common import Followed, ImportReport, NumberedLines
-    from .sqlite_source import SessionRead
 
 
 class FollowedFile(Protocol):
@@ -39,6 +38,14 @@ FollowStore = Callable[
 ]
 
 
+class SessionRead(NamedTuple):
+    """One session's entries as a database reader read them (``Database.read_new``): its
+    record and its events (a header first; entries matched by id)."""
+
+    meta: SessionMeta
+    events: list[dict[str, Any]]
+
+
 @dataclass(frozen=True)
 class Database:
     """A format whose transcripts are SQLite databases (the SQLite source kind,
@@ -50,7 +57,7 @@ class Database:
 
     names: tuple[str, ...]
     read_new: Callable[[Path, "dict[str, Any] | None", str, "ImportReport"],
-                       "tuple[list[SessionRead], dict[str, Any]]"]
+                       tuple[list[SessionRead], dict[str, Any]]]
     # folders at the source's top read the same way (a tree of files rewritten whole, as
     # OpenCode's older ``storage/``): ``read_new`` is given the folder
     trees: tuple[str, ...] = ()

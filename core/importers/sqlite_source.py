@@ -29,15 +29,15 @@ import json
 import os
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
 from ..errors import StoreError, ValidationError
 from ..keys import normalize_key
-from ..storage import AgentWriter, SessionMeta
+from ..storage import AgentWriter
 from .common import Followed, ImportReport, store_converted
+from .format import Database, FollowedFile, SessionRead
 
-if TYPE_CHECKING:
-    from .format import Database, FollowedFile
+__all__ = ["SessionRead", "follow_database", "open_readonly", "require_columns"]
 
 BUSY_TIMEOUT_MS = 2000  # how long a read waits for the agent's writer before giving up
 
@@ -48,14 +48,6 @@ class DatabaseBusy(StoreError):
 
 class SchemaUnknown(ValidationError):
     """The database lacks a table or column its reader needs."""
-
-
-class SessionRead(NamedTuple):
-    """One session's entries as a database reader read them: its record and its events
-    (header first when the session is new to the reader; entries matched by id)."""
-
-    meta: SessionMeta
-    events: list[dict[str, Any]]
 
 
 def wal_path(path: Path | str) -> Path:

@@ -11,6 +11,7 @@ Part and message shapes: anomalyco/opencode ``packages/opencode/src/session/mess
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -45,8 +46,6 @@ def convert_session(path: Path, row: tuple, messages: list[tuple], parts: list[t
                     agent: str, source: str, report: ImportReport,
                     bad: set[str]) -> ConvertedSession:
     """``row`` is (id, time_updated, title, directory, time_created, parent_id)."""
-    from .reading import decode
-
     sid, updated, title, directory, created, parent = row
     prefix = f"agent:{agent}:{source}:"
     parent_key = prefix + parent if isinstance(parent, str) and parent else None
@@ -171,3 +170,16 @@ def _tool(part_id: str, part: dict[str, Any], message: Any) -> list[dict[str, An
     if "timestamp" in call:
         result["timestamp"] = call["timestamp"]
     return [call, result]
+
+
+def decode(value: Any) -> dict[str, Any] | None:
+    """A ``data`` column's JSON object, or None when it is not one."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if not isinstance(value, str):
+        return None
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None

@@ -17,7 +17,6 @@ text streamed in place is stored when it is whole.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -96,16 +95,3 @@ def _read(conn: Any, path: Path, mark: dict[str, Any], agent: str, report: Impor
         "bad": sorted(bad),
     }
     return reads, after
-
-
-def decode(value: Any) -> dict[str, Any] | None:
-    """A ``data`` column's JSON object, or None when it is not one."""
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", "replace")
-    if not isinstance(value, str):
-        return None
-    try:
-        data = json.loads(value)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
