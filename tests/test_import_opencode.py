@@ -480,3 +480,53 @@ def test_a_file_that_is_not_yet_a_database_is_retried(state: StateDir, data_home
         assert hits(state, "last")
     finally:
         agent.conn.close()
+
+
+def _toy_store(db, path: Path, watermark, agent: str, report) -> dict[str, Any]:
+    from backscroll.core.importers.common import store_converted
+
+    sessions, after = reading_module.read_new(path, watermark, agent, report, "dbtoy")
+    for one in sessions:
+        store_converted(db, one.meta, one.events, report, path, live=watermark is not None)
+    return after
+
+
+def _toy_locate(root: Path) -> list[tuple[Path, str | None]]:
+    return [(p, p.parent.parent.name) for p in sorted(root.glob("agents/*/agent/toy.sqlite"))]
+
+
+def _toy_doors():
+    from backscroll.core.importers.format import Database, Doors
+
+    return Doors(import_path=lambda *a, **k: None, follow=lambda *a: None,
+                 transcript=lambda name: name.endswith(".jsonl"),
+                 database=Database(("toy.sqlite",), locate=_toy_locate, store=_toy_store))
+
+
+def __getattr__(name: str) -> Any:  # the toy format's DOORS (Format.code is this module)
+    if name == "DOORS":
+        return _toy_doors()
+    raise AttributeError(name)
+
+
+def test_a_format_can_locate_its_databases_and_store_them_itself(
+        state: StateDir, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The SQLite source kind as a format with per-agent databases (as OpenClaw's store
+    under ``agents/<id>/agent/``) that stores what it reads through its own path."""
+    toy = formats.Format("dbtoy", "DB toy", "dbtoy", __name__, "DBTOY_HOME", ".dbtoy",
+                         stored=("dbtoy",))
+    monkeypatch.setattr(formats, "FORMATS", [*formats.FORMATS, toy])
+    monkeypatch.delenv("DBTOY_HOME", raising=False)
+    db = Agent(Path.home() / ".dbtoy" / "agents" / "helper" / "agent" / "toy.sqlite")
+    try:
+        db.session()
+        db.message("user", [text("located somewhere deeper")])
+        first = sync(state)
+        assert first.problems == [] and first.messages == 1
+        assert hits(state, "deeper") == [(key(agent="helper", source="dbtoy"), _id("prt", 100))]
+        assert _transcript_change(None, f"{db.path}-wal")
+        db.message("user", [text("and more")])
+        assert sync(state).messages == 1
+        assert sync(state).read == 0
+    finally:
+        db.conn.close()

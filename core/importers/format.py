@@ -49,18 +49,25 @@ class SessionRead(NamedTuple):
 @dataclass(frozen=True)
 class Database:
     """A format whose transcripts are SQLite databases (the SQLite source kind,
-    ``importers/sqlite_source.py``): the file names its databases have in a source folder,
-    and its reader. ``read_new(path, watermark, agent, report)`` opens ``path`` read-only
+    ``importers/sqlite_source.py``): where its databases are in a source folder, and its
+    reader. ``read_new(path, watermark, agent, report)`` opens ``path`` read-only
     (``sqlite_source.open_readonly``) and returns each session with something new since
     ``watermark`` (the JSON object the last read returned; None: everything), stored under
-    ``agent``, and the new watermark; a ``sqlite3.Error`` it lets through is one sentence."""
+    ``agent``, and the new watermark; a ``sqlite3.Error`` it lets through is one sentence.
+    A format that stores what it reads itself (through its own importer's path) gives
+    ``store(db, path, watermark, agent, report) -> new watermark`` instead."""
 
-    names: tuple[str, ...]
-    read_new: Callable[[Path, "dict[str, Any] | None", str, "ImportReport"],
-                       tuple[list[SessionRead], dict[str, Any]]]
+    names: tuple[str, ...]  # its databases' file names at the source's top
+    read_new: Callable[[Path, dict[str, Any] | None, str, ImportReport],
+                       tuple[list[SessionRead], dict[str, Any]]] | None = None
     # folders at the source's top read the same way (a tree of files rewritten whole, as
     # OpenCode's older ``storage/``): ``read_new`` is given the folder
     trees: tuple[str, ...] = ()
+    # where its databases are when not at the top by name: (path, the agent it names or
+    # None) under a source folder (OpenClaw's ``agents/<id>/agent/*.sqlite``)
+    locate: Callable[[Path], list[tuple[Path, str | None]]] | None = None
+    store: Callable[[AgentWriter, Path, dict[str, Any] | None, str, ImportReport],
+                    dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)

@@ -182,6 +182,10 @@ def follow_database(db: AgentWriter, found: FollowedFile, carry: str | None,
     file = found.file
     watermark = load_watermark(carry)
     try:
+        if door.store is not None:  # the format stores what it reads
+            after = door.store(db, file, watermark, found.agent, report)
+            return Followed(json.dumps(after, ensure_ascii=False, separators=(",", ":")))
+        assert door.read_new is not None
         sessions, after = door.read_new(file, watermark, found.agent, report)
     except sqlite3.Error as err:
         raise busy_or_bad(file, err) from err
