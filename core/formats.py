@@ -23,6 +23,9 @@ from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
 _IMPORTERS = "backscroll.core.importers."
+# OpenCode's session ids: ``ses_``, 12 hex digits of time, 14 base62 characters
+# (anomalyco/opencode packages/opencode/src/id/id.ts)
+OPENCODE_ID = r"ses_[0-9a-f]{12}[0-9A-Za-z]{14}"
 
 
 class Format(NamedTuple):
@@ -47,6 +50,9 @@ class Format(NamedTuple):
     # agent runtime's live appends are in its format). One format says so.
     unclaimed: bool = False
     folder_env: str = ""  # a variable naming the transcripts' folder itself (wins when set)
+    # The shape of its session ids, as a regular expression (None: a UUID); a resume command
+    # is offered only for an id of that shape (``resume.resume_command``)
+    resume_id: str | None = None
 
     @property
     def store_kind(self) -> str:
@@ -82,6 +88,11 @@ FORMATS: list[Format] = [
     Format("omp", "Oh My Pi", "omp", _IMPORTERS + "pi.omp_format", "OMP_CODING_AGENT_DIR",
            ".omp/agent", "sessions", stored=("omp",), resume=("omp", "--resume"),
            header_line=True),
+    Format("opencode", "OpenCode", "opencode", _IMPORTERS + "opencode.format", "XDG_DATA_HOME",
+           ".local/share", "opencode", stored=("opencode",), resume=("opencode", "--session"),
+           resume_id=OPENCODE_ID),
+    Format("kilo", "Kilo", "kilo", _IMPORTERS + "kilo.format", "XDG_DATA_HOME", ".local/share",
+           "kilo", stored=("kilo",), resume=("kilo", "--session"), resume_id=OPENCODE_ID),
 ]
 
 

@@ -24,6 +24,7 @@ from .. import file_modes, formats
 from ..errors import StoreError, Unreachable
 from ..fanout import STOPS_WRITES, for_each_agent
 from ..importers.common import DATA_ERRORS, Followed, ImportReport, data_problem
+from ..importers.sqlite_source import follow_database
 from ..state import StateDir
 from ..storage import AgentWriter, FileState, SchemaBehind, now_ms
 from . import deleted as deleted_mod
@@ -235,7 +236,7 @@ class _Follower:
         for attempt in (1, 2):
             file_report = ImportReport()
             try:
-                chunk = None if found.is_store else read_new(
+                chunk = None if found.is_store or found.database else read_new(
                     path, before, from_start or attempt == 2, resume_long=attempt == 1,
                     whole=attempt == 2)
             except ReadProblem as err:
@@ -332,6 +333,10 @@ class _Follower:
                 report: ImportReport) -> Followed:
         fmt = formats.of_kind(found.kind)
         assert fmt is not None  # scan_source found it by its format
+        if chunk is None and found.database:  # from its watermark
+            assert fmt.doors.database is not None
+            return follow_database(self.db, found, self.carry if before else None, report,
+                                   fmt.doors.database, deleted_mod.deleted_keys(self.deleted))
         if chunk is None:  # a session store: read whole, every time it changes (said then)
             assert fmt.doors.follow_store is not None
             fmt.doors.follow_store(self.db, found, report, deleted_mod.deleted_keys(self.deleted),
