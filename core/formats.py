@@ -46,6 +46,9 @@ class Format(NamedTuple):
     # Its sessions are also those stored with a ``source`` no format claims (OpenClaw's: an
     # agent runtime's live appends are in its format). One format says so.
     unclaimed: bool = False
+    # Variables that, when set, name the folder before ``home_env`` does (the first set one
+    # wins; ``subfolder`` is under it as well).
+    home_envs: tuple[str, ...] = ()
 
     @property
     def store_kind(self) -> str:
@@ -59,7 +62,8 @@ class Format(NamedTuple):
 
     def default_folder(self, env: Mapping[str, str], home: Path) -> Path:
         """Where the tool keeps its transcripts on this machine (existing or not)."""
-        value = env.get(self.home_env)
+        value = next((env[n] for n in self.home_envs if env.get(n)), None) or env.get(
+            self.home_env)
         base = Path(value).expanduser() if value else home / self.home_folder
         return Path(os.path.abspath(base / self.subfolder if self.subfolder else base))
 
@@ -73,6 +77,15 @@ FORMATS: list[Format] = [
     Format("openclaw", "OpenClaw", "main", _IMPORTERS + "openclaw.format", "OPENCLAW_STATE_DIR",
            ".openclaw", stored=("live", "openclaw", "demo"), resume_by_key=True, header_line=True,
            unclaimed=True),
+    # Qwen Code keeps chats in $QWEN_RUNTIME_DIR or $QWEN_HOME (else ~/.qwen), in
+    # projects/*/chats and the older tmp/*/chats
+    Format("qwen-code", "Qwen Code", "qwen-code", _IMPORTERS + "qwen_code.format", "QWEN_HOME",
+           ".qwen", stored=("qwen-code",), resume=("qwen", "--resume"),
+           home_envs=("QWEN_RUNTIME_DIR",)),
+    Format("cursor", "Cursor", "cursor", _IMPORTERS + "cursor_cli.format", "CURSOR_CONFIG_DIR",
+           ".cursor", "projects", stored=("cursor",), resume=("cursor-agent", "--resume")),
+    Format("droid", "Factory Droid", "droid", _IMPORTERS + "droid.format", "FACTORY_HOME",
+           ".factory", "sessions", stored=("droid",), resume=("droid", "--resume")),
 ]
 
 
