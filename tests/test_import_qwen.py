@@ -17,7 +17,7 @@ from backscroll.core import formats
 from backscroll.core.importers.qwen_code import import_qwen_code
 from backscroll.core.state import StateDir
 
-from .appended_formats import append_lines, hits, history, session_of, stored, sync, write_lines
+from .appended_formats import append_lines, history, hits, session_of, stored, sync, write_lines
 
 pytestmark = pytest.mark.backends
 

@@ -72,25 +72,30 @@ def convert(file: Path, session_id: str, records: Records, carry: dict[str, Any]
                     out_message["model"] = _str(message.get("model")) or model
                 entry = {"type": "message", "message": out_message}
             else:
-                for i, result in enumerate(b for b in blocks if b.get("type") == "tool_result"):
-                    rid = derived_id(session_id, lineno, f":result{i}")
-                    out.entries.append(stamp({"type": "message", "id": rid, "parentId": parent,
-                                              "message": _tool_result(result)}, ts))
-                    parent = rid
+                # one line may hold tool results, injected context and the user's words: each
+                # its own entry, chained, the last one keeping the line's id (the next line
+                # names it as its parent)
+                parts = [{"type": "message", "message": _tool_result(b)}
+                         for b in blocks if b.get("type") == "tool_result"]
                 said, context = _user(blocks)
                 if context:
-                    cid = f"{eid}:context"
-                    out.entries.append(stamp({
-                        "type": "custom_message", "id": cid, "parentId": parent,
-                        "customType": "droid.context", "content": context, "display": False,
-                        "details": {"role": "user", "kind": "system-reminder"}}, ts))
-                    parent = cid
-                if not said:
-                    last = parent
-                    continue
-                if first_prompt is None:
-                    first_prompt = "\n".join(b["text"] for b in said if b.get("type") == "text")
-                entry = {"type": "message", "message": {"role": "user", "content": said}}
+                    parts.append({"type": "custom_message", "customType": "droid.context",
+                                  "content": context, "display": False,
+                                  "details": {"role": "user", "kind": "system-reminder"}})
+                if said:
+                    if first_prompt is None:
+                        first_prompt = "\n".join(b["text"] for b in said
+                                                 if b.get("type") == "text")
+                    parts.append({"type": "message",
+                                  "message": {"role": "user", "content": said}})
+                if not parts:
+                    parts.append({"type": "custom", "customType": "droid.empty", "data": {}})
+                for n, part in enumerate(parts[:-1]):
+                    pid = f"{eid}:{n}"
+                    out.entries.append(stamp({"type": part.pop("type"), "id": pid,
+                                              "parentId": parent, **part}, ts))
+                    parent = pid
+                entry = parts[-1]
         else:
             entry = {"type": "custom", "customType": f"droid.{kind}"
                      if isinstance(kind, str) and kind else "droid.line", "data": record}
