@@ -15,7 +15,9 @@ import pytest
 
 from backscroll.core import formats
 from backscroll.core.importers.qwen_code import import_qwen_code
+from backscroll.core.search import SearchRequest, sessions_search
 from backscroll.core.state import StateDir
+from backscroll.core.visibility import OPERATOR
 
 from .appended_formats import append_lines, history, hits, session_of, stored, sync, write_lines
 
@@ -87,8 +89,14 @@ def test_first_import_by_sync(state: StateDir, chat: Path) -> None:
     assert ids == ["u1", "u2:model", "u2", "u3", "u4"]
     assert [h[0] for h in hits(state, "flicker")] == [KEY]
     assert [h[0] for h in hits(state, "tick")] == [KEY]
-    text, response = history(state, KEY)
-    assert response.resume is not None and f"qwen --resume {SID}" in response.resume
+    _, response = history(state, KEY)
+    assert response.source == "qwen-code"
+    assert response.resume == f"cd {CWD} && qwen --resume {SID}"
+    # the search's source filter knows it (through the registry)
+    found = sessions_search(state, SearchRequest("flicker", source="qwen-code"), OPERATOR)
+    assert [r.session_key for r in found.results] == [KEY]
+    assert sessions_search(state, SearchRequest("flicker", source="codex"),
+                           OPERATOR).results == []
 
 
 def test_tool_result_reasoning_and_calls_are_not_indexed(state: StateDir, chat: Path) -> None:
