@@ -73,6 +73,10 @@ FORMATS: list[Format] = [
     Format("openclaw", "OpenClaw", "main", _IMPORTERS + "openclaw.format", "OPENCLAW_STATE_DIR",
            ".openclaw", stored=("live", "openclaw", "demo"), resume_by_key=True, header_line=True,
            unclaimed=True),
+    Format("gemini", "Gemini CLI", "gemini", _IMPORTERS + "gemini.format", "GEMINI_CLI_HOME",
+           "", ".gemini/tmp", stored=("gemini",), resume=("gemini", "--resume")),
+    Format("copilot", "Copilot CLI", "copilot", _IMPORTERS + "copilot.format", "COPILOT_HOME",
+           ".copilot", stored=("copilot",), resume=("copilot", "--resume")),
 ]
 
 

@@ -66,7 +66,8 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BACKSCROLL_DATABASE_URL", raising=False)
     # The agents' own folders (the live sources): an empty home, never the real one.
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENCLAW_STATE_DIR"):
+    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENCLAW_STATE_DIR", "GEMINI_CLI_HOME",
+                 "COPILOT_HOME"):
         monkeypatch.delenv(name, raising=False)
 
 
