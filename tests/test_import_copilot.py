@@ -21,9 +21,11 @@ from backscroll.core.sources import sync_sources
 from backscroll.core.sources.listing import sources_status
 from backscroll.core.state import StateDir
 
+from .conftest import DATA as SHARED
 from .fakehome import hits
 
-DATA = Path("/work/shared/data/agents/copilot-cli/home/.copilot")
+pytestmark = pytest.mark.backends  # storage behaviour: on both backends
+DATA = SHARED / "agents" / "copilot-cli" / "home" / ".copilot"
 SID = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
 KEY = f"agent:copilot:copilot:{SID}"
 _n = iter(range(1, 10_000))

@@ -10,14 +10,18 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from backscroll.core.reconcile import reconcile_all
 from backscroll.core.sources import sync_sources
 from backscroll.core.state import StateDir
 from backscroll.core.transcript import active_branch
 
+from .conftest import DATA as SHARED
 from .fakehome import hits
 
-DATA = Path("/work/shared/data/agents/gemini-cli/home/.gemini")
+pytestmark = pytest.mark.backends  # storage behaviour: on both backends
+DATA = SHARED / "agents" / "gemini-cli" / "home" / ".gemini"
 SID = "11111111-2222-3333-4444-555555555555"
 KEY = f"agent:gemini:gemini:{SID}"
 
@@ -189,3 +193,19 @@ def test_subagent_chat_is_spawned_by_its_parent(state: StateDir) -> None:
     with state.open("gemini") as db:
         session = db.session(f"agent:gemini:gemini:{child}")
         assert session is not None and session.spawned_by == KEY
+
+
+def test_a_chat_the_cli_migrated_to_jsonl_is_one_session(state: StateDir) -> None:
+    """``initialize`` on resume: a ``.json`` chat is copied to ``<name>.jsonl`` (metadata
+    line, every message) and goes on there; the old file stays."""
+    chats = chat_dir()
+    old = chats / "session-2026-05-01T10-00-11111111.json"
+    old.write_text(json.dumps({**meta(), "messages": [user("u1", "old emu"),
+                                                      gemini("g1", "emu answer")]}, indent=2))
+    sync(state)
+    write(chats / (old.name + "l"), meta(), user("u1", "old emu"), gemini("g1", "emu answer"),
+          {"$set": {"sessionId": SID}}, user("u2", "new emu question"))
+    report = sync(state)
+    assert report.problems == []
+    assert ids(state) == ["u1", "g1", "u2"]
+    assert len(hits(state, "emu")) == 3
