@@ -179,3 +179,34 @@ def test_default_folders_and_their_variables(name: str, state: StateDir,
     monkeypatch.setenv(fmt.home_env, str(moved))
     want = moved / ".gemini" / "tmp" if name == "gemini" else moved
     assert fmt.default_folder({fmt.home_env: str(moved)}, Path.home()) == want
+
+
+def test_reading_on_in_pieces_gives_what_a_whole_read_gives(state: StateDir) -> None:
+    """``events.jsonl`` is read on from the last sync's offset with a carry (the entry to hang
+    from, the model, the unanswered tool calls): the same entries, ids and chain as one read
+    of the whole file."""
+    from backscroll.core.importers.common import ImportReport
+    from backscroll.core.importers.copilot.convert import convert_events
+    from backscroll.core.importers.copilot.importer import read_events
+
+    log = events_file()
+    pieces = [
+        [start(), said("one quail")],
+        [event("session.model_change", {"newModel": "gpt-5"}),
+         answer("", toolRequests=[{"toolCallId": "t9", "name": "bash", "arguments": {}}])],
+        [event("tool.execution_start", {"toolCallId": "t9", "toolName": "bash"}),
+         event("tool.execution_complete", {"toolCallId": "t9", "success": False,
+                                           "error": {"message": "denied"}}),
+         answer("two quail")],
+    ]
+    for n, piece in enumerate(pieces):
+        write(log, *piece, mode="a" if n else "w")
+        sync(state)
+    whole, _ = convert_events(SID, read_events(log, ImportReport(), None))
+    got = stored(state)
+    assert [(e["id"], e["parentId"]) for e in got] == [
+        (e["id"], e["parentId"]) for e in whole.entries]
+    assert got[-1]["message"]["model"] == "gpt-5"
+    result = next(e for e in got if e.get("message", {}).get("role") == "toolResult")
+    assert result["message"]["toolName"] == "bash" and result["message"]["isError"] is True
+    assert len(hits(state, "quail")) == 2

@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...resume import UUID
 from ...transcript import iso_to_ms
 
 NOTE = "copilot.note"
@@ -38,26 +39,45 @@ class Converted:
     times: list[int] = field(default_factory=list)
 
 
+@dataclass
+class Carry:
+    """What reading on in a growing ``events.jsonl`` needs from the lines before: the entry
+    the next hangs from, the model in force, the tool calls not yet answered (id -> name)."""
+
+    last_id: str | None = None
+    model: str | None = None
+    calls: dict[str, str] = field(default_factory=dict)
+
+
 class _Chain:
-    def __init__(self, session_id: str) -> None:
+    def __init__(self, session_id: str, carry: Carry | None = None, own_ids: bool = False):
+        carry = carry or Carry()
         self.out = Converted(session_id=session_id)
         self.ids: set[str] = set()
-        self.model: str | None = None
-        self.calls: dict[str, str] = {}  # tool call id -> tool name
+        self.own_ids = own_ids  # events.jsonl: an id is the event's own when it is a UUID
+        self.last = carry.last_id
+        self.model = carry.model
+        self.calls = dict(carry.calls)  # tool call id -> tool name
+
+    def carry(self) -> Carry:
+        return Carry(self.last, self.model, dict(self.calls))
 
     def entry_id(self, wanted: str | None, lineno: int, suffix: str = "") -> str:
-        """The record's own id, or (none, or one already used in this file) one derived from
-        the session id and the line."""
-        if wanted and wanted + suffix not in self.ids:
+        """The record's own id (in ``events.jsonl``: when it is a UUID, as the CLI writes
+        them, so a read that starts mid-file names entries as a whole read does; in the
+        older file: when not used already), else one derived from the session id and the
+        line."""
+        usable = bool(UUID.fullmatch(wanted or "")) if self.own_ids else (
+            bool(wanted) and f"{wanted}{suffix}" not in self.ids)
+        if wanted and usable:
             return wanted + suffix
         digest = hashlib.sha1(f"{self.out.session_id}:{lineno}{suffix}".encode()).hexdigest()
         return digest[:16]
 
     def add(self, eid: str, ts: str | None, entry: dict[str, Any]) -> None:
         self.ids.add(eid)
-        entries = self.out.entries
-        event = {"type": entry.pop("type"), "id": eid,
-                 "parentId": entries[-1]["id"] if entries else None}
+        event = {"type": entry.pop("type"), "id": eid, "parentId": self.last}
+        self.last = eid
         if ts:
             event["timestamp"] = ts
             ms = iso_to_ms(ts)
@@ -66,7 +86,7 @@ class _Chain:
                 if isinstance(entry.get("message"), dict):
                     entry["message"]["timestamp"] = ms
         event.update(entry)
-        entries.append(event)
+        self.out.entries.append(event)
 
     def assistant(self, content: list[dict[str, Any]]) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": content, "api": "copilot",
@@ -89,7 +109,7 @@ class _Chain:
 
     def result(self, eid: str, ts: str | None, cid: str, text: str, error: bool) -> None:
         self.add(eid, ts, {"type": "message", "message": {
-            "role": "toolResult", "toolCallId": cid, "toolName": self.calls.get(cid, ""),
+            "role": "toolResult", "toolCallId": cid, "toolName": self.calls.pop(cid, ""),
             "content": [{"type": "text", "text": text}], "isError": error}})
 
     def note(self, eid: str, ts: str | None, kind: str, text: str) -> None:
@@ -107,9 +127,12 @@ def _text(value: Any) -> str:
     return "" if value is None else json.dumps(value, ensure_ascii=False)
 
 
-def convert_events(session_id: str, records: list[tuple[int, dict[str, Any]]]) -> Converted:
-    """The entries of an ``events.jsonl``."""
-    chain = _Chain(session_id)
+def convert_events(session_id: str, records: list[tuple[int, dict[str, Any]]],
+                   carry: Carry | None = None) -> tuple[Converted, Carry]:
+    """The entries of an ``events.jsonl`` (of its lines after those ``carry`` was left by),
+    and the carry for the lines after these."""
+    chain = _Chain(session_id, carry, own_ids=True)
+    done: set[str] = set()  # tool calls asked for in these lines (a start repeats them)
     for lineno, record in records:
         kind, data = record.get("type"), record.get("data")
         data = data if isinstance(data, dict) else {}
@@ -140,12 +163,13 @@ def convert_events(session_id: str, records: list[tuple[int, dict[str, Any]]]) -
             for request in data.get("toolRequests") or []:
                 if isinstance(request, dict) and str_or_none(request.get("toolCallId")):
                     cid = request["toolCallId"]
+                    done.add(cid)
                     chain.call(chain.entry_id(own, lineno, f":call:{cid}"), ts, cid,
                                str_or_none(request.get("name")) or "tool",
                                request.get("arguments"))
         elif kind == "tool.execution_start":
             cid = str_or_none(data.get("toolCallId"))
-            if cid and cid not in chain.calls:  # not asked for in an assistant message
+            if cid and cid not in chain.calls and cid not in done:  # not asked for before
                 chain.call(chain.entry_id(own, lineno), ts, cid,
                            str_or_none(data.get("toolName")) or "tool", data.get("arguments"))
         elif kind == "tool.execution_complete":
@@ -159,7 +183,7 @@ def convert_events(session_id: str, records: list[tuple[int, dict[str, Any]]]) -
         else:
             chain.add(chain.entry_id(own, lineno), ts, {
                 "type": "custom", "customType": f"copilot.{kind}", "data": data})
-    return chain.out
+    return chain.out, chain.carry()
 
 
 def convert_legacy(record: dict[str, Any], session_id: str) -> Converted:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from ...bounds import MAX_LINE_BYTES, decode_json, open_regular
 from ...errors import ValidationError
@@ -22,7 +23,7 @@ from ..common import (
     label_of,
     store_converted,
 )
-from .convert import Converted, convert_events, convert_legacy, str_or_none
+from .convert import Carry, Converted, convert_events, convert_legacy, str_or_none
 
 DEFAULT_AGENT = "copilot"
 SOURCE = "copilot"
@@ -64,18 +65,28 @@ def _newer_layout(file: Path, session_id: str) -> bool:
     return (file.parent.parent / "session-state" / session_id / "events.jsonl").is_file()
 
 
+def read_events(file: Path, report: ImportReport,
+                lines: NumberedLines | None) -> list[tuple[int, dict[str, Any]]]:
+    records = []
+    for lineno, _text, value in json_lines(file, report, lines):
+        if isinstance(value, dict) and isinstance(value.get("type"), str):
+            records.append((lineno, value))
+        else:
+            report.skip(file, lineno, 'a Copilot event must be a JSON object with a "type"')
+    return records
+
+
 def import_session_file(db: AgentWriter, agent_id: str, file: Path, report: ImportReport,
-                        lines: NumberedLines | None = None, live: bool = False) -> str | None:
+                        lines: NumberedLines | None = None,
+                        live: bool = False) -> tuple[str, Carry | None] | None:
+    """Read, convert and store one session file: its session id and (``events.jsonl``) the
+    carry to read on from, or None."""
+    carry: Carry | None = None
     if file.name == "events.jsonl":
-        records = []
-        for lineno, _text, value in json_lines(file, report, lines):
-            if isinstance(value, dict) and isinstance(value.get("type"), str):
-                records.append((lineno, value))
-            else:
-                report.skip(file, lineno, 'a Copilot event must be a JSON object with a "type"')
+        records = read_events(file, report, lines)
         if not records:
             return None
-        converted = convert_events(file.parent.name, records)
+        converted, carry = convert_events(file.parent.name, records)
     else:
         try:
             with open_regular(file) as handle:
@@ -101,7 +112,7 @@ def import_session_file(db: AgentWriter, agent_id: str, file: Path, report: Impo
     session_id = converted.session_id or file.stem
     live = live and db.session_key_of(session_id) is not None
     store_session(db, agent_id, file, session_id, converted, report, live)
-    return f"agent:{agent_id}:copilot:{session_id}"
+    return session_id, carry
 
 
 def store_session(db: AgentWriter, agent_id: str, file: Path, session_id: str,
