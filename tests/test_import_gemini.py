@@ -209,3 +209,13 @@ def test_a_chat_the_cli_migrated_to_jsonl_is_one_session(state: StateDir) -> Non
     assert report.problems == []
     assert ids(state) == ["u1", "g1", "u2"]
     assert len(hits(state, "emu")) == 3
+
+
+def test_watch_reacts_to_whole_file_json_chats() -> None:
+    """``watch``'s filter asks the registry: a Gemini ``session-*.json`` and a Copilot
+    ``history-session-state/<uuid>.json`` are rewritten whole, never ``.jsonl``."""
+    from backscroll.core.sources.watch import _transcript_change
+
+    assert _transcript_change(None, "/h/.gemini/tmp/p/chats/session-2026-05-01T10-00-1111.json")
+    assert _transcript_change(None, f"/h/.copilot/history-session-state/{SID}.json")
+    assert not _transcript_change(None, "/h/.gemini/settings.json")

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from .. import formats
 from ..errors import BackscrollError
 from ..state import StateDir
 from .detect import Source, all_sources, is_folder
@@ -152,7 +153,8 @@ def _transcript_change(_change: Any, path: str) -> bool:
     """A change that may concern a transcript: a transcript or archive, a session store, or
     a folder (a folder moved in brings files no one reports)."""
     name = Path(path).name
-    return ".jsonl" in name or name == "sessions.json" or "." not in name
+    return (".jsonl" in name or name == "sessions.json" or "." not in name
+            or any(fmt.doors.transcript(name) for fmt in formats.known()))  # whole-file .json
 
 
 def _watchfiles() -> Any:
