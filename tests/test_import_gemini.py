@@ -219,3 +219,28 @@ def test_watch_reacts_to_whole_file_json_chats() -> None:
     assert _transcript_change(None, "/h/.gemini/tmp/p/chats/session-2026-05-01T10-00-1111.json")
     assert _transcript_change(None, f"/h/.copilot/history-session-state/{SID}.json")
     assert not _transcript_change(None, "/h/.gemini/settings.json")
+
+
+def test_reading_on_line_by_line_gives_what_a_whole_read_gives(state: StateDir) -> None:
+    """A ``.jsonl`` log read on after each record (the carry: the CLI's current message list,
+    each with its last entry) stores the entries, ids and parents one read of it gives:
+    rewrites under one id, a compression ``$set`` and a rewind among them."""
+    from backscroll.core.importers.common import ImportReport
+    from backscroll.core.importers.gemini.convert import convert
+    from backscroll.core.importers.gemini.importer import read_records
+
+    log = chat_dir() / "session-2026-05-01T10-00-11111111.jsonl"
+    call = {"id": "c1", "name": "ls", "args": {}, "status": "success", "result": "out",
+            "timestamp": "2026-05-01T10:00:03.000Z"}
+    records = [meta(), user("u1", "one wombat"), gemini("g1", "ans"),
+               gemini("g1", "ans", toolCalls=[call]), user("u2", "two wombat"),
+               {"$set": {"messages": [user("s1", "summary"), user("u2", "two wombat")]}},
+               gemini("g2", "three"), {"$rewindTo": "g2"}, user("u3", "four wombat")]
+    for n, record in enumerate(records):
+        write(log, record, mode="a" if n else "w")
+        assert sync(state).problems == []
+    whole, _ = convert(read_records(log, ImportReport(), None))
+    got = [(e["id"], e.get("parentId")) for _, e in events(state) if e["type"] != "session"]
+    assert got == [(e["id"], e.get("parentId")) for e in whole.entries]
+    assert branch_ids(state) == ["u1", "g1", "g1:call:c1", "g1:result:c1", "u2", "u3"]
+    assert len(hits(state, "wombat")) == 3

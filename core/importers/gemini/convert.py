@@ -76,11 +76,14 @@ class Converted:
 
 
 class _Converter:
-    def __init__(self) -> None:
+    def __init__(self, carry: dict[str, str | None] | None = None) -> None:
         self.out = Converted()
-        self.current: list[str] = []  # the CLI's message list (ids), as it stands
-        self.tails: dict[str, str] = {}  # message id -> the last entry stored for it
-        self.seen: set[str] = set()  # entry ids made
+        # The CLI's message list (ids), as it stands, and each listed message's last entry:
+        # all a read of the lines after these needs (a message met again that is not listed
+        # makes its entries again, and the store knows them by id).
+        self.current: list[str] = list(carry or {})
+        self.tails: dict[str, str] = {k: v for k, v in (carry or {}).items() if v}
+        self.seen: set[str] = set()  # entry ids made in this read
 
     def leaf(self) -> str | None:
         """The tail of the last message of the current list that has entries."""
@@ -160,12 +163,15 @@ def _is_message(record: Any) -> bool:
             and isinstance(record.get("type"), str) and "content" in record)
 
 
-def convert(records: list[tuple[int, dict[str, Any]]]) -> Converted:
-    """The entries the records make, chained (see the module's docstring)."""
-    converter = _Converter()
+def convert(records: list[tuple[int, dict[str, Any]]],
+            carry: dict[str, str | None] | None = None) -> tuple[Converted, dict[str, str | None]]:
+    """The entries the records make, chained (see the module's docstring), after the lines
+    ``carry`` was left by; and the carry for the lines after these (the current message list,
+    each with its last entry)."""
+    converter = _Converter(carry)
     for lineno, record in records:
         converter.record(lineno, record)
-    return converter.out
+    return converter.out, {mid: converter.tails.get(mid) for mid in converter.current}
 
 
 def _stamp(entry: dict[str, Any], ts: str | None) -> dict[str, Any]:

@@ -2,22 +2,48 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from ...storage import AgentWriter
-from ..common import Followed, ImportReport, NumberedLines
+from ...storage import AgentWriter, SessionMeta
+from ..common import RESTART, Followed, ImportReport, NumberedLines, store_converted
 from ..format import Doors, FollowedFile
-from .importer import import_chat, import_gemini, is_chat, same_chat
+from .convert import convert
+from .importer import SOURCE, import_chat, import_gemini, is_chat, read_records, same_chat
 
 
 def _follow(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,
             report: ImportReport, memo: dict[str, Any]) -> Followed:
-    """Every change is read from the start (no carry): a ``.json`` chat is rewritten whole, and
-    a ``.jsonl`` record may patch or rewind any message before it; what is stored already is
-    recognised by id, so only what is new is added."""
-    whole = found.file.name.endswith(".json") or carry is not None  # lines not from the start
-    import_chat(db, found.agent, found.file, report, None if whole else lines, live=True)
-    return Followed()
+    """A ``.json`` chat is rewritten whole: read whole at each change (no carry), what is
+    stored recognised by id. A ``.jsonl`` log is appended to (the CLI rewrites it whole only
+    when it could not read it; then the sync reads it from the start): its new lines are
+    converted with the carry the last read left, the current message list with each
+    message's last entry."""
+    file = found.file
+    if file.name.endswith(".json"):
+        import_chat(db, found.agent, file, report, live=True)
+        return Followed()
+    if carry is None:
+        done = import_chat(db, found.agent, file, report, lines, live=True)
+        return Followed(_dumps(*done)) if done else Followed()
+    try:
+        state = json.loads(carry)
+        session_id = state["sessionId"]
+        listed = state["current"]
+        if not isinstance(session_id, str) or not isinstance(listed, dict):
+            raise TypeError("carry")
+    except (ValueError, TypeError, KeyError):
+        return RESTART  # written by another version: read the file again
+    converted, after = convert(read_records(file, report, lines), listed)
+    meta = SessionMeta(key=f"agent:{found.agent}:gemini:{session_id}", session_id=session_id,
+                       source=SOURCE)
+    store_converted(db, meta, converted.entries, report, file, live=True)
+    return Followed(_dumps(session_id, after))
+
+
+def _dumps(session_id: str, current: dict[str, str | None]) -> str:
+    return json.dumps({"sessionId": session_id, "current": current}, ensure_ascii=False,
+                      separators=(",", ":"))
 
 
 DOORS = Doors(

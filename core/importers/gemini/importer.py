@@ -104,13 +104,15 @@ def read_records(file: Path, report: ImportReport,
 
 
 def import_chat(db: AgentWriter, agent_id: str, file: Path, report: ImportReport,
-                lines: NumberedLines | None = None, live: bool = False) -> str | None:
-    """Read, convert and store one chat file; its session key, or None. ``live``: a sync
-    reading a chat being written (a session already stored takes the live write path)."""
+                lines: NumberedLines | None = None,
+                live: bool = False) -> tuple[str, dict[str, str | None]] | None:
+    """Read, convert and store one chat file; its session id and the carry to read on from,
+    or None. ``live``: a sync reading a chat being written (a session already stored takes
+    the live write path)."""
     records = read_records(file, report, lines)
     if not records:
         return None
-    converted = convert(records)
+    converted, carry = convert(records)
     meta = converted.meta
     session_id = str_or_none(meta.get("sessionId"))
     if session_id is None:
@@ -118,7 +120,7 @@ def import_chat(db: AgentWriter, agent_id: str, file: Path, report: ImportReport
         return None
     live = live and db.session_key_of(session_id) is not None
     store_chat(db, agent_id, file, session_id, converted, report, live)
-    return f"agent:{agent_id}:gemini:{session_id}"
+    return session_id, carry
 
 
 def project_folder(file: Path, project_hash: str | None) -> str | None:
