@@ -46,6 +46,9 @@ class Format(NamedTuple):
     # Its sessions are also those stored with a ``source`` no format claims (OpenClaw's: an
     # agent runtime's live appends are in its format). One format says so.
     unclaimed: bool = False
+    # Other folders under the home where some installs keep them (a snap's home), detected
+    # only when they exist.
+    more_folders: tuple[str, ...] = ()
 
     @property
     def store_kind(self) -> str:
@@ -76,7 +79,8 @@ FORMATS: list[Format] = [
     Format("gemini", "Gemini CLI", "gemini", _IMPORTERS + "gemini.format", "GEMINI_CLI_HOME",
            "", ".gemini/tmp", stored=("gemini",), resume=("gemini", "--resume")),
     Format("copilot", "Copilot CLI", "copilot", _IMPORTERS + "copilot.format", "COPILOT_HOME",
-           ".copilot", stored=("copilot",), resume=("copilot", "--resume")),
+           ".copilot", stored=("copilot",), resume=("copilot", "--resume"),
+           more_folders=("snap/copilot-cli/common/.copilot",)),
 ]
 
 

@@ -210,3 +210,14 @@ def test_reading_on_in_pieces_gives_what_a_whole_read_gives(state: StateDir) -> 
     result = next(e for e in got if e.get("message", {}).get("role") == "toolResult")
     assert result["message"]["toolName"] == "bash" and result["message"]["isError"] is True
     assert len(hits(state, "quail")) == 2
+
+
+def test_the_snap_home_is_found_when_it_exists(state: StateDir) -> None:
+    """The Copilot CLI snap keeps its home in ``~/snap/copilot-cli/common/.copilot``: a
+    ``Format.more_folders`` entry, listed and synced only when it exists."""
+    snap = Path.home() / "snap" / "copilot-cli" / "common" / ".copilot"
+    assert not any(s.source.path == snap for s in sources_status(state))
+    write(snap / "session-state" / SID / "events.jsonl", start(), said("snapped gecko"))
+    assert sync(state).sessions == {KEY}
+    assert [k for k, _ in hits(state, "gecko")] == [KEY]
+    assert any(s.source.path == snap and s.present for s in sources_status(state))
