@@ -81,6 +81,7 @@ class Outcome:
     hangs: list[str]  # one sentence each, with the system calls its threads waited in
     peak_rss_mb: float
     rss_goal_mb: float
+    kills: int = 0  # SIGKILLs of the watch (a file's state lost with one is read again)
 
 
 @dataclass(frozen=True)
@@ -313,7 +314,12 @@ def no_hang(h: Home, o: Outcome, name: str) -> str | None:
 
 
 def bounded(h: Home, o: Outcome, name: str) -> str | None:
-    why = [] if o.reported.get(name) else ["not reported"]
+    """Reported, once (it does not change, or grows only inside its line: the sync or watch
+    that named it keeps its position, so no later one names it again), and held in memory."""
+    said = o.reported.get(name, [])
+    why = [] if said else ["not reported"]
+    if len(said) > 1 and not o.kills:
+        why.append(f"reported {len(said)} times")
     if o.peak_rss_mb > o.rss_goal_mb:
         why.append(f"peak RSS {o.peak_rss_mb:,.0f} MB")
     return ", ".join(why) or None

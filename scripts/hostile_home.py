@@ -198,9 +198,19 @@ class Round:
     verdicts: dict[str, tuple[str | None, str]] = field(default_factory=dict)  # (why not, said)
 
     def ok(self, goal_mb: float) -> bool:
-        return (self.written > 0 and self.found == self.written and not self.errors
-                and not self.hangs and self.peak_rss_mb <= goal_mb
-                and all(why is None for why, _ in self.verdicts.values()))
+        return not self.failures(goal_mb)
+
+    def failures(self, goal_mb: float) -> list[str]:
+        """What failed: the round's measures, then each hostile file whose verdict failed
+        (only those, not every file of the round)."""
+        measures = [what for what, bad in (
+            ("good lines", self.written == 0 or self.found != self.written),
+            ("errors", bool(self.errors)), ("hangs", bool(self.hangs)),
+            ("peak RSS", self.peak_rss_mb > goal_mb))
+            if bad]
+        where = f" (round: {self.name})" if measures and self.name else ""
+        return ([f"{', '.join(measures)}{where}"] if measures else []) + [
+            name for name, (why, _) in self.verdicts.items() if why is not None]
 
 
 def child_env(home: Path, state: Path, root: Path) -> dict[str, str]:
@@ -370,7 +380,7 @@ def run_round(tmp: Path, names: list[str], args: argparse.Namespace, cache: Path
                 for name in home.planted}
     outcome = Outcome(reported, keys_of, answer.get("holding", {}), good_keys,
                       answer.get("paths", []),
-                      result.hangs, result.peak_rss_mb, args.rss_goal_mb)
+                      result.hangs, result.peak_rss_mb, args.rss_goal_mb, result.kills)
     for name in home.planted:
         try:
             why = HOSTILES[name].check(home, outcome, name)
@@ -476,7 +486,8 @@ def main() -> int:
             import shutil
 
             shutil.rmtree(tmp, ignore_errors=True)
-    failed = [r.name for r in results if not r.ok(args.rss_goal_mb)]
+    failed = [", ".join(r.failures(args.rss_goal_mb)) for r in results
+              if not r.ok(args.rss_goal_mb)]
     print(f"\n{len(results) - len(failed)} of {len(results)} rounds met every goal"
           + (f"; failed: {'; '.join(failed)}" if failed else ""))
     return 1 if failed else 0

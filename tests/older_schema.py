@@ -1,6 +1,7 @@
 """A database as an older backscroll left it: what each migration of
 ``core/storage/sqlite/schema.py`` added, taken away again, for tests of what the next
-writer's migration does with it."""
+writer's migration does with it. The states are the numbered ones from before migrations had
+names: no table of names, the version number only (``core/storage/migrations.py``)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ def downgrade(path: Path, version: int) -> None:
     steps = range(SCHEMA_VERSION, version, -1)
     assert all(n in UNDO for n in steps), "a new migration needs its UNDO entry"
     with closing(sqlite3.connect(path)) as conn:
-        conn.executescript(" ".join(UNDO[n] for n in steps) + f" PRAGMA user_version = {version};")
+        conn.executescript(" ".join(UNDO[n] for n in steps) + " DROP TABLE migrations;"
+                           f" PRAGMA user_version = {version};")
 
 
 # What each PostgreSQL migration (core/storage/postgres/schema.py) added, taken away again.
@@ -59,5 +61,6 @@ def pg_downgrade(url: str, version: int) -> None:
         for n in range(PG_VERSION, version, -1):
             if n in PG_UNDO:
                 conn.execute(PG_UNDO[n])
+        conn.execute("DROP TABLE backscroll.migrations")
         conn.execute("UPDATE backscroll.meta SET value = %s WHERE key = 'schema_version'",
                      (str(version),))

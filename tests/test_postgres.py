@@ -84,13 +84,8 @@ def test_an_older_schema_waits_for_the_next_writer(pg_url: str, tmp_path: Path, 
     with state.open("main", write=True) as db:
         db.append(SessionMeta("agent:main:main"), json.dumps(msg("m", None, "user", "heron")))
     now = schema.SCHEMA_VERSION
-    migrations = {**schema.MIGRATIONS, now + 1: "CREATE TABLE later_feature (x int);"}
-    monkeypatch.setattr(schema, "MIGRATIONS", migrations)
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", now + 1)
-    import backscroll.core.storage.postgres as backend
-
-    monkeypatch.setattr(backend, "SCHEMA_VERSION", now + 1)
-    monkeypatch.setattr(backend, "WORKS_SINCE", now + 1)  # the new table is needed
+    migrations = [*schema.MIGRATIONS, ("9999_later_feature", "CREATE TABLE later_feature (x int);")]
+    monkeypatch.setattr(schema, "MIGRATIONS", migrations)  # not INDEX_ONLY: the table is needed
     driver.close_pools(pg_url)
     with pytest.raises(SchemaBehind, match=f"older backscroll schema \\(version {now}\\)"):
         state.open("main")
@@ -251,9 +246,11 @@ def schema_4_set_back(pg_cluster, url: str, version: int, capsys, monkeypatch,
                       ) -> tuple[str, str]:
     """``url``'s database made by `db init`, then marked as holding schema ``version`` without
     the ``indexes`` of a later migration; a writer's and a reader's URL (logins that do not
-    own it)."""
+    own it). The schema is as a backscroll from before named migrations left it (no table of
+    names: ``meta.schema_version`` only)."""
     assert run(capsys, monkeypatch, "db", "init", "--url", url)[0] == 0
     sql(url, "DROP INDEX " + ", ".join(f"backscroll.{name}" for name in indexes))
+    sql(url, "DROP TABLE backscroll.migrations")
     sql(url, f"UPDATE backscroll.meta SET value = '{version}' WHERE key = 'schema_version'")
     driver.close_pools(url)
     database = url.split("@/")[1].split("?")[0]
@@ -264,17 +261,14 @@ def schema_4_set_back(pg_cluster, url: str, version: int, capsys, monkeypatch,
 def test_a_writer_who_is_not_the_owner_works_on_a_schema_only_missing_indexes(
         pg_cluster, empty_db: str, tmp_path: Path, capsys, monkeypatch) -> None:
     """A member of the writer role may not create indexes (the owner may): on a schema whose
-    missing migrations add indexes only (``WORKS_SINCE``), it writes and searches as it is,
+    missing migrations add indexes only (``INDEX_ONLY``), it writes and searches as it is,
     readers too, and the owner's `db init` upgrades it later. (Schema 4 was such a migration;
     schema 5's host column is not, so a later index-only migration stands in for it.)"""
-    import backscroll.core.storage.postgres as backend
-
     later = schema.SCHEMA_VERSION + 1
-    monkeypatch.setitem(schema.MIGRATIONS, later,
-                        "CREATE INDEX sessions_later ON sessions (agent_id, created_at);")
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", later)
-    monkeypatch.setattr(backend, "SCHEMA_VERSION", later)
-    writer_url, reader_url = schema_4_set_back(pg_cluster, empty_db, schema.WORKS_SINCE,
+    monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, (
+        "9999_sessions_later", "CREATE INDEX sessions_later ON sessions (agent_id, created_at);")])
+    monkeypatch.setattr(schema, "INDEX_ONLY", schema.INDEX_ONLY | {"9999_sessions_later"})
+    writer_url, reader_url = schema_4_set_back(pg_cluster, empty_db, schema.NUMBERED,
                                                capsys, monkeypatch, ("sessions_later",))
     state = str(tmp_path / "state")
 
@@ -290,9 +284,9 @@ def test_a_writer_who_is_not_the_owner_works_on_a_schema_only_missing_indexes(
         assert code == 0 and [r["messageId"] for r in found["results"]] == ["u1"], err
         assert not found.get("indexing") and "warning" not in found
     version = "SELECT value FROM backscroll.meta WHERE key = 'schema_version'"
-    assert sql(empty_db, version) == [(str(schema.WORKS_SINCE),)]
+    assert sql(empty_db, version) == [(str(schema.NUMBERED),)]
     code, out, _err = run(capsys, monkeypatch, "db", "init", "--url", empty_db, "--json")
-    assert code == 0 and json.loads(out)["schemaBefore"] == schema.WORKS_SINCE
+    assert code == 0 and json.loads(out)["schemaBefore"] == schema.NUMBERED
     assert sql(empty_db, version) == [(str(later),)]
     assert sql(empty_db, "SELECT count(*) FROM pg_indexes WHERE indexname = 'sessions_later'"
                ) == [(1,)]
@@ -300,9 +294,9 @@ def test_a_writer_who_is_not_the_owner_works_on_a_schema_only_missing_indexes(
 
 def test_a_writer_who_is_not_the_owner_is_told_who_upgrades_an_older_schema(
         pg_cluster, empty_db: str, tmp_path: Path, capsys, monkeypatch) -> None:
-    """Below ``WORKS_SINCE`` the writer may not go on, and the cure is the owner's `db init`,
-    not "the writer role" the writer already has."""
-    older = schema.WORKS_SINCE - 1
+    """Lacking more than indexes (``INDEX_ONLY``), the writer may not go on, and the cure is
+    the owner's `db init`, not "the writer role" the writer already has."""
+    older = schema.NUMBERED - 1
     writer_url, _reader_url = schema_4_set_back(pg_cluster, empty_db, older, capsys, monkeypatch)
     events = "\n".join(lines(msg("u1", None, "user", "the nightly backup failed")))
     code, _out, err = run(capsys, monkeypatch, "append", "agent:main:main", "--state-dir",

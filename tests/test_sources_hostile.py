@@ -4,6 +4,7 @@ sentence naming the file; the files sorted after it, in every source, are taken 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import threading
@@ -155,25 +156,77 @@ def _count_reads(monkeypatch) -> list[int]:
     return reads
 
 
-def test_a_sparse_64_gib_file_is_named_once_never_held_or_read_whole(
-        state: StateDir, monkeypatch) -> None:
+_HOSTILE_NAMES = {"claude-code": "a-{}.jsonl", "codex": "rollout-a-{}.jsonl",
+                  "openclaw": "0a-{}.jsonl"}
+
+
+def _hostile(kind: str, what: str) -> Path:
     good_files(Path.home())
-    sparse = folders(Path.home())["claude-code"] / "a-sparse.jsonl"
+    return folders(Path.home())[kind] / _HOSTILE_NAMES[kind].format(what)
+
+
+@pytest.mark.parametrize("kind", ["claude-code", "codex", "openclaw"])
+def test_a_sparse_64_gib_file_is_named_once_never_held_or_read_whole(
+        state: StateDir, monkeypatch, kind: str) -> None:
+    """Named as what it is (no data: a problem, not "not a transcript"), once."""
+    sparse = _hostile(kind, "sparse")
     subprocess.run(["truncate", "-s", "64G", str(sparse)], check=True)
     monkeypatch.setattr(bounds, "MAX_LINE_BYTES", 1024 * 1024)  # the code path, cheaper
     reads = _count_reads(monkeypatch)
     report = sync_sources(state)
-    assert report.problems == [] and report.read == 4
-    assert f"{sparse}: not a Claude Code transcript; skipped" in report.notes
+    assert report.problems == [f"{sparse}: holds no data, only NUL bytes (64.0 GB: a sparse or "
+                               "zero-filled file); skipped"] and report.read == 4
+    assert not any(str(sparse) in note for note in report.notes)
     assert max(reads) <= bounds.MAX_LINE_BYTES + 1  # nothing held beyond one line's bound
     assert sum(reads) < 64 * 1024 * 1024  # its holes were skipped, not read
     assert _all_good(_found(state))
+    assert sync_sources(state).problems == []  # unchanged: not read, not said again
     reads.clear()
     with sparse.open("ab") as handle:
         handle.write(b"x")
     again = sync_sources(state)
     assert (again.problems, again.notes) == ([], [])  # not said again
     assert sum(reads) < 16 * 1024  # read on from where it stopped, not from the start
+
+
+@pytest.mark.parametrize("kind", ["claude-code", "codex", "openclaw"])
+@pytest.mark.parametrize("ended", [False, True])
+def test_a_first_line_over_the_bound_is_named_as_such_once(state: StateDir, monkeypatch,
+                                                          kind: str, ended: bool) -> None:
+    """A file whose first line is over the bound, still being written or complete: one
+    problem naming the line (not "not a transcript", not silence), not said again while it
+    grows inside that line or does not change, and the line never read again."""
+    big = _hostile(kind, "bigline")
+    big.write_bytes(b'{"type":"user","message":{"content":"' + b"x" * (3 * 1024 * 1024)
+                    + (b'"}}\n' if ended else b""))
+    monkeypatch.setattr(bounds, "MAX_LINE_BYTES", 1024 * 1024)
+    reads = _count_reads(monkeypatch)
+    report = sync_sources(state)
+    assert report.problems == [f"{big}:1: line is 3.0 MB; the limit is 32.0 MB"]
+    assert not any(str(big) in note for note in report.notes)
+    assert max(reads) <= bounds.MAX_LINE_BYTES + 1
+    assert _all_good(_found(state))
+    assert sync_sources(state).problems == []  # unchanged: not read, not said again
+    if ended and kind == "codex":
+        return  # (a rollout of no record keeps no carry: grown after it, it is read again)
+    for grown in (b"y", b"z"):  # inside the line (or a new one being written after it)
+        reads.clear()
+        append(big, raw=grown)
+        again = sync_sources(state)
+        assert (again.problems, again.notes) == ([], [])
+        assert sum(reads) < 16 * 1024  # read on from where it stopped
+
+
+def test_a_first_line_still_being_written_waits_without_a_word(state: StateDir) -> None:
+    """A Claude Code file with no complete line yet is not "not a transcript": it waits."""
+    half = _hostile("claude-code", "half")
+    half.write_bytes(b'{"parentUuid": null, "type": "us')
+    report = sync_sources(state)
+    assert (report.problems, report.notes) == ([], [])
+    half.write_text(json.dumps(claude_record(CC_GOOD.replace("3", "4"), "cc-half-1",
+                                             "the capybaraquill")) + "\n")
+    later = sync_sources(state)
+    assert (later.problems, later.notes, later.messages) == ([], [], 1)
 
 
 def test_an_endless_line_is_named_once_and_its_position_kept(state: StateDir,
@@ -223,8 +276,11 @@ def test_a_zstd_bomb_is_streamed_and_cut(state: StateDir, monkeypatch, body: byt
 
     monkeypatch.setattr(reading_module._Capped, "readinto", counted)
     report = sync_sources(state)
-    assert report.problems == [f"{bomb}: expands to more than 4 MB or 1,000 lines decompressed; "
-                               "the rest of it is not read"]
+    assert report.problems[0] == (f"{bomb}: expands to more than 4 MB or 1,000 lines "
+                                  "decompressed; the rest of it is not read")
+    # a line over the bound in what was read is named as such (not "not a Codex rollout")
+    assert report.problems[1:] == ([f"{bomb}:1: line is 4.0 MB; the limit is 32.0 MB"]
+                                   if body == b"\0" else [])
     assert sum(expanded) <= 4 * 1024 * 1024  # decompressed as a stream, up to the cap
     assert _all_good(_found(state))
 

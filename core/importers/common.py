@@ -132,6 +132,17 @@ def _decoded(file: Path, report: ImportReport, lines: NumberedLines) -> Iterator
         report.skip(file, None, f"{skipped - MAX_SKIPS_PER_FILE} more malformed lines skipped")
 
 
+def over_bound(file: Path, skipped: list[str]) -> list[str]:
+    """Of a file's bad lines (``json_lines``' sentences), those over the size bound: they
+    say nothing of what the file is, so a reader that finds no record of its format names
+    them rather than calling the file "not a transcript"."""
+    return [line for line in skipped
+            if line.startswith(f"{file}:") and line.endswith(_OVER_BOUND)]
+
+
+_OVER_BOUND = ";" + too_long(0).split(";", 1)[1]  # "; the limit is 32.0 MB"
+
+
 def _binary(head: bytes) -> bool:
     """Whether a file's first block says it is not JSON lines: a NUL byte, and no line of the
     block holds a JSON object. NUL bytes a crash left between whole lines of a transcript

@@ -7,7 +7,8 @@ that needs the whole file) it is read from the start, and what is stored already
 recognised by id downstream. Only complete lines are returned: a half-written last line waits
 for the next read. Every line is read with a bounded buffer (``bounds.MAX_LINE_BYTES``): a
 longer one is named once and skipped, never held, and a position inside it is kept (see
-``_complete_lines``), and one read holds at most ``bounds.MAX_READ_LINES`` lines (the caller
+``_complete_lines``); one of NUL bytes only (a sparse or zero-filled file) is named as
+holding no data. One read holds at most ``bounds.MAX_READ_LINES`` lines (the caller
 reads on from where it stopped). ``.zst`` files are read whole each time they change,
 decompressed as a stream (the optional ``zstandard``) up to ``bounds.MAX_EXPANDED_BYTES``.
 Files are opened with ``bounds.open_regular``: never a FIFO or a device, never through a link.
@@ -71,8 +72,9 @@ def read_new(path: Path, before: FileState | None, from_start: bool = False,
         start = (from_start and not inside) or not continues
         begin = 0 if start or before is None else before.done_bytes
         first = 1 if start or before is None else before.done_lines + 1
+        problems: list[str] = []
         lines, done, count, partial = _complete_lines(handle, path, begin, st.st_size, first,
-                                                      whole)
+                                                      whole, problems)
         return Chunk(
             lines=lines,
             from_start=start,
@@ -81,25 +83,28 @@ def read_new(path: Path, before: FileState | None, from_start: bool = False,
             done_lines=first - 1 + count,
             head_hash=_hash(_read_at(handle, 0, min(HEAD_BYTES, done))),
             tail_hash=_hash(_before_offset(handle, done)),
+            problems=problems,
             partial=partial,
         )
 
 
 def _complete_lines(handle: BinaryIO, path: Path, begin: int, size: int, first: int,
-                    whole: bool = False) -> tuple[list[tuple[int, bytes | int]], int, int, bool]:
+                    whole: bool = False, problems: list[str] | None = None,
+                    ) -> tuple[list[tuple[int, bytes | int]], int, int, bool]:
     """The complete lines between ``begin`` and ``size`` (blank ones left out), where they
     end, and how many there were. Each line is read with a bounded buffer: a line over
     ``MAX_LINE_BYTES`` is given as its size (the follower names it) and never held. One whose
     end is not written yet is named at once and the position kept inside it: ``begin`` not
     just after a line break means the next read goes on skipping it, silently. One read
     holds at most ``MAX_READ_LINES`` lines and about ``MAX_READ_BYTES``: a file of millions
-    of tiny lines is taken in over several syncs (the last value: it stopped there)."""
+    of tiny lines is taken in over several syncs (the last value: it stopped there). A line
+    over the bound of NUL bytes only (holes) is named in ``problems`` instead (what it is)."""
     limit = bounds.MAX_LINE_BYTES
     lines: list[tuple[int, bytes | int]] = []
     pos, count = begin, 0
     if begin and _read_at(handle, begin - 1, 1) != b"\n":  # inside a line already named
         handle.seek(begin)
-        skipped, ended = _skip_line(handle, path, size - begin)
+        skipped, ended, _data = _skip_line(handle, path, size - begin)
         pos += skipped
         if not ended:
             return lines, pos, count, False
@@ -121,19 +126,32 @@ def _complete_lines(handle: BinaryIO, path: Path, begin: int, size: int, first: 
             continue
         if len(line) <= limit:
             break  # a last line still being written: the next read takes it whole
-        skipped, ended = _skip_line(handle, path, size - pos - len(line))
+        skipped, ended, data = _skip_line(handle, path, size - pos - len(line))
+        if data or line.strip(b"\0") or problems is None:
+            lines.append((first + count, len(line) + skipped))
+        else:
+            problems.append(_no_data(path, first + count, pos == 0 and not count, ended,
+                                     len(line) + skipped))
         pos += len(line) + skipped
-        lines.append((first + count, len(line) + skipped))
         if not ended:
             break  # named now; the next reads skip the rest of it without naming it again
         count += 1
     return lines, pos, count, False
 
 
-def _skip_line(handle: BinaryIO, path: Path, most: int) -> tuple[int, bool]:
+def _no_data(path: Path, lineno: int, first: bool, ended: bool, size: int) -> str:
+    """The sentence naming a line over the bound of NUL bytes only (holes read as zeros)."""
+    if first and not ended:
+        return (f"{path}: holds no data, only NUL bytes ({_size(size)}: a sparse or "
+                "zero-filled file); skipped")
+    return f"{path}:{lineno}: {_size(size)} of NUL bytes only, no data; skipped"
+
+
+def _skip_line(handle: BinaryIO, path: Path, most: int) -> tuple[int, bool, bool]:
     """Read on (bounded blocks, nothing kept) to just after the next line break, at most
-    ``most`` bytes: how many were read, and whether the line ended."""
-    skipped = 0
+    ``most`` bytes: how many were read, whether the line ended, and whether anything but
+    NUL bytes (and holes) was read."""
+    skipped, data = 0, False
     while skipped < most:
         skipped += _hole(handle, most - skipped)
         if skipped >= most:
@@ -142,9 +160,10 @@ def _skip_line(handle: BinaryIO, path: Path, most: int) -> tuple[int, bool]:
         if not block:
             raise ReadProblem(f"{path}: changed while being read; read again next sync")
         skipped += len(block)
+        data = data or bool(block.rstrip(b"\n").strip(b"\0"))
         if block.endswith(b"\n"):
-            return skipped, True
-    return skipped, False
+            return skipped, True, data
+    return skipped, False, data
 
 
 def _hole(handle: BinaryIO, most: int) -> int:
@@ -232,6 +251,10 @@ def _read_compressed(handle: BinaryIO, path: Path, st: os.stat_result) -> Chunk:
     size = st.st_size
     return Chunk(lines, True, st, size, count, _hash(_read_at(handle, 0, min(HEAD_BYTES, size))),
                  _hash(_before_offset(handle, size)), problems)
+
+
+def _size(size: int) -> str:
+    return f"{size / (1 << 30):,.1f} GB" if size >= 1 << 30 else f"{size / (1 << 20):,.1f} MB"
 
 
 def _mib(size: int) -> str:

@@ -15,6 +15,7 @@ from ..common import (
     found_inside,
     import_agent_id,
     import_path,
+    over_bound,
 )
 from .convert import Converter
 from .reading import Tasks, Transcript, is_subagent_file
@@ -71,10 +72,16 @@ def import_file(
         if whole:
             report.skipped.extend(whole)
             return None
-        # Nothing in the file is a Claude Code record (e.g. history.jsonl): one note, not
-        # one complaint per line.
-        report.notes.append(f"{file}: not a Claude Code transcript; skipped")
-        return None
+        long = over_bound(file, bad)  # named as what they are: they say nothing of the file
+        report.skipped.extend(long)
+        if not long or len(long) < len(bad):
+            # Nothing in the file is a Claude Code record (e.g. history.jsonl): one note, not
+            # one complaint per line.
+            report.notes.append(f"{file}: not a Claude Code transcript; skipped")
+            return None
+        converter = Converter(transcript, agent_id, report)  # only lines over the bound: a
+        converter.convert()  # later read goes on after them (its carry)
+        return converter
     report.skipped.extend(bad)
     transcript.index(tasks)
     transcript.add_progress_subagents(report)

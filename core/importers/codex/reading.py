@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..common import ImportReport, NumberedLines, json_lines
+from ..common import ImportReport, NumberedLines, json_lines, over_bound
 
 _ROLLOUT_UUID_RE = re.compile(
     r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$", re.IGNORECASE
@@ -60,7 +60,9 @@ def read_rollout(
     bad = ImportReport()  # reported only if the file turns out to be a rollout
     records = read_records(file, bad, lines, first=True)
     if not any(r["type"] in ("session_meta", "response_item") for _, r in records):
-        if records or bad.skipped:
+        long = over_bound(file, bad.skipped)  # named as what they are, not "not a rollout"
+        report.skipped.extend(long)
+        if records or len(bad.skipped) > len(long):
             report.notes.append(f"{file}: not a Codex rollout; skipped")
         return None
     report.skipped.extend(bad.skipped)

@@ -40,6 +40,7 @@ from ..common import (
     import_path,
     json_lines,
     note_rekeyed,
+    over_bound,
 )
 
 _ARCHIVE_RE = re.compile(r"^(?P<sid>.+?)\.jsonl\.(?P<kind>reset|deleted)\.(?P<ts>.+)$")
@@ -194,7 +195,8 @@ def store_transcript(
     archive = _ARCHIVE_RE.match(file.name)
     lines_, events, header = read.lines or [], read.events, read.header
     if not lines_:
-        report.notes.append(f"{file}: no events in it; nothing imported")
+        if not over_bound(file, report.skipped):  # (a line over the bound is named already)
+            report.notes.append(f"{file}: no events in it; nothing imported")
         return None
     if header is None and not any(event["type"] in _ENTRY_TYPES for event in events):
         # Another tool's JSON lines (a Claude Code or Codex transcript named by mistake)

@@ -3,9 +3,11 @@
 ``PostgresStorage(url)`` implements ``storage.interface.Storage``; ``open(agent)`` gives an
 ``AgentReader`` on a read-only pooled connection (it never writes, creates or migrates),
 ``open(agent, write=True)`` an ``AgentWriter`` (it creates the agent, and the schema when the
-role may). One module per concern, as in ``storage/sqlite/``: ``driver`` (connections, pools,
-errors), ``schema``, ``fts`` (tokens as tsvectors, bm25), ``reads``, ``match``, ``writes``,
-``claims``. The driver (psycopg 3) is imported on first use only.
+role may). One module per role, under the same names as in ``storage/sqlite/`` (``reads``, ``sources``,
+``browsing``, ``matching``, ``writes``, ``imports``, ``source_writes``, ``claims``,
+``writer``, ``schema``), and the server's own: ``driver`` (connections, pools, errors),
+``handle``, ``locks``, ``erase``, ``fts`` (tokens as tsvectors, bm25), ``text``. The driver
+(psycopg 3) is imported on first use only.
 """
 
 from __future__ import annotations
@@ -16,20 +18,17 @@ from ...errors import Forbidden, StoreError
 from ...keys import check_agent_id
 from ..dburl import mask_url
 from ..interface import SchemaBehind
+from ..migrations import Recorded
 from ..model import default_host, now_ms
 from .browsing import BrowseReads
-from .claims import Claims
 from .driver import connect, pg_errors, pools_for
-from .schema import SCHEMA_VERSION, WORKS_SINCE, migrate, refuse_newer, schema_version
-from .sources import SourceReads, SourceWrites
+from .schema import check, current, migrate, recorded, works
+from .sources import SourceReads
+from .writer import PgWriter
 
 
 class PgReader(SourceReads, BrowseReads):
     """One agent's rows, read-only."""
-
-
-class PgWriter(Claims, SourceWrites, BrowseReads):
-    """One agent's rows, for the write path, imports and reconciliation."""
 
 
 class PostgresStorage:
@@ -38,6 +37,9 @@ class PostgresStorage:
     Holds only the URL: pools live per process (``driver.pools_for``), so a storage pickles
     into a helper process and connects there.
     """
+
+    shared = True  # capability flags: see interface.Storage
+    has_files = False
 
     def __init__(self, url: str, host: Callable[[], str] | None = None) -> None:
         self.url = url
@@ -50,8 +52,11 @@ class PostgresStorage:
         return {"BACKSCROLL_DATABASE_URL": self.url}
 
     def _version(self, write: bool) -> int:
+        return self._recorded(write).version
+
+    def _recorded(self, write: bool) -> Recorded:
         with pools_for(self.url).connection(read_only=not write) as conn:
-            return schema_version(conn)
+            return recorded(conn)
 
     def available(self) -> bool:
         return self._version(write=False) > 0
@@ -59,27 +64,28 @@ class PostgresStorage:
     def require(self) -> None:
         """One sentence when the database holds no schema (or a newer one): an older one is
         readable enough to list agents, and each agent answers ``SchemaBehind`` unless the
-        code works with it as it is (``WORKS_SINCE``)."""
-        self._checked_version()
+        code works with it as it is (``schema.INDEX_ONLY``)."""
+        self._checked()
 
-    def _checked_version(self) -> int:
+    def _checked(self) -> tuple[int, bool]:
+        """The schema's count, and whether the code works with it as it is."""
         pools = pools_for(self.url)
         if pools.schema_checked:
-            return SCHEMA_VERSION
-        version = self._version(write=False)
-        refuse_newer(version, self.url)
-        if version == 0:
+            return 0, True
+        state = self._recorded(write=False)
+        done = check(state, self.url)
+        if state.version == 0:
             raise StoreError(
                 f"{mask_url(self.url)} holds no backscroll schema yet: create it with "
                 "`backscroll db init --url URL`, or copy a local state in with `backscroll push URL`"
             )
-        if version == SCHEMA_VERSION:
+        if state.names is not None and current(done):
             pools.schema_checked = True
-        return version
+        return state.version, works(done)
 
     def _check_readable(self) -> None:
-        version = self._checked_version()
-        if version < WORKS_SINCE:
+        version, workable = self._checked()
+        if not workable:
             raise SchemaBehind(
                 f"{mask_url(self.url)} holds an older backscroll schema (version {version}): "
                 "the next write or `backscroll db init --url URL` upgrades it"
@@ -95,12 +101,12 @@ class PostgresStorage:
         except Forbidden:
             # Not the owner: a schema the code works with as it is (what is missing is
             # indexes) is used as it is, and the owner's `db init` adds them.
-            version = self._version(write=True)
-            if version < WORKS_SINCE:  # the cure is the owner's, not another role
+            state = self._recorded(write=True)
+            if not works(check(state, self.url)):  # the cure is the owner's, not another role
                 raise Forbidden(
-                    f"{mask_url(self.url)} holds an older backscroll schema (version {version}) "
-                    "that this role may not upgrade: run `backscroll db init --url URL` as the "
-                    "schema's owner"
+                    f"{mask_url(self.url)} holds an older backscroll schema (version "
+                    f"{state.version}) that this role may not upgrade: run `backscroll db init "
+                    "--url URL` as the schema's owner"
                 ) from None
             pools.upgrade_refused = True
             return
@@ -148,6 +154,7 @@ def init_database(url: str) -> tuple[int, int]:
     try:
         with pg_errors(url):
             before = migrate(conn, url, roles=True)
+            after = recorded(conn).version
     finally:
         conn.close()
-    return before, SCHEMA_VERSION
+    return before, after

@@ -1,8 +1,10 @@
-"""The PostgreSQL schema (``backscroll``), versioned in ``backscroll.meta``, and the two roles.
+"""The PostgreSQL schema (``backscroll``), its migrations recorded by name, and the two roles.
 
-One schema for every agent: ``agent_id`` is a column. Each entry of ``MIGRATIONS`` takes the
-schema from version ``n - 1`` to ``n`` inside one transaction, under an advisory lock so two
-hosts starting at once migrate once. A schema newer than this code is refused in one sentence.
+One schema for every agent: ``agent_id`` is a column. ``MIGRATIONS`` are named steps, applied
+in order and recorded in ``backscroll.migrations`` inside one transaction, under an advisory
+lock so two hosts starting at once migrate once (the rule: ``core/storage/migrations.py``);
+``meta.schema_version`` counts them, and a schema from before names is known by it. A schema
+newer than this code (a name it does not know, or a larger count) is refused in one sentence.
 The roles: ``backscroll_writer`` (agent hosts: append, import, sync, reconcile) and
 ``backscroll_reader`` (support staff: search, history, the browser); both are group roles
 without login, people and hosts log in as members (docs/postgres.md).
@@ -14,14 +16,16 @@ from typing import Any
 
 from ...errors import StoreError
 from ..dburl import mask_url
+from ..migrations import Recorded, Step, applied, check_names, pending, readable, unknown
+from ..model import now_ms
 
 SCHEMA = "backscroll"
 WRITER_ROLE = "backscroll_writer"
 READER_ROLE = "backscroll_reader"
 _LOCK_ID = 0x6261636B  # "back": the advisory lock migrations hold
 
-MIGRATIONS: dict[int, str] = {
-    1: """
+MIGRATIONS: list[Step] = [
+    ("0001_tables", """
     CREATE TABLE meta (
         key   text PRIMARY KEY,
         value text NOT NULL
@@ -146,15 +150,15 @@ MIGRATIONS: dict[int, str] = {
               OR OLD.state IS DISTINCT FROM NEW.state
               OR OLD.indexer_version IS DISTINCT FROM NEW.indexer_version)
         EXECUTE FUNCTION bump_visibility_rev();
-    """,
-}
+    """),
+]
 
 # What a list of conversations shows of a session, kept in ``sessions`` so a listing never
 # reads transcripts (as SQLite's migration 5): the header's cwd, the first user message's
 # first 400 characters (written by the write path, ``writes.refresh_summary``), the
 # newest message's time; and the characters of the session's index rows (ranking's average
 # length over a caller's visible messages, as SQLite's ``index_state.chars``).
-MIGRATIONS[2] = """
+MIGRATIONS.append(("0002_session_summaries", """
     ALTER TABLE sessions ADD COLUMN cwd text;
     ALTER TABLE sessions ADD COLUMN title text;
     ALTER TABLE sessions ADD COLUMN last_message_at bigint;
@@ -213,12 +217,12 @@ MIGRATIONS[2] = """
         synced_at bigint NOT NULL,
         PRIMARY KEY (agent_id, root)
     );
-"""
+"""))
 
 # The messages of each session's active branch that a conversation shows, as SQLite's
 # migration 7: rebuilds write them, an append that extends the branch adds its message, and
 # while branch_seq lags behind last_seq readers compute the branch from the log.
-MIGRATIONS[3] = """
+MIGRATIONS.append(("0003_branch_messages", """
     CREATE TABLE branch_messages (
         session_pk bigint NOT NULL REFERENCES sessions ON DELETE CASCADE,
         seq        integer NOT NULL,
@@ -228,21 +232,21 @@ MIGRATIONS[3] = """
         PRIMARY KEY (session_pk, seq)
     );
     ALTER TABLE sessions ADD COLUMN branch_seq integer NOT NULL DEFAULT 0;
-"""
+"""))
 
 # A session caller whose visible set is its spawned tree reads that tree only, following the
 # links down from its own session (``reads.session_briefs(below=...)``): each step an index
 # lookup instead of a read of every session of the agent, as SQLite's migration 9.
-MIGRATIONS[4] = """
+MIGRATIONS.append(("0004_link_indexes", """
     CREATE INDEX sessions_by_spawner ON sessions (agent_id, lower(spawned_by));
     CREATE INDEX sessions_by_parent ON sessions (agent_id, lower(parent_key));
-"""
+"""))
 
 # The host each session came from (core/hosts.py): two hosts' ``agent:main:main`` are two
 # sessions, each under its host, so a session is unique per (agent, host, key) and per (agent,
 # host, session id). Sessions stored before keep the host "" until their host writes to them
 # (``writes._locked`` claims them). A host change moves the visibility revision.
-MIGRATIONS[5] = """
+MIGRATIONS.append(("0005_session_hosts", """
     ALTER TABLE sessions ADD COLUMN host text NOT NULL DEFAULT '';
     ALTER TABLE sessions DROP CONSTRAINT sessions_agent_id_key_key;
     ALTER TABLE sessions DROP CONSTRAINT sessions_agent_id_session_id_key;
@@ -268,15 +272,23 @@ MIGRATIONS[5] = """
     ALTER TABLE source_syncs ADD COLUMN host text NOT NULL DEFAULT '';
     ALTER TABLE source_syncs DROP CONSTRAINT source_syncs_pkey;
     ALTER TABLE source_syncs ADD PRIMARY KEY (agent_id, host, root);
-"""
+"""))
 
-SCHEMA_VERSION = max(MIGRATIONS)
-# The oldest schema read and written as it is: the migrations after it add indexes only, which
-# change no answer. Creating an index takes the table's owner; a writer that is only a member
-# of the writer role goes on without them until the owner's `db init` (or a writer logged in as
-# the owner) adds them. Schema 5's host column is read and written by every query: none is
-# used as it was before it.
-WORKS_SINCE = 5
+# The steps numbered by hand before migrations had names: a schema without a table of names
+# whose meta.schema_version is N has applied the first N of them.
+NUMBERED = 5
+# The steps that add indexes only: the code reads and writes a schema lacking only these as it
+# is. Creating an index takes the table's owner; a writer that is only a member of the writer
+# role goes on without them until the owner's `db init` (or a writer logged in as the owner)
+# adds them. 0005's host column is read and written by every query: not such a step.
+INDEX_ONLY = frozenset({"0004_link_indexes"})
+check_names(MIGRATIONS, INDEX_ONLY)
+# meta.schema_version counts the steps applied (what an older backscroll compares).
+SCHEMA_VERSION = len(MIGRATIONS)
+_TABLE = "CREATE TABLE IF NOT EXISTS migrations (name text PRIMARY KEY, applied_at bigint NOT NULL)"
+_RECORD = "INSERT INTO migrations (name, applied_at) VALUES (%s, %s)"
+_COUNT = ("INSERT INTO meta (key, value) VALUES ('schema_version', %s) "
+          "ON CONFLICT (key) DO UPDATE SET value = excluded.value")
 
 
 def roles_sql() -> str:
@@ -303,61 +315,101 @@ ALTER DEFAULT PRIVILEGES IN SCHEMA {SCHEMA} GRANT USAGE, SELECT ON SEQUENCES TO 
 
 
 def init_sql() -> str:
-    """The whole schema and the roles, as one script a database owner can run (``psql``)."""
-    parts = ["BEGIN;", f"CREATE SCHEMA IF NOT EXISTS {SCHEMA};", f"SET search_path TO {SCHEMA};"]
-    for version in sorted(MIGRATIONS):
-        parts.append(f"-- migration {version}")
-        parts.append(_dedent(MIGRATIONS[version]))
-    parts.append(
-        "INSERT INTO meta (key, value) VALUES ('schema_version', '%d') "
-        "ON CONFLICT (key) DO UPDATE SET value = excluded.value;" % SCHEMA_VERSION
-    )
+    """The whole schema and the roles, as one script a database owner can run (``psql``) on
+    a database without one."""
+    parts = ["BEGIN;", f"CREATE SCHEMA IF NOT EXISTS {SCHEMA};", f"SET search_path TO {SCHEMA};",
+             _TABLE + ";"]
+    for name, script in MIGRATIONS:
+        parts.append(f"-- migration {name}")
+        parts.append(_dedent(script))
+        parts.append(f"INSERT INTO migrations (name, applied_at) VALUES "
+                     f"('{name}', (extract(epoch FROM now()) * 1000)::bigint);")
+    parts.append(_COUNT.replace("%s", f"'{len(MIGRATIONS)}'") + ";")
     parts.append(roles_sql().strip())
     parts.append("COMMIT;")
     return "\n".join(parts) + "\n"
 
 
-def schema_version(conn: Any) -> int:
-    """The schema's version; 0 when there is none yet."""
-    found = conn.execute(
-        "SELECT to_regclass('backscroll.meta') IS NOT NULL"
-    ).fetchone()[0]
-    if not found:
-        return 0
+def recorded(conn: Any) -> Recorded:
+    """The schema's count (0: no schema yet) and, once it has a table of names, the names."""
+    tables = conn.execute(
+        "SELECT to_regclass('backscroll.meta') IS NOT NULL, "
+        "to_regclass('backscroll.migrations') IS NOT NULL"
+    ).fetchone()
+    if not tables[0]:
+        return Recorded(0, None)
     row = conn.execute("SELECT value FROM backscroll.meta WHERE key = 'schema_version'").fetchone()
-    return int(row[0]) if row else 0
+    version = int(row[0]) if row else 0
+    if not tables[1]:
+        return Recorded(version, None)
+    rows = conn.execute(
+        "SELECT name FROM backscroll.migrations ORDER BY applied_at, name"
+    ).fetchall()
+    return Recorded(version, tuple(r[0] for r in rows))
+
+
+def schema_version(conn: Any) -> int:
+    """The schema's count of steps applied; 0 when there is none yet."""
+    return recorded(conn).version
 
 
 def refuse_newer(version: int, url: str) -> None:
-    if version > SCHEMA_VERSION:
+    if version > len(MIGRATIONS):
         raise StoreError(
             f"{mask_url(url)} holds a newer backscroll schema (version {version}; this "
-            f"version reads up to {SCHEMA_VERSION}): upgrade backscroll to use it"
+            f"version reads up to {len(MIGRATIONS)}): upgrade backscroll to use it"
         )
 
 
+def check(state: Recorded, url: str) -> list[str]:
+    """Refuse a schema from a newer backscroll in one sentence; the names it has applied."""
+    refuse_newer(state.version, url)
+    strange = unknown(MIGRATIONS, state, NUMBERED)
+    if strange:
+        raise StoreError(
+            f"{mask_url(url)} holds a newer backscroll schema (migration {strange[0]} is not one "
+            "this version knows): upgrade backscroll to use it"
+        )
+    return applied(MIGRATIONS, state, NUMBERED)
+
+
+def works(done: list[str]) -> bool:
+    """Whether the code reads and writes a schema that applied ``done`` as it is."""
+    return readable(MIGRATIONS, done, INDEX_ONLY)
+
+
+def current(done: list[str]) -> bool:
+    """Whether nothing is left to apply."""
+    return not pending(MIGRATIONS, done)
+
+
 def migrate(conn: Any, url: str, roles: bool = False) -> int:
-    """Bring the schema up to ``SCHEMA_VERSION`` (and with ``roles`` create and grant the
-    roles); returns the version found before."""
-    before = schema_version(conn)
-    refuse_newer(before, url)
-    if before == SCHEMA_VERSION and not roles:
-        return before
+    """Apply every step not yet recorded, recording each by name (a schema from before names
+    has its steps recorded first), and with ``roles`` create and grant the roles; returns the
+    count found before."""
+    state = recorded(conn)
+    done = check(state, url)
+    if state.names is not None and current(done) and not roles:
+        return state.version
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK_ID,))
-        version = schema_version(conn)  # another host may have won the race
-        refuse_newer(version, url)
+        state = recorded(conn)  # another host may have won the race
+        done = check(state, url)
+        now = now_ms()
         conn.execute(f"CREATE SCHEMA IF NOT EXISTS {SCHEMA}")
-        for target in range(version + 1, SCHEMA_VERSION + 1):
-            conn.execute(MIGRATIONS[target])
-            conn.execute(
-                "INSERT INTO meta (key, value) VALUES ('schema_version', %s) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (str(target),),
-            )
+        if state.names is None or not current(done):
+            conn.execute(_TABLE)
+            if state.names is None:  # from before names: its steps ran, only their names are new
+                for name in done:
+                    conn.execute(_RECORD, (name, now))
+            for name, script in pending(MIGRATIONS, done):
+                conn.execute(script)
+                conn.execute(_RECORD, (name, now))
+                done.append(name)
+            conn.execute(_COUNT, (str(len(done)),))
         if roles:
             conn.execute(roles_sql())
-    return before
+    return state.version
 
 
 def _dedent(script: str) -> str:

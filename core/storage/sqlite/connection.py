@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from ...errors import StoreError
 from ..interface import SchemaBehind
-from .schema import READABLE_SINCE, migrate, refuse_newer
+from .schema import check, is_readable, migrate, recorded
 
 BUSY_TIMEOUT_S = 30.0
 SECURE_DELETE = True  # writers zero what they free (docs/architecture.md; bench_delete.py)
@@ -154,12 +154,12 @@ class Handle:
 
 
 def _check_readable(conn: sqlite3.Connection, path: Path) -> None:
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    refuse_newer(version, str(path))
-    if version == 0:
+    state = recorded(conn)
+    done = check(state, str(path))
+    if state.version == 0:
         raise StoreError(f"{path} holds no backscroll data yet (an empty or foreign database)")
-    if version < READABLE_SINCE:
+    if not is_readable(done):
         raise SchemaBehind(
-            f"{path} was written by an older backscroll (schema {version}); the next write "
+            f"{path} was written by an older backscroll (schema {state.version}); the next write "
             "or `backscroll reindex` upgrades it"
         )

@@ -1,19 +1,22 @@
-"""The per-agent database schema, versioned with ``PRAGMA user_version``.
+"""The per-agent database schema: ``MIGRATIONS``, named steps applied in order and recorded
+by name in the file's ``migrations`` table (the rule: ``core/storage/migrations.py``).
 
-Each entry of ``MIGRATIONS`` takes a database from the version before it to ``n`` (numbers
-are handed out per branch, so one may be missing until they are merged); a database newer
-than this code is refused with one sentence rather than misread. Only FTS5 features
-available in SQLite 3.40 are used, so the stock ``sqlite3`` module can read every file.
+``PRAGMA user_version`` counts the steps a file has applied; a file from before names is known by
+it. A database newer than this code (a name it does not know, or a larger count) is refused with
+one sentence rather than misread. Only FTS5 features available in SQLite 3.40 are used, so the
+stock ``sqlite3`` module can read every file.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import time
 
 from ...errors import StoreError
+from ..migrations import Recorded, Step, applied, check_names, pending, readable, unknown
 
-MIGRATIONS: dict[int, str] = {
-    1: """
+MIGRATIONS: list[Step] = [
+    ("0001_tables", """
     CREATE TABLE meta (
         key   TEXT PRIMARY KEY,
         value TEXT NOT NULL
@@ -89,8 +92,8 @@ MIGRATIONS: dict[int, str] = {
         lease_expires   INTEGER
     );
     INSERT INTO reconcile_progress (id) VALUES (1);
-    """,
-    2: """
+    """),
+    ("0002_visibility_rev", """
     -- visibility_rev changes whenever what a search may use changes: a session appears or
     -- goes, its links change, or its index state does. Searches cache the visible-session
     -- set per caller and rebuild it only when this counter moves.
@@ -112,9 +115,9 @@ MIGRATIONS: dict[int, str] = {
     CREATE TRIGGER index_state_added AFTER INSERT ON index_state BEGIN
         UPDATE meta SET value = value + 1 WHERE key = 'visibility_rev';
     END;
-    """,
-    3: """
-    -- The full-text index gets a second column, the row's *scope* (core/scope.py): the tag
+    """),
+    ("0003_fts_scope", """
+    -- The full-text index gets a second column, the row's *scope* (core/tree_tags.py): the tag
     -- s<pk> of its session and a tag t<pk> for the session and each session it descends
     -- from, so the sessions a caller may see are selected inside MATCH. A prefix index of
     -- two characters makes search-as-you-type prefixes cheap. The old rows have no scope:
@@ -136,8 +139,8 @@ MIGRATIONS: dict[int, str] = {
     BEGIN
         UPDATE meta SET value = value + 1 WHERE key = 'visibility_rev';
     END;
-    """,
-    4: """
+    """),
+    ("0004_source_files", """
     -- Live sources (SPEC 14): what was taken in from each transcript file, so a sync that
     -- finds a file unchanged only stats it, and a grown file is read from its offset. A
     -- file's new events and its new row here are written in one transaction.
@@ -166,8 +169,8 @@ MIGRATIONS: dict[int, str] = {
         kind        TEXT NOT NULL,
         synced_at   INTEGER NOT NULL
     );
-    """,
-}
+    """),
+]
 
 # What a list of conversations shows of a session, kept in ``sessions`` so a listing never
 # reads transcripts (migration 5). The cwd is the header's (Claude Code and Codex name one);
@@ -188,10 +191,8 @@ CWD_COLUMN = """
                   END
            FROM events e WHERE e.session_pk = sessions.pk AND e.kind = 'session'
            ORDER BY e.seq LIMIT 1)"""
-# A title from one new index row (the write path): the same cut as SUMMARY_COLUMNS's.
-TITLE_OF_BODY = f"replace(substr(?, 1, {TITLE_CHARS}), char(8203), '')"
 
-MIGRATIONS[5] = f"""
+MIGRATIONS.append(("0005_session_summaries", f"""
     -- A list of conversations (the browser's home, sessions_list) reads these, never the
     -- transcripts: see SUMMARY_COLUMNS and CWD_COLUMN above.
     ALTER TABLE sessions ADD COLUMN cwd TEXT;
@@ -201,16 +202,16 @@ MIGRATIONS[5] = f"""
     UPDATE sessions SET {SUMMARY_COLUMNS};
     -- "Newest activity first" without sorting every session.
     CREATE INDEX sessions_by_activity ON sessions(coalesce(last_message_at, updated_at));
-"""
+"""))
 
-MIGRATIONS[6] = """
+MIGRATIONS.append(("0006_events_messages_index", """
     -- status counts stored messages on every poll of the browser's status bar: through this
     -- index (covering: it holds kind), not a scan of every event (300 -> ~45 ms at a million
     -- messages).
     CREATE INDEX events_messages ON events(kind) WHERE kind = 'message';
-"""
+"""))
 
-MIGRATIONS[7] = """
+MIGRATIONS.append(("0007_branch_messages", """
     -- The messages of each session's active branch that a conversation shows, so opening a
     -- long one reads plain columns, not every event's JSON (50,000 messages: ~1.4 s -> ~0.1 s).
     -- Rebuilds write them with the index rows; an append that extends the branch adds its
@@ -226,9 +227,9 @@ MIGRATIONS[7] = """
         PRIMARY KEY (session_pk, seq)
     ) WITHOUT ROWID;
     ALTER TABLE index_state ADD COLUMN branch_seq INTEGER NOT NULL DEFAULT 0;
-"""
+"""))
 
-MIGRATIONS[8] = """
+MIGRATIONS.append(("0008_index_totals", """
     -- The rows and characters of every session's index rows, summed: a search as the
     -- operator reads them here instead of summing index_state over every session (2-3 ms a
     -- search at 20,000 sessions). The triggers follow every change of index_state in the
@@ -250,45 +251,93 @@ MIGRATIONS[8] = """
         UPDATE index_totals
         SET rows = rows + new.rows - old.rows, chars = chars + new.chars - old.chars;
     END;
-"""
+"""))
 
-MIGRATIONS[9] = """
+MIGRATIONS.append(("0009_link_indexes", """
     -- A session caller whose visible set is its spawned tree reads that tree only, following
     -- the links down from its own session (Reads.session_briefs(below=...)): each step an
     -- index lookup, not a read of every session (its view 55 -> 5 ms at 10,000 sessions).
     CREATE INDEX sessions_by_spawner ON sessions(lower(spawned_by));
     CREATE INDEX sessions_by_parent ON sessions(lower(parent_key));
-"""
+"""))
 LINK_INDEXES = 9
 
-SCHEMA_VERSION = max(MIGRATIONS)
-# The oldest schema a reader reads as it is: the migrations after it add indexes only, which
-# change no answer (a reader of such a file does without them until a writer upgrades it).
-READABLE_SINCE = 8
+# The steps that were numbered by hand before migrations had names: a file without a table of
+# names whose user_version is N has applied the first N of them.
+NUMBERED = 9
+# The steps that add indexes only: a reader reads a file lacking only these as it is (a writer
+# adds them). The link indexes decide how Reads.session_briefs walks a tree, by user_version:
+# every file that counts LINK_INDEXES steps has them (a writer applies every step it knows).
+INDEX_ONLY = frozenset({"0006_events_messages_index", "0009_link_indexes"})
+LINK_INDEXES = 9
+check_names(MIGRATIONS, INDEX_ONLY)
+# user_version counts the steps a file has applied (what an older backscroll compares).
+SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def refuse_newer(version: int, path: str) -> None:
     """One sentence for a database this code cannot read without misreading it."""
-    if version > SCHEMA_VERSION:
+    if version > len(MIGRATIONS):
         raise StoreError(
             f"{path} was written by a newer backscroll (schema {version}; this version reads "
-            f"up to {SCHEMA_VERSION}): upgrade backscroll to open it"
+            f"up to {len(MIGRATIONS)}): upgrade backscroll to open it"
         )
 
 
-def migrate(conn: sqlite3.Connection, path: str) -> None:
-    """Bring ``conn`` up to ``SCHEMA_VERSION``; refuse databases from a newer backscroll."""
+def recorded(conn: sqlite3.Connection) -> Recorded:
+    """The file's user_version and, once it has a table of names, the names in the order
+    they were applied."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
-    refuse_newer(version, path)
-    if version == SCHEMA_VERSION:
+    try:  # one query in the common case (every reader's open pays it)
+        rows = conn.execute("SELECT name FROM migrations ORDER BY rowid").fetchall()
+    except sqlite3.OperationalError as error:
+        if "no such table" not in str(error):
+            raise
+        return Recorded(version, None)
+    return Recorded(version, tuple(row[0] for row in rows))
+
+
+def check(state: Recorded, path: str) -> list[str]:
+    """Refuse a file from a newer backscroll in one sentence; the names it has applied."""
+    refuse_newer(state.version, path)
+    strange = unknown(MIGRATIONS, state, NUMBERED)
+    if strange:
+        raise StoreError(
+            f"{path} was written by a newer backscroll (migration {strange[0]} is not one this "
+            "version knows): upgrade backscroll to open it"
+        )
+    return applied(MIGRATIONS, state, NUMBERED)
+
+
+def is_readable(done: list[str]) -> bool:
+    """Whether a reader reads a file that applied ``done`` as it is."""
+    return readable(MIGRATIONS, done, INDEX_ONLY)
+
+
+def migrate(conn: sqlite3.Connection, path: str) -> None:
+    """Apply every step not yet recorded, recording each by name (and a file from before
+    names recorded first); refuse databases from a newer backscroll."""
+    state = recorded(conn)
+    done = check(state, path)
+    if state.names is not None and not pending(MIGRATIONS, done):
         return
     conn.execute("BEGIN IMMEDIATE")
     try:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]  # another process may have won
-        for target in sorted(n for n in MIGRATIONS if n > version):
-            for statement in _statements(MIGRATIONS[target]):
+        state = recorded(conn)  # another process may have won
+        done = check(state, path)
+        now = time.time_ns() // 1_000_000
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)"
+        )
+        if state.names is None:  # from before names: its steps ran, only their names are new
+            conn.executemany("INSERT INTO migrations (name, applied_at) VALUES (?, ?)",
+                             [(name, now) for name in done])
+        for name, script in pending(MIGRATIONS, done):
+            for statement in _statements(script):
                 conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {target}")
+            conn.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, now))
+            done.append(name)
+        conn.execute(f"PRAGMA user_version = {len(done)}")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
