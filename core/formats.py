@@ -53,6 +53,9 @@ class Format(NamedTuple):
     # The shape of its session ids, as a regular expression (None: a UUID); a resume command
     # is offered only for an id of that shape (``resume.resume_command``)
     resume_id: str | None = None
+    # Other folders under the home where some installs keep them (a snap's home), detected
+    # only when they exist.
+    more_folders: tuple[str, ...] = ()
 
     @property
     def store_kind(self) -> str:
@@ -93,6 +96,11 @@ FORMATS: list[Format] = [
            resume_id=OPENCODE_ID),
     Format("kilo", "Kilo", "kilo", _IMPORTERS + "kilo.format", "XDG_DATA_HOME", ".local/share",
            "kilo", stored=("kilo",), resume=("kilo", "--session"), resume_id=OPENCODE_ID),
+    Format("gemini", "Gemini CLI", "gemini", _IMPORTERS + "gemini.format", "GEMINI_CLI_HOME",
+           "", ".gemini/tmp", stored=("gemini",), resume=("gemini", "--resume")),
+    Format("copilot", "Copilot CLI", "copilot", _IMPORTERS + "copilot.format", "COPILOT_HOME",
+           ".copilot", stored=("copilot",), resume=("copilot", "--resume"),
+           more_folders=("snap/copilot-cli/common/.copilot",)),
 ]
 
 
