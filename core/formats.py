@@ -23,6 +23,9 @@ from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
 _IMPORTERS = "backscroll.core.importers."
+# OpenCode's session ids: ``ses_``, 12 hex digits of time, 14 base62 characters
+# (anomalyco/opencode packages/opencode/src/id/id.ts)
+OPENCODE_ID = r"ses_[0-9a-f]{12}[0-9A-Za-z]{14}"
 
 
 class Format(NamedTuple):
@@ -46,9 +49,13 @@ class Format(NamedTuple):
     # Its sessions are also those stored with a ``source`` no format claims (OpenClaw's: an
     # agent runtime's live appends are in its format). One format says so.
     unclaimed: bool = False
-    # Variables that, when set, name the folder before ``home_env`` does (the first set one
-    # wins; ``subfolder`` is under it as well).
-    home_envs: tuple[str, ...] = ()
+    folder_env: str = ""  # a variable naming the transcripts' folder itself (wins when set)
+    # The shape of its session ids, as a regular expression (None: a UUID); a resume command
+    # is offered only for an id of that shape (``resume.resume_command``)
+    resume_id: str | None = None
+    # Other folders under the home where some installs keep them (a snap's home), detected
+    # only when they exist.
+    more_folders: tuple[str, ...] = ()
 
     @property
     def store_kind(self) -> str:
@@ -62,8 +69,9 @@ class Format(NamedTuple):
 
     def default_folder(self, env: Mapping[str, str], home: Path) -> Path:
         """Where the tool keeps its transcripts on this machine (existing or not)."""
-        value = next((env[n] for n in self.home_envs if env.get(n)), None) or env.get(
-            self.home_env)
+        if self.folder_env and (folder := env.get(self.folder_env)):
+            return Path(os.path.abspath(Path(folder).expanduser()))
+        value = env.get(self.home_env)
         base = Path(value).expanduser() if value else home / self.home_folder
         return Path(os.path.abspath(base / self.subfolder if self.subfolder else base))
 
@@ -77,11 +85,27 @@ FORMATS: list[Format] = [
     Format("openclaw", "OpenClaw", "main", _IMPORTERS + "openclaw.format", "OPENCLAW_STATE_DIR",
            ".openclaw", stored=("live", "openclaw", "demo"), resume_by_key=True, header_line=True,
            unclaimed=True),
-    # Qwen Code keeps chats in $QWEN_RUNTIME_DIR or $QWEN_HOME (else ~/.qwen), in
+    Format("pi", "Pi", "pi", _IMPORTERS + "pi.format", "PI_CODING_AGENT_DIR", ".pi/agent",
+           "sessions", stored=("pi",), resume=("pi", "--session"), header_line=True,
+           folder_env="PI_CODING_AGENT_SESSION_DIR"),
+    Format("omp", "Oh My Pi", "omp", _IMPORTERS + "pi.omp_format", "OMP_CODING_AGENT_DIR",
+           ".omp/agent", "sessions", stored=("omp",), resume=("omp", "--resume"),
+           header_line=True),
+    Format("opencode", "OpenCode", "opencode", _IMPORTERS + "opencode.format", "XDG_DATA_HOME",
+           ".local/share", "opencode", stored=("opencode",), resume=("opencode", "--session"),
+           resume_id=OPENCODE_ID),
+    Format("kilo", "Kilo", "kilo", _IMPORTERS + "kilo.format", "XDG_DATA_HOME", ".local/share",
+           "kilo", stored=("kilo",), resume=("kilo", "--session"), resume_id=OPENCODE_ID),
+    Format("gemini", "Gemini CLI", "gemini", _IMPORTERS + "gemini.format", "GEMINI_CLI_HOME",
+           "", ".gemini/tmp", stored=("gemini",), resume=("gemini", "--resume")),
+    Format("copilot", "Copilot CLI", "copilot", _IMPORTERS + "copilot.format", "COPILOT_HOME",
+           ".copilot", stored=("copilot",), resume=("copilot", "--resume"),
+           more_folders=("snap/copilot-cli/common/.copilot",)),
+    # Qwen Code keeps chats in $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen, in
     # projects/*/chats and the older tmp/*/chats
     Format("qwen-code", "Qwen Code", "qwen-code", _IMPORTERS + "qwen_code.format", "QWEN_HOME",
            ".qwen", stored=("qwen-code",), resume=("qwen", "--resume"),
-           home_envs=("QWEN_RUNTIME_DIR",)),
+           folder_env="QWEN_RUNTIME_DIR"),
     Format("cursor", "Cursor", "cursor", _IMPORTERS + "cursor_cli.format", "CURSOR_CONFIG_DIR",
            ".cursor", "projects", stored=("cursor",), resume=("cursor-agent", "--resume")),
     Format("droid", "Factory Droid", "droid", _IMPORTERS + "droid.format", "FACTORY_HOME",

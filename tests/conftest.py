@@ -6,6 +6,7 @@ from typing import Callable, Iterator
 
 import pytest
 
+from backscroll.core import formats
 from backscroll.core.state import StateDir
 
 pytest_plugins = ("pytester",)  # test_dev_loop.py runs pytest on a toy suite
@@ -66,8 +67,10 @@ def _isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BACKSCROLL_DATABASE_URL", raising=False)
     # The agents' own folders (the live sources): an empty home, never the real one.
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    for name in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENCLAW_STATE_DIR"):
-        monkeypatch.delenv(name, raising=False)
+    for fmt in formats.known():
+        for name in (fmt.home_env, fmt.folder_env):
+            if name:
+                monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture(scope="session")

@@ -19,6 +19,7 @@ from backscroll.core.importers.codex import DEFAULT_AGENT as CODEX_AGENT
 from backscroll.core.importers.codex import SOURCE as CODEX_SOURCE
 from backscroll.core.importers.common import Followed, ImportReport, NumberedLines, store_live
 from backscroll.core.importers.format import Doors, FollowedFile
+from backscroll.core.importers.pi import SOURCES as PI_SOURCES
 from backscroll.core.reconcile import reconcile_all
 from backscroll.core.sources import sync_sources
 from backscroll.core.sources.listing import sources_status
@@ -110,11 +111,15 @@ def test_an_added_format_is_found_synced_and_searchable(toy: formats.Format,
 
 def test_the_registry_agrees_with_the_packages() -> None:
     by_name = {f.name: f for f in formats.known()}
-    assert list(by_name)[:3] == ["claude-code", "codex", "openclaw"]
+    assert list(by_name)[:5] == ["claude-code", "codex", "openclaw", "pi", "omp"]
+    assert {"opencode", "kilo"} <= set(by_name)
+    assert {"gemini", "copilot"} <= set(by_name)
     assert {"qwen-code", "cursor", "droid"} <= set(by_name)
     assert by_name["claude-code"].default_agent == CLAUDE_AGENT
     assert by_name["claude-code"].stored == (CLAUDE_SOURCE,)
     assert by_name["codex"].default_agent == CODEX_AGENT
     assert by_name["codex"].stored == (CODEX_SOURCE,)
+    for name in PI_SOURCES:  # one package, two tools: each stored under its own source
+        assert by_name[name].default_agent == name and by_name[name].stored == (name,)
     for fmt in formats.known():
         assert isinstance(fmt.doors, Doors)

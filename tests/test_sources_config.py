@@ -152,7 +152,7 @@ def test_sources_status_counts_and_says_why(state: StateDir, home) -> None:
     assert after["claude-code"].sessions == 4  # three files, one of them with a sub-agent
     assert after["codex"].files == 0 and after["codex"].sessions == 1 and after["codex"].gone == 1
     assert any("1 file gone from disk; its sessions are kept" in n for n in after["codex"].notes)
-    assert all(s.last_sync and s.unread == 0 for s in after.values() if s.sessions)
+    assert all(s.last_sync and s.unread == 0 for k, s in after.items() if before[k].files)
 
 
 def test_openclaw_sqlite_store_is_said_not_silently_empty(state: StateDir) -> None:

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from .. import formats
 from ..errors import BackscrollError
 from ..state import StateDir
 from .detect import Source, all_sources, is_folder
@@ -149,10 +150,27 @@ def _identity(sources: list[Source]) -> tuple:
 
 
 def _transcript_change(_change: Any, path: str) -> bool:
-    """A change that may concern a transcript: a transcript or archive, a session store, or
-    a folder (a folder moved in brings files no one reports)."""
+    """A change that may concern a transcript: a transcript or archive, a session store, a
+    database or its ``-wal``, or a folder (a folder moved in brings files no one reports)."""
     name = Path(path).name
-    return ".jsonl" in name or name == "sessions.json" or "." not in name
+    return (".jsonl" in name or name == "sessions.json" or "." not in name
+            or is_database_file(name) or _in_tree(path)
+            or any(fmt.doors.transcript(name) for fmt in formats.known()))  # whole-file .json
+
+
+def is_database_file(name: str) -> bool:
+    """A format's SQLite database, or its ``-wal`` file (a write that lands only there is a
+    change of the database: the sync's stat of it counts the ``-wal``, sqlite_source.py)."""
+    base = name[: -len("-wal")] if name.endswith("-wal") else name
+    return any(fmt.doors.database is not None and base in fmt.doors.database.names
+               for fmt in formats.known())
+
+
+def _in_tree(path: str) -> bool:
+    """A file in a folder a format reads like a database (``Database.trees``)."""
+    parts = set(Path(path).parts)
+    return any(fmt.doors.database is not None and parts.intersection(fmt.doors.database.trees)
+               for fmt in formats.known())
 
 
 def _watchfiles() -> Any:
