@@ -77,6 +77,7 @@ def test_registered_with_its_folder_and_resume_command() -> None:
     assert fmt is not None and fmt.label == "Factory Droid"
     home = Path("/home/u")
     assert fmt.default_folder({}, home) == home / ".factory/sessions"
+    assert fmt.default_folder({"FACTORY_HOME": "/f"}, home) == Path("/f/sessions")
     assert fmt.resume == ("droid", "--resume")
 
 
