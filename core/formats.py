@@ -101,6 +101,11 @@ FORMATS: list[Format] = [
     Format("copilot", "Copilot CLI", "copilot", _IMPORTERS + "copilot.format", "COPILOT_HOME",
            ".copilot", stored=("copilot",), resume=("copilot", "--resume"),
            more_folders=("snap/copilot-cli/common/.copilot",)),
+    Format("cursor-editor", "Cursor editor", "cursor", _IMPORTERS + "cursor_editor.format",
+           "XDG_CONFIG_HOME", ".config", "Cursor/User/globalStorage", stored=("cursor-editor",),
+           more_folders=("Library/Application Support/Cursor/User/globalStorage",)),
+    Format("zed", "Zed", "zed", _IMPORTERS + "zed.format", "XDG_DATA_HOME", ".local/share",
+           "zed/threads", stored=("zed",), more_folders=("Library/Application Support/Zed/threads",)),
 ]
 
 
