@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -269,3 +270,20 @@ def test_the_registry_and_no_resume_command(state: StateDir, zed: Zed,
     assert resume_command("zed", True, TID, PROJECT).command is None
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     assert fmt.default_folder(os.environ, Path.home()) == tmp_path / "xdg" / "zed" / "threads"
+
+
+def test_without_zstandard_one_sentence_then_read_once_installed(
+        state: StateDir, zed: Zed, monkeypatch: pytest.MonkeyPatch) -> None:
+    zed.save(TID, [user("u1", "compressed camellia")])
+    zed.save(TID2, [user("v1", "plain clover")], data_type="json")
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # not installed
+    report = sync(state)
+    [problem] = report.problems
+    assert TID in problem and "backscroll[zstd]" in problem
+    assert hits(state, "clover") and hits(state, "camellia") == []
+    zed.save(TID2, [user("v1", "plain clover"), agent_says("ok")], data_type="json")
+    assert sync(state).problems == []  # said once
+    monkeypatch.delitem(sys.modules, "zstandard")  # installed; read at the next change
+    zed.save(TID2, [user("v1", "plain clover"), agent_says("ok"), user("v2", "more")],
+             data_type="json")
+    assert sync(state).problems == [] and hits(state, "camellia")

@@ -36,11 +36,16 @@ class BadThread(ValueError):
     """A thread's ``data`` that cannot be read (the reason, one sentence)."""
 
 
+class NoZstandard(BadThread):
+    """A compressed thread met without ``zstandard``: read again once it is installed."""
+
+
 def read_new(path: Path, watermark: dict[str, Any] | None, agent: str, report: ImportReport,
              source: str = "zed") -> tuple[list[SessionRead], dict[str, Any]]:
     """Each thread of ``path`` changed since ``watermark``, and the new watermark."""
     mark = watermark if watermark and watermark.get("v") == VERSION else {}
     seen: dict[str, str] = mark.get("threads") or {}
+    waiting = set(mark.get("waiting") or ())  # compressed threads said to need zstandard
     conn = open_readonly(path)
     try:
         require_columns(conn, path, TABLES)
@@ -60,9 +65,16 @@ def read_new(path: Path, watermark: dict[str, Any] | None, agent: str, report: I
                     continue
                 try:
                     thread = decode(row[6], row[7])
+                except NoZstandard as err:
+                    times.pop(tid)  # not read: read again at the next sync
+                    if tid not in waiting:
+                        waiting.add(tid)
+                        report.skip(path, None, f"thread {tid}: {err}")
+                    continue
                 except BadThread as err:
                     report.skip(path, None, f"thread {tid}: {err}; skipped")
                     continue
+                waiting.discard(tid)
                 one = convert_thread(tuple(row[:6]), thread, agent, source)
                 if one is not None:
                     reads.append(one)
@@ -70,7 +82,7 @@ def read_new(path: Path, watermark: dict[str, Any] | None, agent: str, report: I
             conn.execute("COMMIT")
     finally:
         conn.close()
-    return reads, {"v": VERSION, "threads": {**seen, **times}}
+    return reads, {"v": VERSION, "threads": {**seen, **times}, "waiting": sorted(waiting)}
 
 
 def decode(data_type: Any, data: Any) -> dict[str, Any]:
@@ -98,7 +110,7 @@ def _unzstd(frame: bytes) -> bytes:
     try:
         import zstandard
     except ImportError:
-        raise BadThread(f"it is compressed: {ZSTD_MISSING}") from None
+        raise NoZstandard(f"it is compressed: {ZSTD_MISSING}") from None
     parts, got = [], 0
     try:
         with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(frame)) as stream:
