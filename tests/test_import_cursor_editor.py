@@ -28,8 +28,10 @@ from backscroll.core.history import HistoryRequest, sessions_history
 from backscroll.core.importers.cursor_editor import reading as reading_module
 from backscroll.core.reconcile import reconcile_all
 from backscroll.core.resume import resume_command
+from backscroll.core.search import SearchRequest, sessions_search
 from backscroll.core.sources import sync_sources
 from backscroll.core.sources.detect import all_sources
+from backscroll.core.sources.watch import _transcript_change
 from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR
 
@@ -276,3 +278,39 @@ def test_the_registry_folders_and_no_resume_command(tmp_path: Path,
     assert fmt.default_folder(os.environ, Path.home()) == (
         tmp_path / "cfg" / "Cursor" / "User" / "globalStorage")
     assert "Library/Application Support/Cursor/User/globalStorage" in fmt.more_folders
+
+
+def test_a_composer_rewritten_shorter_keeps_what_was_stored(state: StateDir,
+                                                           cursor: Cursor) -> None:
+    cursor.bubble(1, "sort by weight")
+    cursor.bubble(2, "weights are in grams")
+    cursor.composer()
+    sync(state)
+    # a checkpoint restored: the header list loses its last bubble, a new one follows
+    dropped = cursor.bubbles[CID].pop()
+    cursor.conn.execute("DELETE FROM cursorDiskKV WHERE key = ?",
+                        (f"bubbleId:{CID}:{dropped['bubbleId']}",))
+    cursor.bubble(2, "weights are in ounces")
+    cursor.composer()
+    report = sync(state)
+    assert (report.problems, report.messages) == ([], 1)
+    assert texts(state) == ["sort by weight", "weights are in ounces"]
+    with state.open("cursor") as db:
+        [session] = db.sessions()
+        ids = [e["id"] for _, e in db.events(session.pk) if e.get("type") == "message"]
+    assert dropped["bubbleId"] in ids and len(ids) == len(set(ids)) == 3
+
+
+def test_watch_sees_the_wal_and_search_filters_by_source(state: StateDir,
+                                                         cursor: Cursor) -> None:
+    cursor.bubble(1, "quince jelly")
+    cursor.composer()
+    sync(state)
+    wal = f"{cursor.path}-wal"
+    assert _transcript_change(None, wal) and _transcript_change(None, str(cursor.path))
+    assert not _transcript_change(None, str(cursor.path.parent / "state.vscdb.backup"))
+    by_source = {source: [r.session_key for r in sessions_search(
+        state, SearchRequest(query="quince", source=source), OPERATOR).results]
+        for source in ("cursor-editor", "opencode")}
+    assert by_source == {"cursor-editor": [key()], "opencode": []}
+    assert formats.get("cursor-editor").label == "Cursor editor"

@@ -27,8 +27,10 @@ from backscroll.core.history import HistoryRequest, sessions_history
 from backscroll.core.importers.zed import reading as reading_module
 from backscroll.core.reconcile import reconcile_all
 from backscroll.core.resume import resume_command
+from backscroll.core.search import SearchRequest, sessions_search
 from backscroll.core.sources import sync_sources
 from backscroll.core.sources.detect import all_sources
+from backscroll.core.sources.watch import _transcript_change
 from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR
 
@@ -287,3 +289,13 @@ def test_without_zstandard_one_sentence_then_read_once_installed(
     zed.save(TID2, [user("v1", "plain clover"), agent_says("ok"), user("v2", "more")],
              data_type="json")
     assert sync(state).problems == [] and hits(state, "camellia")
+
+
+def test_watch_sees_the_wal_and_search_filters_by_source(state: StateDir, zed: Zed) -> None:
+    zed.save(TID, [user("u1", "lavender border")])
+    sync(state)
+    assert _transcript_change(None, f"{zed.path}-wal") and _transcript_change(None, str(zed.path))
+    by_source = {source: [r.session_key for r in sessions_search(
+        state, SearchRequest(query="lavender", source=source), OPERATOR).results]
+        for source in ("zed", "cursor-editor")}
+    assert by_source == {"zed": [key()], "cursor-editor": []}
