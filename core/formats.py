@@ -110,6 +110,11 @@ FORMATS: list[Format] = [
            ".cursor", "projects", stored=("cursor",), resume=("cursor-agent", "--resume")),
     Format("droid", "Factory Droid", "droid", _IMPORTERS + "droid.format", "FACTORY_HOME",
            ".factory", "sessions", stored=("droid",), resume=("droid", "--resume")),
+    Format("cursor-editor", "Cursor editor", "cursor", _IMPORTERS + "cursor_editor.format",
+           "XDG_CONFIG_HOME", ".config", "Cursor/User/globalStorage", stored=("cursor-editor",),
+           more_folders=("Library/Application Support/Cursor/User/globalStorage",)),
+    Format("zed", "Zed", "zed", _IMPORTERS + "zed.format", "XDG_DATA_HOME", ".local/share",
+           "zed/threads", stored=("zed",), more_folders=("Library/Application Support/Zed/threads",)),
 ]
 
 
