@@ -22,7 +22,7 @@ from ...errors import StoreError, ValidationError
 from ...keys import check_agent_id
 from ..model import default_host
 from .browsing import BrowseReads
-from .connection import connect
+from .driver import connect
 from .sources import SourceReads
 
 if TYPE_CHECKING:
