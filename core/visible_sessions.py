@@ -29,7 +29,8 @@ def caller_host(db: AgentReader, caller: Caller) -> str:
 class Resolved:
     """A request's caller, checked once: ``open(agent)`` gives an agent's database for the
     request, the caller's own being the one the check opened (kept open until the request
-    ends) and any other opened anew. One request opens the caller's database once."""
+    ends) and any other opened anew. One request opens the caller's database once (and so
+    holds at most two readers at a time: the caller's and the agent being read)."""
 
     def __init__(self, state: StateDir, own: AgentReader | None = None,
                  own_agent: str | None = None) -> None:
