@@ -57,6 +57,9 @@ class Format(NamedTuple):
     # The shape of its session ids, as a regular expression (None: a UUID); a resume command
     # is offered only for an id of that shape (``resume.resume_command``)
     resume_id: str | None = None
+    # Other folders under the home where some installs keep them (a snap's home), detected
+    # only when they exist.
+    more_folders: tuple[str, ...] = ()
     # A variable naming the tool's root and the transcripts' folder under it (Goose's
     # ``GOOSE_PATH_ROOT``: ``data/sessions``): wins over ``home_env``, not over ``folder_env``
     root_env: tuple[str, str] = ("", "")
@@ -102,6 +105,25 @@ FORMATS: list[Format] = [
            resume_id=OPENCODE_ID),
     Format("kilo", "Kilo", "kilo", _IMPORTERS + "kilo.format", "XDG_DATA_HOME", ".local/share",
            "kilo", stored=("kilo",), resume=("kilo", "--session"), resume_id=OPENCODE_ID),
+    Format("gemini", "Gemini CLI", "gemini", _IMPORTERS + "gemini.format", "GEMINI_CLI_HOME",
+           "", ".gemini/tmp", stored=("gemini",), resume=("gemini", "--resume")),
+    Format("copilot", "Copilot CLI", "copilot", _IMPORTERS + "copilot.format", "COPILOT_HOME",
+           ".copilot", stored=("copilot",), resume=("copilot", "--resume"),
+           more_folders=("snap/copilot-cli/common/.copilot",)),
+    # Qwen Code keeps chats in $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen, in
+    # projects/*/chats and the older tmp/*/chats
+    Format("qwen-code", "Qwen Code", "qwen-code", _IMPORTERS + "qwen_code.format", "QWEN_HOME",
+           ".qwen", stored=("qwen-code",), resume=("qwen", "--resume"),
+           folder_env="QWEN_RUNTIME_DIR"),
+    Format("cursor", "Cursor", "cursor", _IMPORTERS + "cursor_cli.format", "CURSOR_CONFIG_DIR",
+           ".cursor", "projects", stored=("cursor",), resume=("cursor-agent", "--resume")),
+    Format("droid", "Factory Droid", "droid", _IMPORTERS + "droid.format", "FACTORY_HOME",
+           ".factory", "sessions", stored=("droid",), resume=("droid", "--resume")),
+    Format("cursor-editor", "Cursor editor", "cursor", _IMPORTERS + "cursor_editor.format",
+           "XDG_CONFIG_HOME", ".config", "Cursor/User/globalStorage", stored=("cursor-editor",),
+           more_folders=("Library/Application Support/Cursor/User/globalStorage",)),
+    Format("zed", "Zed", "zed", _IMPORTERS + "zed.format", "XDG_DATA_HOME", ".local/share",
+           "zed/threads", stored=("zed",), more_folders=("Library/Application Support/Zed/threads",)),
     Format("goose", "Goose", "goose", _IMPORTERS + "goose.format", "XDG_DATA_HOME",
            ".local/share", "goose/sessions", stored=("goose",),
            resume=("goose", "session", "--resume", "--session-id"), resume_id=GOOSE_ID,

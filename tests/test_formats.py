@@ -113,6 +113,8 @@ def test_the_registry_agrees_with_the_packages() -> None:
     by_name = {f.name: f for f in formats.known()}
     assert list(by_name)[:5] == ["claude-code", "codex", "openclaw", "pi", "omp"]
     assert {"opencode", "kilo"} <= set(by_name)
+    assert {"gemini", "copilot"} <= set(by_name)
+    assert {"qwen-code", "cursor", "droid"} <= set(by_name)
     assert by_name["claude-code"].default_agent == CLAUDE_AGENT
     assert by_name["claude-code"].stored == (CLAUDE_SOURCE,)
     assert by_name["codex"].default_agent == CODEX_AGENT

@@ -36,7 +36,7 @@ class Source:
     def per_folder(self) -> bool:
         """Its agents are its session folders' (OpenClaw's ``agents/<id>/sessions``)."""
         fmt = formats.get(self.kind)
-        return fmt is not None and fmt.doors.session_folders is not None
+        return fmt is not None and fmt.doors.folder_agent is not None
 
     def agent_for(self, folder_agent: str | None = None) -> str:
         """The agent its sessions are stored under."""
@@ -45,9 +45,15 @@ class Source:
 
 
 def default_folders() -> list[Source]:
-    """Where the agent tools keep their transcripts on this machine (existing or not)."""
-    return [Source(f.name, f.default_folder(os.environ, Path.home()))
-            for f in formats.known()]
+    """Where the agent tools keep their transcripts on this machine (existing or not; a
+    format's ``more_folders`` only when they exist)."""
+    home = Path.home()
+    found: list[Source] = []
+    for f in formats.known():
+        found.append(Source(f.name, f.default_folder(os.environ, home)))
+        found += [Source(f.name, home / more) for more in f.more_folders
+                  if is_folder(home / more)]
+    return found
 
 
 def all_sources(state_dir: Path, include_missing: bool = False) -> list[Source]:

@@ -154,7 +154,8 @@ def _transcript_change(_change: Any, path: str) -> bool:
     database or its ``-wal``, or a folder (a folder moved in brings files no one reports)."""
     name = Path(path).name
     return (".jsonl" in name or name == "sessions.json" or "." not in name
-            or is_database_file(name) or _in_tree(path))
+            or is_database_file(name) or _in_tree(path)
+            or any(fmt.doors.transcript(name) for fmt in formats.known()))  # whole-file .json
 
 
 def is_database_file(name: str) -> bool:
