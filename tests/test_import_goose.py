@@ -350,7 +350,8 @@ def test_legacy_jsonl_and_database_holding_one_session_count_once(
         state: StateDir, agent: Agent, sessions_dir: Path) -> None:
     """Goose imports each legacy file into the database and keeps the file (``import_legacy``,
     with new ``message_id``s)."""
-    msgs = [{"role": "user", "created": T0 + 1, "content": [text("migrated walrus words")],
+    msgs = [{"role": "user", "created": T0 + 1, "content": [
+                {**text("migrated walrus words"), "annotations": None}],
              "metadata": {"userVisible": True, "agentVisible": True}},
             {"role": "assistant", "created": T0 + 2, "content": [text("walrus answer")],
              "metadata": {"userVisible": True, "agentVisible": True}}]

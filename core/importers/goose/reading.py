@@ -164,7 +164,7 @@ def convert(sid: str, title: Any, cwd: Any, created: int | None, messages: list[
         if when is not None:
             updated = max(updated or when, when)
         items = [i for i in message.get("content") or [] if isinstance(i, dict)]
-        digest = hashlib.sha1(json.dumps([role, when, items], sort_keys=True,
+        digest = hashlib.sha1(json.dumps([role, when, [_salient(i) for i in items]],
                                          ensure_ascii=False).encode()).hexdigest()[:20]
         seen[digest] = seen.get(digest, 0) + 1
         base_id = f"g{digest}-{seen[digest]}"
@@ -248,6 +248,17 @@ def _entries(items: list[dict[str, Any]], role: Any, when: int | None, model: st
                         **({"timestamp": stamp} if stamp else {})})
     flush()
     return out
+
+
+def _salient(item: dict[str, Any]) -> list[Any]:
+    """What identifies a content item whichever Goose wrote it: its type and its text (or
+    thinking, or tool call id). Optional fields a version writes and another omits (``null``
+    annotations, signatures) do not change a message's derived id."""
+    kind = item.get("type")
+    for name in ("text", "thinking", "id", "data"):
+        if isinstance(item.get(name), str):
+            return [kind, item[name]]
+    return [kind]
 
 
 def _ok(value: Any) -> dict[str, Any]:
