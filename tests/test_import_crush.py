@@ -308,3 +308,27 @@ def test_import_command_reads_a_project(state: StateDir, agent: Agent) -> None:
 def test_resume_command_takes_uuids_only() -> None:
     assert resume_command("crush", True, SID, "/p").command == f"cd /p && crush --session {SID}"
     assert resume_command("crush", True, "-s x", "/p").command is None
+
+
+def test_watch_watches_the_listed_project_folders(state: StateDir, agent: Agent,
+                                                  data_dir: Path, tmp_path: Path) -> None:
+    """The project databases are outside Crush's data folder: ``watch`` watches their
+    folders too, a change there syncs the Crush source, and a project listed anew changes
+    what is watched."""
+    from backscroll.core.sources.watch import _identity, _transcript_change, changed_sources, outside_folders
+
+    sources = all_sources(state.path)
+    [crush_source] = [s for s in sources if s.kind == "crush"]
+    assert outside_folders(sources) == {agent.path.parent: crush_source}
+    wal = Path(f"{agent.path}-wal")
+    assert _transcript_change(None, str(wal)) and _transcript_change(None, str(agent.path))
+    assert changed_sources(sources, [wal]) == [crush_source]
+    assert changed_sources(sources, [tmp_path / "elsewhere" / "crush.db"]) == []
+    before = _identity(sources)
+    other = Agent(tmp_path / "work" / "other")
+    try:
+        register(data_dir, agent.project, other.project)
+        assert _identity(sources) != before
+        assert set(outside_folders(sources)) == {agent.path.parent, other.path.parent}
+    finally:
+        other.conn.close()
