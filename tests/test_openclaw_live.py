@@ -64,11 +64,14 @@ def store_with_one(root: Path) -> Store:
     return store
 
 
-def write_jsonl(root: Path, name: str) -> Path:
+def write_jsonl(root: Path, name: str, index: bool = True) -> Path:
+    """The conversation as a JSONL transcript (and its ``sessions.json`` entry: a migration
+    may have left none)."""
     folder = root / "agents" / "main" / "sessions"
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "sessions.json").write_text(json.dumps({KEY: {"sessionId": "s-1",
-                                                            "label": "Daily chat"}}))
+    if index:
+        (folder / "sessions.json").write_text(json.dumps({KEY: {"sessionId": "s-1",
+                                                                "label": "Daily chat"}}))
     path = folder / name
     path.write_text("".join(json.dumps(e) + "\n" for e in conversation()))
     return path
@@ -113,10 +116,11 @@ def test_openclaw_homes_are_found_by_default(state: StateDir, monkeypatch) -> No
 EXPECTED = {KEY: ("s-1", "Daily chat", ["m1", "m2"])}
 
 
+@pytest.mark.parametrize("index", [True, False])
 @pytest.mark.parametrize("name", ["s-1.jsonl.deleted.2026-06-01T10-00-00.000Z", "s-1.jsonl"])
 def test_both_layouts_jsonl_first_give_each_conversation_once(state: StateDir, root: Path,
-                                                              name: str) -> None:
-    write_jsonl(root, name)
+                                                              name: str, index: bool) -> None:
+    write_jsonl(root, name, index)
     first = sync(state)
     assert first.problems == []
     store = store_with_one(root)
@@ -129,13 +133,14 @@ def test_both_layouts_jsonl_first_give_each_conversation_once(state: StateDir, r
         store.con.close()
 
 
+@pytest.mark.parametrize("index", [True, False])
 @pytest.mark.parametrize("name", ["s-1.jsonl.deleted.2026-06-01T10-00-00.000Z", "s-1.jsonl"])
 def test_both_layouts_store_first_give_each_conversation_once(state: StateDir, root: Path,
-                                                              name: str) -> None:
+                                                              name: str, index: bool) -> None:
     store = store_with_one(root)
     try:
         assert sync(state).problems == []
-        write_jsonl(root, name)
+        write_jsonl(root, name, index)
         second = sync(state)
         assert second.problems == [] and second.events == 0
         assert sessions(state) == EXPECTED

@@ -473,16 +473,18 @@ def _settle_key(db: AgentWriter, view: StoreView, window: Window) -> None:
     current, becomes the reset archive it would be read as now
     (``agent:<id>:reset:<sessionId>``), so the node's key goes to the current window, each
     keeping its own events; a window first taken in from the JSONL transcript a migration
-    left (``<id>.jsonl.deleted.<ts>``, stored as ``agent:<id>:deleted:<sessionId>``) takes the
-    store's key (its events are the same entries: nothing is added twice)."""
+    left (``<id>.jsonl.deleted.<ts>``, stored as ``agent:<id>:deleted:<sessionId>``), or read
+    without a ``sessions.json`` (``agent:<id>:import:<sessionId>``), takes the store's key (its
+    events are the same entries: nothing is added twice)."""
     stored = db.session_key_of(window.session_id)
     if stored is None or window.session_key.count(":") < 2:
         return
     node = normalize_key(view.own(window.session_key))
     sid = window.session_id
     leftover = normalize_key(f"agent:{view.agent_id}:deleted:{sid}")
+    placeholder = normalize_key(f"agent:{view.agent_id}:import:{sid}")  # read without an index
     if window.current:
-        if stored == leftover:
+        if stored in (leftover, placeholder):
             entry = view.store.get(node) or view.store.get(window.session_key) or {}
             db.rekey_session(sid, node, entry.get("label") or entry.get("displayName"))
         return
