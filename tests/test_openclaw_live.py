@@ -97,6 +97,16 @@ def test_the_store_is_a_source_read_from_its_watermark(state: StateDir, root: Pa
         after = next(s for s in sources_status(state) if s.source.kind == "openclaw")
         assert (after.files, after.sessions, after.unread) == (1, 1, 0)
         assert after.last_sync is not None
+        # `status` counts it; the browser's source filter (OpenClaw) finds it
+        from backscroll.core.search import SearchRequest, sessions_search
+        from backscroll.core.status import state_status
+        from backscroll.core.visibility import OPERATOR
+
+        agents = {a.agent: (a.sessions, a.messages) for a in state_status(state).agents}
+        assert agents == {"main": (1, 3)}
+        for source, found in (("openclaw", 1), ("claude-code", 0)):
+            request = SearchRequest("avocet", source=source)
+            assert len(sessions_search(state, request, OPERATOR).results) == found
     finally:
         store.con.close()
 
