@@ -40,10 +40,10 @@ from ...errors import ValidationError
 from ...keys import check_agent_id, normalize_key
 from ...labels import archive_label
 from ...state import StateDir
-from ...storage import AgentWriter
+from ...storage import AgentWriter, SessionMeta
 from ...storage.model import ARCHIVED_LABEL as ARCHIVED
 from ...storage.stored import as_imported
-from ..common import ImportReport
+from ..common import ImportReport, store_live
 from . import StoreView, TranscriptRead, folder_agent_id, read_events, store_transcript
 
 STORE_NAME = "openclaw-agent.sqlite"
@@ -433,13 +433,16 @@ def store_database(db: AgentWriter, path: Path, watermark: dict[str, Any] | None
         if isinstance(windows, dict) else {}
     read = read_store_file(path, report, since, agent)
     with db.importing():
-        store_read(db, read, report)
+        store_read(db, read, report, live=watermark is not None)
     return {"version": read.version,
             "windows": {sid: mark.as_json() for sid, mark in read.marks.items()}}
 
 
-def store_read(db: AgentWriter, read: StoreRead, report: ImportReport) -> None:
-    """Store the windows of one store read into its agent's database."""
+def store_read(db: AgentWriter, read: StoreRead, report: ImportReport,
+               live: bool = False) -> None:
+    """Store the windows of one store read into its agent's database. ``live``: the store is
+    being written (a sync after the first): a hot window's new events that continue a stored
+    session take the live write path (searchable at once, as a JSONL line followed is)."""
     folder = read.path.parent.parent / "sessions"
     view = StoreView.of(read.agent_id, read.entries, report, folder)
     # windows that left their node's key first, so that the current ones can take it
@@ -455,6 +458,11 @@ def store_read(db: AgentWriter, read: StoreRead, report: ImportReport) -> None:
         part = ImportReport()
         lines, events, header = read_events(file, part, window.lines)
         report.take(part)
+        key = db.session_key_of(window.session_id)
+        if live and not window.archived and key is not None and header is None:
+            store_live(db, SessionMeta(key, window.session_id, source="openclaw"), lines,
+                       events, report)
+            continue
         stored = _stored_view(view, window) if window.archived else view
         store_transcript(db, stored, file, report,
                          TranscriptRead(part, lines, [as_imported(e) for e in events], header))
