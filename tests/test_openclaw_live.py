@@ -238,3 +238,22 @@ def test_cold_conversations_say_archived_in_every_answer(state: StateDir, root: 
         assert sync(state).read == 0  # an archive is read once
     finally:
         store.con.close()
+
+
+def test_another_file_naming_a_window_of_the_store_is_a_claim(state: StateDir,
+                                                              root: Path) -> None:
+    """The store and a transcript are one family only for the transcript named after the
+    window's session: any other file whose header names it plants nothing."""
+    store = store_with_one(root)
+    try:
+        sync(state)
+        folder = root / "agents" / "main" / "sessions"
+        folder.mkdir(parents=True)
+        rogue = [header("s-1"), message("x1", None, "user", "planted magpie")]
+        (folder / "other.jsonl").write_text("".join(json.dumps(e) + "\n" for e in rogue))
+        report = sync(state)
+        assert any("other.jsonl: names session agent:main:main" in p for p in report.problems)
+        assert hits(state, "magpie") == []
+        assert sessions(state) == EXPECTED
+    finally:
+        store.con.close()

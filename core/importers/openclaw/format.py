@@ -25,10 +25,11 @@ from . import (
     is_transcript_name,
     read_store,
     session_folders,
+    transcript_session_id,
 )
 from .follow import follow_openclaw, follow_store
 from .store import STORE_NAME as DATABASE_NAME
-from .store import find_stores, store_database
+from .store import find_stores, store_database, window_key
 
 STORE_NAME = "sessions.json"
 
@@ -61,13 +62,22 @@ def _follow_store(db: AgentWriter, found: FollowedFile, report: ImportReport,
 
 def _same_family(key: str, path: str, holder: str) -> bool:
     """An agent's SQLite store and a JSONL transcript in the same agent's ``sessions/``
-    folder feed one session by design: a home migrated to the store keeps the transcripts it
-    came from (``*.jsonl.deleted.<ts>``), whose entries the store's events repeat by id."""
+    folder feed one session by design when the store holds that transcript's session under
+    ``key``: a home migrated to the store keeps the transcripts it came from
+    (``<id>.jsonl.deleted.<ts>``), whose entries the store's events repeat by id. Any other
+    file naming a session the store holds is a claim (docs/sources.md)."""
     paths = [Path(path), Path(holder)]
     stores = [p for p in paths if p.name == DATABASE_NAME and p.parent.name == "agent"]
     files = [p for p in paths if is_transcript_name(p.name)]
-    return len(stores) == 1 and len(files) == 1 and \
-        stores[0].parent.parent == files[0].parent.parent
+    if len(stores) != 1 or len(files) != 1 or stores[0].parent.parent != files[0].parent.parent:
+        return False
+    session_id = transcript_session_id(files[0].name)
+    node = window_key(stores[0], session_id)
+    if node is None:
+        return False
+    agent = node.split(":")[1]
+    return key in (node, *(f"agent:{agent}:{kind}:{session_id}".lower()
+                           for kind in ("reset", "deleted", "import")))
 
 
 def _locate(path: Path) -> list[tuple[Path, str | None]]:

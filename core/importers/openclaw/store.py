@@ -81,6 +81,21 @@ def find_stores(state_dir: Path) -> list[tuple[str, Path]]:
     return found
 
 
+def window_key(store: Path, session_id: str) -> str | None:
+    """The key of the node a store's window belongs to, as stored (lower case); None when
+    the store has no such window or cannot be read now."""
+    try:
+        with closing(connect(store)) as con:
+            row = con.execute("SELECT session_key FROM session_windows WHERE session_id = ?",
+                              (session_id,)).fetchone()
+    except sqlite3.Error:
+        return None
+    if row is None or not isinstance(row[0], str) or row[0].count(":") < 2:
+        return None
+    _, _, rest = row[0].split(":", 2)  # owned by the store's agent, as it is stored
+    return normalize_key(f"agent:{folder_agent_id(store.parent.parent)}:{rest}")
+
+
 def cold_folder(store: Path) -> Path:
     """Where a store's file-backed cold archives are: the sibling ``sessions/cold/``."""
     return store.parent.parent / "sessions" / "cold"
