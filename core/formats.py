@@ -105,6 +105,20 @@ FORMATS: list[Format] = [
     Format("copilot", "Copilot CLI", "copilot", _IMPORTERS + "copilot.format", "COPILOT_HOME",
            ".copilot", stored=("copilot",), resume=("copilot", "--resume"),
            more_folders=("snap/copilot-cli/common/.copilot",)),
+    # Qwen Code keeps chats in $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen, in
+    # projects/*/chats and the older tmp/*/chats
+    Format("qwen-code", "Qwen Code", "qwen-code", _IMPORTERS + "qwen_code.format", "QWEN_HOME",
+           ".qwen", stored=("qwen-code",), resume=("qwen", "--resume"),
+           folder_env="QWEN_RUNTIME_DIR"),
+    Format("cursor", "Cursor", "cursor", _IMPORTERS + "cursor_cli.format", "CURSOR_CONFIG_DIR",
+           ".cursor", "projects", stored=("cursor",), resume=("cursor-agent", "--resume")),
+    Format("droid", "Factory Droid", "droid", _IMPORTERS + "droid.format", "FACTORY_HOME",
+           ".factory", "sessions", stored=("droid",), resume=("droid", "--resume")),
+    Format("cursor-editor", "Cursor editor", "cursor", _IMPORTERS + "cursor_editor.format",
+           "XDG_CONFIG_HOME", ".config", "Cursor/User/globalStorage", stored=("cursor-editor",),
+           more_folders=("Library/Application Support/Cursor/User/globalStorage",)),
+    Format("zed", "Zed", "zed", _IMPORTERS + "zed.format", "XDG_DATA_HOME", ".local/share",
+           "zed/threads", stored=("zed",), more_folders=("Library/Application Support/Zed/threads",)),
 ]
 
 

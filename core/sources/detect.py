@@ -36,7 +36,7 @@ class Source:
     def per_folder(self) -> bool:
         """Its agents are its session folders' (OpenClaw's ``agents/<id>/sessions``)."""
         fmt = formats.get(self.kind)
-        return fmt is not None and fmt.doors.session_folders is not None
+        return fmt is not None and fmt.doors.folder_agent is not None
 
     def agent_for(self, folder_agent: str | None = None) -> str:
         """The agent its sessions are stored under."""
