@@ -63,6 +63,10 @@ class Format(NamedTuple):
     # A variable naming the tool's root and the transcripts' folder under it (Goose's
     # ``GOOSE_PATH_ROOT``: ``data/sessions``): wins over ``home_env``, not over ``folder_env``
     root_env: tuple[str, str] = ("", "")
+    # Further homes the tool itself uses when ``$<home_env>`` is not set (shell patterns
+    # under the home: OpenClaw's ``~/.openclaw-<profile>``, its legacy ``~/.clawdbot``),
+    # detected only when they exist.
+    other_homes: tuple[str, ...] = ()
 
     @property
     def store_kind(self) -> str:
@@ -93,7 +97,7 @@ FORMATS: list[Format] = [
            "sessions", stored=("codex",), resume=("codex", "resume", "--"), header_line=True),
     Format("openclaw", "OpenClaw", "main", _IMPORTERS + "openclaw.format", "OPENCLAW_STATE_DIR",
            ".openclaw", stored=("live", "openclaw", "demo"), resume_by_key=True, header_line=True,
-           unclaimed=True),
+           unclaimed=True, other_homes=(".openclaw-*", ".clawdbot")),
     Format("pi", "Pi", "pi", _IMPORTERS + "pi.format", "PI_CODING_AGENT_DIR", ".pi/agent",
            "sessions", stored=("pi",), resume=("pi", "--session"), header_line=True,
            folder_env="PI_CODING_AGENT_SESSION_DIR"),

@@ -33,6 +33,7 @@ class ConversationHit:
     def as_json(self) -> dict[str, Any]:
         best = self.result.as_json()
         del best["sessionKey"], best["sessionId"], best["agent"], best["source"], best["host"]  # said above
+        del best["archived"]
         return {
             "sessionKey": redact(self.session.key),
             "sessionId": self.session.session_id,
@@ -45,6 +46,7 @@ class ConversationHit:
             "resume": resume_of(self.session).command,
             "best": best,
             "host": self.session.host or None,
+            "archived": self.session.archived,
         }
 
 

@@ -97,6 +97,7 @@ class SearchResult(NamedTuple):
     hits: int = 1  # a grouped search's best hit: the matching messages of its session
     source: str = "openclaw"  # the agent tool that wrote it (catalog.source_kind)
     host: str = ""  # the host its session came from (core/hosts.py)
+    archived: bool = False  # its session's transcript is in a cold archive (SessionRow.archived)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -112,6 +113,7 @@ class SearchResult(NamedTuple):
             "agent": self.agent,
             "source": self.source,
             "host": self.host or None,
+            "archived": self.archived,
         }
 
 
@@ -222,6 +224,7 @@ def search_rows(
                 hits=hits,
                 source=source_kind(session.source),
                 host=session.host,
+                archived=session.archived,
             )
         )
     capped = cap_results(response.results, RESULTS_MAX_BYTES)

@@ -64,8 +64,10 @@ def test_append_then_search_json(filled, capsys) -> None:
         "agent",
         "source",
         "host",
+        "archived",  # in a cold archive (OpenClaw's store): not these
     }
     assert all(r["snippet"] == r["excerpt"] for r in answer["results"])
+    assert not any(r["archived"] for r in answer["results"])
     assert "indexing" not in answer and "truncated" not in answer
 
 

@@ -398,7 +398,7 @@ def test_one_chatty_session_takes_one_slot(state: StateDir) -> None:
     assert payload["conversations"][0]["best"]["excerpt"]
     assert set(payload["conversations"][0]) == {"sessionKey", "sessionId", "agent", "title",
                                                 "source", "messages", "lastActivity", "hits",
-                                                "resume", "best", "host"}
+                                                "resume", "best", "host", "archived"}
 
 
 def test_grouped_hits_count_as_the_conversation_counts_them(state: StateDir) -> None:

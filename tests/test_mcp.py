@@ -127,8 +127,9 @@ async def test_search_answers_exactly_the_library_json(world) -> None:
     assert expected["truncated"] is True and len(expected["results"]) == 3
     hit = result.structured_content["results"][0]
     assert set(hit) == {"sessionKey", "sessionId", "messageId", "timestamp", "role", "excerpt", "score",
-                        "agent", "source", "host", "snippet"}
+                        "agent", "source", "host", "snippet", "archived"}
     assert hit["snippet"] == hit["excerpt"]  # OpenClaw's name for the same text
+    assert hit["archived"] is False  # not in a cold archive
     assert isinstance(hit["timestamp"], int) and hit["role"] in ("user", "assistant")
 
 

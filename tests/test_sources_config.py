@@ -155,17 +155,6 @@ def test_sources_status_counts_and_says_why(state: StateDir, home) -> None:
     assert all(s.last_sync and s.unread == 0 for k, s in after.items() if before[k].files)
 
 
-def test_openclaw_sqlite_store_is_said_not_silently_empty(state: StateDir) -> None:
-    agent = Path.home() / ".openclaw" / "agents" / "main" / "agent"
-    agent.mkdir(parents=True)
-    (agent / "openclaw-agent.sqlite").write_bytes(b"SQLite format 3\x00")
-    status = next(s for s in sources_status(state) if s.source.kind == "openclaw")
-    assert status.files == 0
-    assert status.notes == [f"{Path.home() / '.openclaw'} keeps transcripts in OpenClaw's SQLite "
-                            f"store ({agent / 'openclaw-agent.sqlite'}), which backscroll does "
-                            "not read yet"]
-
-
 def test_cli_sources_sync_and_edits(state: StateDir, home, tmp_path, capsys) -> None:
     assert main(["sources", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)["sources"]

@@ -53,7 +53,18 @@ def default_folders() -> list[Source]:
         found.append(Source(f.name, f.default_folder(os.environ, home)))
         found += [Source(f.name, home / more) for more in f.more_folders
                   if is_folder(home / more)]
+        if not os.environ.get(f.home_env):
+            found += [Source(f.name, other) for pattern in f.other_homes
+                      for other in _matching(home, pattern) if is_folder(other)]
     return found
+
+
+def _matching(home: Path, pattern: str) -> list[Path]:
+    """The folders under ``home`` a pattern names, in order (none where it cannot be read)."""
+    try:
+        return sorted(home.glob(pattern))
+    except OSError:
+        return []
 
 
 def all_sources(state_dir: Path, include_missing: bool = False) -> list[Source]:

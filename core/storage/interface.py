@@ -399,6 +399,11 @@ class SourceWrites(Protocol):
         ``meta.session_id``; True when something changed."""
         ...
 
+    def rekey_session(self, session_id: str, key: str, label: str | None) -> bool:
+        """Move the session ``session_id`` to ``key`` (and ``label``) unless ``key`` names
+        another session; True when moved."""
+        ...
+
     def mark_missing(self, paths: Iterable[str], since: int) -> None:
         """These files are gone from disk: their rows (and sessions) stay, marked."""
         ...

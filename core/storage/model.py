@@ -25,6 +25,9 @@ def default_host() -> str:
     return "localhost"
 
 
+ARCHIVED_LABEL = " (archived)"  # a session whose transcript its agent moved to cold storage
+
+
 class SessionRow(NamedTuple):
     pk: int
     key: str
@@ -49,6 +52,12 @@ class SessionRow(NamedTuple):
     # The machine label of the host it came from (core/hosts.py); "" for a session a team
     # server stored before it kept hosts (PostgreSQL schema 5), until its host claims it.
     host: str = ""
+
+    @property
+    def archived(self) -> bool:
+        """Its transcript was moved to a cold archive by its agent (OpenClaw's store): its
+        label says so (``ARCHIVED_LABEL``, given when the archive is read)."""
+        return bool(self.label) and self.label.endswith(ARCHIVED_LABEL)  # type: ignore[union-attr]
 
     @property
     def last_activity(self) -> int:

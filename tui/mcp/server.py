@@ -82,6 +82,7 @@ class SearchHit(TypedDict):
     agent: str
     source: str
     host: NotRequired[str | None]
+    archived: NotRequired[bool]  # its session is in a cold archive (OpenClaw's store)
 
 
 class SearchAnswer(TypedDict):

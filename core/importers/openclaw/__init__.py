@@ -126,6 +126,12 @@ def _import_folder(
             )
 
 
+def transcript_session_id(name: str) -> str:
+    """The session id a transcript's name gives (``<id>.jsonl``, ``<id>.jsonl.<kind>.<ts>``)."""
+    archive = _ARCHIVE_RE.match(name)
+    return archive.group("sid") if archive else name.removesuffix(".jsonl")
+
+
 def is_transcript_name(name: str) -> bool:
     """A transcript or an archive of one, not a checkpoint, backup, trajectory or lock."""
     if any(part in name for part in _SKIPPED_PARTS):

@@ -15,7 +15,8 @@ How the store maps onto sessions (docs/importers.md):
   (``openclaw.read_events`` / ``store_transcript``), so validation, trees and keys are its own;
 - a cold window (``session_transcript_cold_archives``) is read from its archive once, verified
   (length, SHA-256 of the compressed bytes, the envelope's header and counts); a cold current
-  window's label ends `` (archived)`` (an older window's made-up label already says archive).
+  window's label ends `` (archived)``, and so does an older window's made-up one
+  (``SessionRow.archived``: results say ``archived: true``).
 
 The store is opened read-only (``mode=ro``: never created, never written, never checkpointed;
 not ``immutable``, which would miss the ``-wal``), in one read transaction, so a window moved
@@ -36,10 +37,13 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ...errors import ValidationError
-from ...keys import check_agent_id
+from ...keys import check_agent_id, normalize_key
+from ...labels import archive_label
 from ...state import StateDir
+from ...storage import AgentWriter, SessionMeta
+from ...storage.model import ARCHIVED_LABEL as ARCHIVED
 from ...storage.stored import as_imported
-from ..common import ImportReport
+from ..common import ImportReport, store_live
 from . import StoreView, TranscriptRead, folder_agent_id, read_events, store_transcript
 
 STORE_NAME = "openclaw-agent.sqlite"
@@ -49,7 +53,6 @@ BUSY_MS = 5000
 MAX_EVENT_BYTES = 4 * 1024 * 1024  # a compressed event's decoded size (transcript-payload.ts)
 MAX_ARCHIVE_BYTES = 65 * 1024 * 1024  # a cold archive's compressed size
 MAX_ARCHIVE_RAW = 64 * 1024 * 1024  # and decoded (session-cold-storage-codec.ts)
-ARCHIVED = " (archived)"
 _ZSTD_MISSING = "install backscroll[zstd] (the zstandard package) to read it"
 
 
@@ -76,6 +79,21 @@ def find_stores(state_dir: Path) -> list[tuple[str, Path]]:
         if path.is_file():
             found.append((folder_agent_id(path.parent.parent), path))
     return found
+
+
+def window_key(store: Path, session_id: str) -> str | None:
+    """The key of the node a store's window belongs to, as stored (lower case); None when
+    the store has no such window or cannot be read now."""
+    try:
+        with closing(connect(store)) as con:
+            row = con.execute("SELECT session_key FROM session_windows WHERE session_id = ?",
+                              (session_id,)).fetchone()
+    except sqlite3.Error:
+        return None
+    if row is None or not isinstance(row[0], str) or row[0].count(":") < 2:
+        return None
+    _, _, rest = row[0].split(":", 2)  # owned by the store's agent, as it is stored
+    return normalize_key(f"agent:{folder_agent_id(store.parent.parent)}:{rest}")
 
 
 def cold_folder(store: Path) -> Path:
@@ -415,26 +433,87 @@ def import_store(
     for the next call (``Mark.as_json`` / ``of_json`` to keep them as JSON)."""
     report = report if report is not None else ImportReport()
     read = read_store_file(path, report, since, agent)
-    folder = path.parent.parent / "sessions"
-    view = StoreView.of(read.agent_id, read.entries, report, folder)
     with state.open(read.agent_id, write=True) as db, db.importing():
-        for window in read.windows:
-            if not window.lines:
-                continue
-            # a current window is <id>.jsonl; any other one is what a reset archive is today
-            name = f"{window.session_id}.jsonl" if window.current else \
-                f"{window.session_id}.jsonl.reset.{_when(window.ended)}"
-            file = folder / name
-            part = ImportReport()
-            lines, events, header = read_events(file, part, window.lines)
-            report.take(part)
-            stored = _stored_view(view, window) if window.archived else view
-            store_transcript(db, stored, file, report,
-                             TranscriptRead(part, lines, [as_imported(e) for e in events], header))
-            key = stored.key_of(window.session_id)
-            if window.archived and key is not None:  # stored hot before: its label says so now
-                db.relink_session(stored.meta_of(key, stored.store[key]))
+        store_read(db, read, report)
     return report, read.marks
+
+
+def store_database(db: AgentWriter, path: Path, watermark: dict[str, Any] | None, agent: str,
+                   report: ImportReport) -> dict[str, Any]:
+    """The store as a source (``Doors.database.store``): what is new since ``watermark``
+    (the JSON the last call returned: each window's ``Mark``) stored into ``db`` (the agent
+    ``agent``'s); the new watermark."""
+    windows = (watermark or {}).get("windows")
+    since = {sid: Mark.of_json(mark) for sid, mark in windows.items()} \
+        if isinstance(windows, dict) else {}
+    read = read_store_file(path, report, since, agent)
+    with db.importing():
+        store_read(db, read, report, live=watermark is not None)
+    return {"version": read.version,
+            "windows": {sid: mark.as_json() for sid, mark in read.marks.items()}}
+
+
+def store_read(db: AgentWriter, read: StoreRead, report: ImportReport,
+               live: bool = False) -> None:
+    """Store the windows of one store read into its agent's database. ``live``: the store is
+    being written (a sync after the first): a hot window's new events that continue a stored
+    session take the live write path (searchable at once, as a JSONL line followed is)."""
+    folder = read.path.parent.parent / "sessions"
+    view = StoreView.of(read.agent_id, read.entries, report, folder)
+    # windows that left their node's key first, so that the current ones can take it
+    for window in sorted(read.windows, key=lambda w: w.current):
+        _settle_key(db, view, window)
+    for window in read.windows:
+        if not window.lines:
+            continue
+        # a current window is <id>.jsonl; any other one is what a reset archive is today
+        name = f"{window.session_id}.jsonl" if window.current else \
+            f"{window.session_id}.jsonl.reset.{_when(window.ended)}"
+        file = folder / name
+        part = ImportReport()
+        lines, events, header = read_events(file, part, window.lines)
+        report.take(part)
+        key = db.session_key_of(window.session_id)
+        if live and not window.archived and key is not None and header is None:
+            store_live(db, SessionMeta(key, window.session_id, source="openclaw"), lines,
+                       events, report)
+            continue
+        stored = _stored_view(view, window) if window.archived else view
+        store_transcript(db, stored, file, report,
+                         TranscriptRead(part, lines, [as_imported(e) for e in events], header))
+        key = stored.key_of(window.session_id)
+        if window.archived and window.current and key is not None:
+            db.relink_session(stored.meta_of(key, stored.store[key]))  # stored hot before
+        elif window.archived:  # an older window: its made-up label says cold too
+            archive = f"agent:{view.agent_id}:reset:{window.session_id}"
+            db.rekey_session(window.session_id, archive, archive_label(
+                "reset", key or window.session_id, _when(window.ended)) + ARCHIVED)
+
+
+def _settle_key(db: AgentWriter, view: StoreView, window: Window) -> None:
+    """Move a window stored under a key it no longer has to the one the store gives it now:
+    a window a reset, rollover or fork replaced, stored under its node's key while it was
+    current, becomes the reset archive it would be read as now
+    (``agent:<id>:reset:<sessionId>``), so the node's key goes to the current window, each
+    keeping its own events; a window first taken in from the JSONL transcript a migration
+    left (``<id>.jsonl.deleted.<ts>``, stored as ``agent:<id>:deleted:<sessionId>``), or read
+    without a ``sessions.json`` (``agent:<id>:import:<sessionId>``), takes the store's key (its
+    events are the same entries: nothing is added twice)."""
+    stored = db.session_key_of(window.session_id)
+    if stored is None or window.session_key.count(":") < 2:
+        return
+    node = normalize_key(view.own(window.session_key))
+    sid = window.session_id
+    leftover = normalize_key(f"agent:{view.agent_id}:deleted:{sid}")
+    placeholder = normalize_key(f"agent:{view.agent_id}:import:{sid}")  # read without an index
+    if window.current:
+        if stored in (leftover, placeholder):
+            entry = view.store.get(node) or view.store.get(window.session_key) or {}
+            db.rekey_session(sid, node, entry.get("label") or entry.get("displayName"))
+        return
+    archive = normalize_key(f"agent:{view.agent_id}:reset:{sid}")
+    if stored in (node, leftover):
+        db.rekey_session(sid, archive, archive_label("reset", sid, _when(window.ended)))
 
 
 def _stored_view(view: StoreView, window: Window) -> StoreView:

@@ -66,6 +66,24 @@ class SourceWrites(Imports, SourceReads):
             )
         return True
 
+    def rekey_session(self, session_id: str, key: str, label: str | None) -> bool:
+        """As the SQLite backend's."""
+        key = normalize_key(key)
+        with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT pk, key, label FROM sessions WHERE agent_id = %s AND session_id = %s "
+                "AND host IN (%s, '') ORDER BY host DESC LIMIT 1 FOR UPDATE",
+                (self.agent_id, session_id, self.host)).fetchone()
+            if row is None or (row[1] == key and _clean(label) in (None, row[2])):
+                return False
+            if row[1] != key and conn.execute(
+                    "SELECT 1 FROM sessions WHERE agent_id = %s AND key = %s AND host = %s",
+                    (self.agent_id, key, self.host)).fetchone():
+                return False
+            conn.execute("UPDATE sessions SET key = %s, label = coalesce(%s, label) "
+                         "WHERE pk = %s", (key, _clean(label), row[0]))
+        return True
+
     def mark_missing(self, paths: Iterable[str], since: int) -> None:
         with self.transaction() as conn:
             conn.execute(

@@ -69,6 +69,23 @@ class SourceWrites(Imports, SourceReads):
             )
         return True
 
+    def rekey_session(self, session_id: str, key: str, label: str | None) -> bool:
+        """Move the session ``session_id`` to ``key`` (and give it ``label``): a window its agent
+        replaced (an OpenClaw store's reset) leaves the node's key to the new one. False when
+        there is no such session, or ``key`` names another one."""
+        key = normalize_key(key)
+        with self.transaction() as conn:
+            row = conn.execute("SELECT pk, key, label FROM sessions WHERE session_id = ?",
+                               (session_id,)).fetchone()
+            if row is None or (row[1] == key and label in (None, row[2])):
+                return False
+            if row[1] != key and conn.execute("SELECT 1 FROM sessions WHERE key = ?",
+                                              (key,)).fetchone():
+                return False
+            conn.execute("UPDATE sessions SET key = ?, label = coalesce(?, label) WHERE pk = ?",
+                         (key, label, row[0]))
+        return True
+
     def mark_missing(self, paths: Iterable[str], since: int) -> None:
         """These files are gone from disk: their rows (and sessions) stay, marked."""
         with self.transaction() as conn:
