@@ -25,6 +25,15 @@ from typing import Any, Mapping, NamedTuple
 _IMPORTERS = "backscroll.core.importers."
 
 
+def _vscode_folders(extension: str) -> tuple[str, ...]:
+    """A VS Code extension's task folders under the home in VS Code's builds and forks
+    (Linux, then macOS), but the first (its ``Format``'s own default)."""
+    hosts = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
+    bases = [".config", "Library/Application Support"]
+    return tuple(f"{base}/{host}/User/globalStorage/{extension}/tasks"
+                 for base in bases for host in hosts)[1:]
+
+
 class Format(NamedTuple):
     """One transcript format, as the rest of backscroll knows it."""
 
@@ -47,6 +56,12 @@ class Format(NamedTuple):
     # agent runtime's live appends are in its format). One format says so.
     unclaimed: bool = False
     folder_env: str = ""  # a variable naming the transcripts' folder itself (wins when set)
+    # Further folders under the home where the tool keeps its transcripts (another build of
+    # its host, another platform's layout), detected like the default one when they exist.
+    also: tuple[str, ...] = ()
+    # False: the tool keeps no folder of its own (Aider writes into each project): it is read
+    # only from folders a person adds (``sources add``), never looked for in the home.
+    detected: bool = True
 
     @property
     def store_kind(self) -> str:
@@ -66,6 +81,15 @@ class Format(NamedTuple):
         base = Path(value).expanduser() if value else home / self.home_folder
         return Path(os.path.abspath(base / self.subfolder if self.subfolder else base))
 
+    def default_folders(self, env: Mapping[str, str], home: Path) -> list[Path]:
+        """Every folder the tool keeps its transcripts in by default: ``default_folder``
+        first, then ``also``."""
+        if not self.detected:
+            return []
+        first = self.default_folder(env, home)
+        return [first, *(Path(os.path.abspath(home / a)) for a in self.also
+                         if Path(os.path.abspath(home / a)) != first)]
+
 
 FORMATS: list[Format] = [
     Format("claude-code", "Claude Code", "claude-code", _IMPORTERS + "claude_code.format",
@@ -82,6 +106,16 @@ FORMATS: list[Format] = [
     Format("omp", "Oh My Pi", "omp", _IMPORTERS + "pi.omp_format", "OMP_CODING_AGENT_DIR",
            ".omp/agent", "sessions", stored=("omp",), resume=("omp", "--resume"),
            header_line=True),
+    Format("cline", "Cline", "cline", _IMPORTERS + "cline.format", "",
+           ".config/Code/User/globalStorage/saoudrizwan.claude-dev", "tasks", stored=("cline",),
+           also=_vscode_folders("saoudrizwan.claude-dev") + (".cline/data/tasks",)),
+    Format("roo-code", "Roo Code", "roo-code", _IMPORTERS + "cline.roo_format", "",
+           ".config/Code/User/globalStorage/rooveterinaryinc.roo-cline", "tasks",
+           stored=("roo-code",), also=_vscode_folders("rooveterinaryinc.roo-cline")),
+    Format("continue", "Continue", "continue", _IMPORTERS + "continue_dev.format",
+           "CONTINUE_GLOBAL_DIR", ".continue", "sessions", stored=("continue",)),
+    Format("aider", "Aider", "aider", _IMPORTERS + "aider.format", "", "", stored=("aider",),
+           detected=False),
 ]
 
 

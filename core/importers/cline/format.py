@@ -1,0 +1,32 @@
+"""Cline's and Roo Code's doors in the format registry (``core/formats.py``): one reader, two
+sources (``cline``, ``roo-code``); ``roo_format.py`` holds Roo Code's. Their files are rewritten
+whole (``Doors.whole``): each change is read whole, entries recognised by derived id."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ...state import StateDir
+from ...storage import AgentWriter
+from ..common import Followed, ImportReport, NumberedLines
+from ..format import Doors, FollowedFile
+from . import import_task, import_tasks, is_transcript_name
+
+
+def doors(source: str) -> Doors:
+    """The doors of the extension whose tasks are stored with ``source``."""
+
+    def follow(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,
+               report: ImportReport, memo: dict[str, Any]) -> Followed:
+        task = import_task(db, found.agent, source, found.file, report, live=carry is not None)
+        return Followed(task)  # read before: what the next change adds takes the live path
+
+    def import_path(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
+        return import_tasks(state, path, agent, source=source)
+
+    return Doors(import_path=import_path, follow=follow, transcript=is_transcript_name,
+                 whole=True)
+
+
+DOORS = doors("cline")
