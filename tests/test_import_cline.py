@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from backscroll.core import formats
 from backscroll.core.importers.cline import import_tasks
 from backscroll.core.sources import sync_sources
 from backscroll.core.sources.detect import default_folders
+from backscroll.core.sources.sync import SyncReport
+from backscroll.core.sources.watch import _transcript_change, follow_sources
 from backscroll.core.state import StateDir
 
 from .wholefiles import events_of, history_json, search, session_of
@@ -207,3 +210,18 @@ def test_a_fork_folder_is_synced_only_when_it_exists(state: StateDir) -> None:
     write(folder / "api_conversation_history.json", cline_task())
     report = sync_sources(state)
     assert report.sources == 1 and report.sessions == {KEY}
+
+
+def test_watch_follows_a_task_and_is_told_of_whole_files(state: StateDir) -> None:
+    cline_home(Path.home())
+    reports: list[SyncReport] = []
+    stop = threading.Event()
+
+    def on_sync(report: SyncReport) -> None:
+        reports.append(report)
+        stop.set()  # one pass: it goes through the same doors as sync
+
+    follow_sources(state, on_sync, stop, polling=True)
+    assert reports[0].sessions == {KEY}
+    for name in ("api_conversation_history.json", "0b6e.json", ".aider.chat.history.md"):
+        assert _transcript_change(None, f"/x/{name}"), name  # the notifier's filter lets it in

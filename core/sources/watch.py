@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from .. import formats
 from ..errors import BackscrollError
 from ..state import StateDir
 from .detect import Source, all_sources, is_folder
@@ -150,9 +151,11 @@ def _identity(sources: list[Source]) -> tuple:
 
 def _transcript_change(_change: Any, path: str) -> bool:
     """A change that may concern a transcript: a transcript or archive, a session store, or
-    a folder (a folder moved in brings files no one reports)."""
+    a folder (a folder moved in brings files no one reports), or a file a format names its
+    transcript (a whole file: Cline's ``api_conversation_history.json``, Aider's history)."""
     name = Path(path).name
-    return ".jsonl" in name or name == "sessions.json" or "." not in name
+    return (".jsonl" in name or name == "sessions.json" or "." not in name
+            or any(f.doors.transcript(name) for f in formats.known()))
 
 
 def _watchfiles() -> Any:
