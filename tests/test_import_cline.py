@@ -86,7 +86,8 @@ ROO_KEY = f"agent:roo-code:roo-code:{ROO_TASK}"
 def test_real_sample_imported_titled_and_searchable(state: StateDir) -> None:
     report = import_tasks(state, SAMPLE.parent.parent)
     key = "agent:cline:cline:1777073160794"
-    assert report.skipped == [] and report.keys == [key]
+    ui_key = "agent:cline:cline:1767644899093"  # a task with only its ui_messages.json
+    assert report.skipped == [] and report.keys == [ui_key, key]
     session = session_of(state, "cline", key)
     assert session.label.startswith("Marine-Response-Repo: ")  # cwd from the environment
     assert session.source == "cline" and session.created_at == 1777073160794
@@ -99,10 +100,18 @@ def test_real_sample_imported_titled_and_searchable(state: StateDir) -> None:
     assert search(state, "environment_details") == []  # stored, never indexed
     # a re-import stores nothing twice
     assert import_tasks(state, SAMPLE.parent.parent).events == 0
+    # the UI list: the task and the feedback are the user's, the answers the assistant's
+    ui = events_of(state, "cline", ui_key)
+    assert ui[1]["message"] == {"role": "user", "content": [{"type": "text", "text": "yo wassup"}]}
+    assert search(state, "look at this project and tell me") == [ui_key]
+    assert any(e["message"].get("model") == "x-ai/grok-code-fast-1" for e in ui[1:])
+    assert search(state, "api_req_started") == [] and search(state, "task_progress") == []
 
 
 def test_user_words_indexed_tools_and_environment_only_stored(state: StateDir) -> None:
-    cline_home(Path.home())
+    file = cline_home(Path.home())
+    write(file.parent / "ui_messages.json", [  # the same task as shown: not read twice
+        {"ts": 1767000000000, "type": "say", "say": "text", "text": "capybara task"}])
     report = sync_sources(state)
     assert report.problems == [] and report.sessions == {KEY}
     session = session_of(state, "cline", KEY)
@@ -112,6 +121,7 @@ def test_user_words_indexed_tools_and_environment_only_stored(state: StateDir) -
     assert any(e.get("message", {}).get("model") == "claude-sonnet-4" for e in events)
     for word in ("flamingo", "pelican", "résumé", "日本語"):
         assert search(state, word) == [KEY], word
+    assert search(state, "capybara") == []  # ui_messages.json beside the api history: unread
     for hidden in ("quetzalfile", "narwhal", "axolotl", "parser.py"):  # tool, env, thinking
         assert search(state, hidden) == [], hidden
         assert hidden in history_json(state, KEY, tools=True), hidden
@@ -225,3 +235,24 @@ def test_watch_follows_a_task_and_is_told_of_whole_files(state: StateDir) -> Non
     assert reports[0].sessions == {KEY}
     for name in ("api_conversation_history.json", "0b6e.json", ".aider.chat.history.md"):
         assert _transcript_change(None, f"/x/{name}"), name  # the notifier's filter lets it in
+
+
+def test_ui_messages_first_then_the_api_history_feed_one_session(state: StateDir) -> None:
+    """``ui_messages.json`` (``ClineMessage``, cline/cline ``src/shared/ExtensionMessage.ts``)
+    read while the task has no api history; the api history, once written, joins it."""
+    folder = Path.home() / CLINE / "tasks" / TASK
+    write(folder / "ui_messages.json", [
+        {"ts": 1767000000000, "type": "say", "say": "text", "text": "fix the flamingo parser"},
+        {"ts": 1767000000500, "type": "say", "say": "reasoning", "text": "gazelle musing"},
+        {"ts": 1767000001000, "type": "say", "say": "command", "text": "ls hyena"},
+        {"ts": "1767000002000", "type": "say", "say": "text", "text": "Looking", "partial": True},
+    ])
+    report = sync_sources(state)
+    assert report.problems == [] and report.sessions == {KEY}
+    events = events_of(state, "cline", KEY)
+    assert [e["message"]["role"] for e in events[1:]] == ["user", "assistant", "toolResult"]
+    assert search(state, "gazelle") == [] and search(state, "hyena") == []
+    write(folder / "api_conversation_history.json", cline_task())
+    report = sync_sources(state)
+    assert report.problems == [] and report.sessions == {KEY}
+    assert search(state, "pelican") == [KEY]

@@ -22,6 +22,7 @@ on every change (docs/importers.md, "Cline and Roo Code"):
 - Title from the task's history item (``task``), project folder from it
   (``cwdOnTaskInitialization``, Roo's ``workspace``) or the environment details, model from
   ``modelInfo``.
+- A task folder without an api history is read from its ``ui_messages.json`` (``ui.py``).
 - Keys are ``agent:<agent>:<source>:<task id>``; the source is ``cline`` or ``roo-code``.
 """
 
@@ -44,6 +45,7 @@ from ..common import (
     store_converted,
 )
 from ..whole import chain, derived_id, ms_to_iso, read_json, read_json_quietly
+from .ui import UI_FILE, has_history, ui_entries
 
 HISTORY_FILE = "api_conversation_history.json"
 LABELS = {"cline": "Cline", "roo-code": "Roo Code"}
@@ -66,7 +68,7 @@ _SPOKEN = {"attempt_completion": "result", "plan_mode_respond": "response",
 
 
 def is_transcript_name(name: str) -> bool:
-    return name == HISTORY_FILE
+    return name in (HISTORY_FILE, UI_FILE)
 
 
 def task_info(file: Path, task_id: str) -> dict[str, Any]:
@@ -249,6 +251,9 @@ def convert_task(file: Path, source: str, report: ImportReport) -> tuple[Task, S
                                                                         list[dict[str, Any]]] | None:
     """The task in ``file`` (its api history) as a header and entries; None when the file holds
     no conversation (said in ``report``)."""
+    ui = file.name == UI_FILE
+    if ui and has_history(file):
+        return None  # the task's api history is read instead (``ui.py``)
     data = read_json(file, report, f"a {LABELS[source]} conversation (a JSON list of messages)")
     if data is None:
         return None
@@ -257,7 +262,10 @@ def convert_task(file: Path, source: str, report: ImportReport) -> tuple[Task, S
         return None
     task_id = file.parent.name
     task = Task(task_id, source)
-    for index, record in enumerate(data):
+    if ui:
+        task.entries, task.times, task.first_prompt, task.model = ui_entries(
+            task_id, source, data, report, file)
+    for index, record in enumerate([] if ui else data):
         task.add(index, record, report, file)
     info = task_info(file, task_id)
     cwd = _text(info.get("cwdOnTaskInitialization")) or _text(info.get("workspace")) or task.cwd
@@ -280,6 +288,9 @@ def convert_task(file: Path, source: str, report: ImportReport) -> tuple[Task, S
         updated_at=max(task.times) if task.times else (started or None),
         source=source,
     )
+    if not task.entries and not data:
+        report.notes.append(f"{file}: no messages in it yet; nothing imported")
+        return None
     return task, meta, [header, *chain(task.entries)]
 
 
@@ -305,8 +316,9 @@ def import_tasks(state: StateDir, path: Path, agent: str | None = None,
     report = ImportReport()
     files = (
         [path] if path.is_file()
-        else sorted(p for p in path.rglob(HISTORY_FILE)
-                    if p.is_file() and found_inside(path, p, report))
+        else sorted(p for p in path.rglob("*.json") if is_transcript_name(p.name)
+                    and p.is_file() and found_inside(path, p, report)
+                    and not (p.name == UI_FILE and has_history(p)))
     )
     if not files and report.notes:
         return report

@@ -12,6 +12,7 @@ from ...storage import AgentWriter
 from ..common import Followed, ImportReport, NumberedLines
 from ..format import Doors, FollowedFile
 from . import import_task, import_tasks, is_transcript_name
+from .ui import same_task
 
 
 def doors(source: str) -> Doors:
@@ -26,7 +27,7 @@ def doors(source: str) -> Doors:
         return import_tasks(state, path, agent, source=source)
 
     return Doors(import_path=import_path, follow=follow, transcript=is_transcript_name,
-                 whole=True)
+                 same_family=same_task, whole=True)
 
 
 DOORS = doors("cline")
