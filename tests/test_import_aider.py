@@ -53,6 +53,8 @@ def sort(xs): return sorted(xs)
 
 #### /ask est-ce que ça trie les clés ünïcode? 日本
 
+#### est-ce que ça trie les clés ünïcode? 日本
+
 Yes, the sorter handles those keys.
 """
 
@@ -112,7 +114,7 @@ def test_configured_root_first_import_runs_and_what_is_indexed(state: StateDir) 
     assert answer["model"] == "anthropic/claude-sonnet-4"
     assert search(state, "heron") == [key] and search(state, "ünïcode") == [key]
     assert search(state, "日本") == [key]
-    for hidden in ("quokka", "test_sorter"):  # aider's output, a command
+    for hidden in ("quokka", "test_sorter", "ask"):  # aider's output, commands
         assert search(state, hidden) == [], hidden
     assert "quokka" in history_json(state, key, tools=True)
     with state.open("aider") as db:

@@ -7,9 +7,10 @@ The file is Markdown that aider appends to (Aider-AI/aider ``aider/io.py``,
 ``append_chat_history``, ``user_input``, ``ai_output``, ``tool_output``):
 
 - ``# aider chat started at YYYY-MM-DD HH:MM:SS`` (local time) starts a run: one session each.
-- ``#### `` lines are what the user typed (a multi-line input is several ``#### `` lines);
-  ``#### /command`` is a command: ``/ask``, ``/code``, ``/architect`` and ``/context`` carry
-  the user's words (indexed), any other is stored as a command, not indexed.
+- ``#### `` lines are what the user typed (a multi-line input is several ``#### `` lines in a
+  row; a blank line ends it); ``#### /command`` is a command, stored, not indexed: the words
+  of ``/ask``, ``/code``, ``/architect`` are written again as the next ``#### `` input
+  (``Coder.run`` calls ``user_input``), indexed there once.
 - ``> `` lines are aider's own output (tool and system messages): stored, not indexed; the
   ``Main model:`` line gives the run's model.
 - Every other line is the assistant's reply (a heading inside it is text, not a marker).
@@ -47,7 +48,6 @@ MAX_FILE_BYTES = 256 * 1024 * 1024
 
 _START = re.compile(r"^# aider chat started at (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\s*$")
 _MODEL = re.compile(r"^> (?:Main )?[Mm]odel: (\S+)")
-_WORD_COMMANDS = re.compile(r"^/(ask|code|architect|context)\s+(.*)$", re.DOTALL)
 
 
 def is_transcript_name(name: str) -> bool:
@@ -76,6 +76,7 @@ class Run:
         self.stamp = stamp
         self.blocks: list[tuple[str, list[str]]] = []  # (user | tool | assistant, lines)
         self.model: str | None = None
+        self.closed = False  # a blank line ended the last user input or output
 
     def line(self, line: str) -> None:
         if line.startswith("#### ") or line == "####":
@@ -86,12 +87,15 @@ class Run:
                 self.model = model.group(1)
         else:
             kind, text = "assistant", line
-        if self.blocks and self.blocks[-1][0] == kind:
+        if kind == "assistant" and not text.strip() and (
+                not self.blocks or self.blocks[-1][0] != "assistant"):
+            self.closed = True  # between blocks: it belongs to none, and ends an input
+            return
+        if self.blocks and self.blocks[-1][0] == kind and not self.closed:
             self.blocks[-1][1].append(text)
-        elif kind == "assistant" and not text.strip():
-            return  # blank lines between blocks belong to none
         else:
             self.blocks.append((kind, [text]))
+        self.closed = False
 
     def entries(self) -> tuple[list[dict[str, Any]], str | None]:
         """The run's entries (ids from position and content) and its first prompt."""
@@ -103,16 +107,13 @@ class Run:
             if not text:
                 continue
             entry_id = derived_id("aider-", self.session_id, position, kind, text)
-            if kind == "user":
-                command = _WORD_COMMANDS.match(text)
-                if text.startswith("/") and not command:
-                    body = {"type": "custom", "customType": "aider.command",
-                            "data": {"command": text}}
-                else:
-                    words = command.group(2).strip() if command else text
-                    first = first or words
-                    body = {"type": "message", "message": {
-                        "role": "user", "content": [{"type": "text", "text": words}]}}
+            if kind == "user" and text.startswith("/"):
+                body = {"type": "custom", "customType": "aider.command",
+                        "data": {"command": text}}
+            elif kind == "user":
+                first = first or text
+                body = {"type": "message", "message": {
+                    "role": "user", "content": [{"type": "text", "text": text}]}}
             elif kind == "tool":
                 body = {"type": "message", "message": {
                     "role": "toolResult", "toolCallId": "", "toolName": "aider",
