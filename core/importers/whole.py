@@ -77,3 +77,38 @@ def chain(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         entry["parentId"] = out[-1]["id"] if out else None
         out.append(entry)
     return out
+
+
+def unseen(events: list[dict[str, Any]], mark: Any) -> tuple[list[dict[str, Any]], list[Any]]:
+    """``events`` (header first) without the entries the last read stored, when the file still
+    begins with them (it grew: the common change), and this read's mark for the next one. The
+    mark is how many entries were read and a hash of their ids; a file that no longer begins
+    with them (trimmed, condensed, edited) gives every entry, and the stored ones are
+    recognised by id as always."""
+    ids = [str(e.get("id")) for e in events[1:]]
+    new_mark = [len(ids), _ids_hash(ids)]
+    if (isinstance(mark, list) and len(mark) == 2 and isinstance(mark[0], int)
+            and 0 < mark[0] <= len(ids) and _ids_hash(ids[:mark[0]]) == mark[1]):
+        return [events[0], *events[1 + mark[0]:]], new_mark
+    return events, new_mark
+
+
+def _ids_hash(ids: list[str]) -> str:
+    return hashlib.blake2b("\n".join(ids).encode("utf-8", "surrogatepass"),
+                           digest_size=12).hexdigest()
+
+
+def load_carry(carry: str | None) -> dict[str, Any]:
+    """A whole-file follower's carry (what it read last time), or {} for none or another
+    version's."""
+    if carry is None:
+        return {}
+    try:
+        value = json.loads(carry)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def dump_carry(value: dict[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -39,7 +39,7 @@ from ..common import (
     label_of,
     store_converted,
 )
-from ..whole import chain, derived_id, ms_to_iso
+from ..whole import chain, derived_id, ms_to_iso, unseen
 
 SOURCE = "aider"
 HISTORY_NAME = ".aider.chat.history.md"
@@ -164,10 +164,12 @@ def read_runs(file: Path, report: ImportReport) -> list[Run]:
 
 
 def import_history(db: AgentWriter, agent_id: str, file: Path, report: ImportReport,
-                   live: bool = False) -> list[str]:
-    """Read and store every run of one chat history; the session ids stored."""
+                   live: bool = False, marks: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Read and store every run of one chat history; each run's session id and the mark of
+    what was read of it (``whole.unseen``: given ``marks``, only what follows is stored)."""
     folder = str(file.absolute().parent)
-    done: list[str] = []
+    done: dict[str, Any] = {}
+    marks = marks or {}
     runs = read_runs(file, report)
     if not runs and not report.skipped:
         report.notes.append(f"{file}: no aider chat in it; nothing imported")
@@ -185,8 +187,9 @@ def import_history(db: AgentWriter, agent_id: str, file: Path, report: ImportRep
             label=label_of(Path(folder).name, first or run.stamp or "aider"),
             created_at=started, updated_at=started,
             source=SOURCE)
-        store_converted(db, meta, [header, *entries], report, file, live=live)
-        done.append(run.session_id)
+        events, done[run.session_id] = unseen([header, *entries], marks.get(run.session_id))
+        if len(events) > 1 or not live:
+            store_converted(db, meta, events, report, file, live=live)
     return done
 
 

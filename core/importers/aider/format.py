@@ -4,19 +4,21 @@ have ids derived from position and content, so what is stored is recognised."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ...storage import AgentWriter
 from ..common import Followed, ImportReport, NumberedLines
 from ..format import Doors, FollowedFile
+from ..whole import dump_carry, load_carry
 from . import import_aider, import_history, is_transcript_name
 
 
 def _follow(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,
             report: ImportReport, memo: dict[str, Any]) -> Followed:
-    done = import_history(db, found.agent, found.file, report, live=carry is not None)
-    return Followed(json.dumps(done[-1:]))
+    marks = load_carry(carry).get("runs")
+    done = import_history(db, found.agent, found.file, report, live=carry is not None,
+                          marks=marks if isinstance(marks, dict) else None)
+    return Followed(dump_carry({"runs": done}))
 
 
 DOORS = Doors(import_path=import_aider, follow=_follow, transcript=is_transcript_name,

@@ -44,7 +44,7 @@ from ..common import (
     label_of,
     store_converted,
 )
-from ..whole import chain, derived_id, ms_to_iso, read_json, read_json_quietly
+from ..whole import chain, derived_id, ms_to_iso, read_json, read_json_quietly, unseen
 from .ui import UI_FILE, has_history, ui_entries
 
 HISTORY_FILE = "api_conversation_history.json"
@@ -295,15 +295,17 @@ def convert_task(file: Path, source: str, report: ImportReport) -> tuple[Task, S
 
 
 def import_task(db: AgentWriter, agent_id: str, source: str, file: Path, report: ImportReport,
-                live: bool = False) -> str | None:
-    """Read, convert and store one task's api history; its task id (None: nothing stored)."""
+                live: bool = False, mark: Any = None) -> tuple[str, list[Any]] | None:
+    """Read, convert and store one task's file; its task id and the mark of what was read
+    (``whole.unseen``: given the last one, only what follows it is stored). None: nothing."""
     done = convert_task(file, source, report)
     if done is None:
         return None
     _task, meta, events = done
     meta = meta._replace(key=meta.key.replace("{agent}", agent_id))
+    events, mark = unseen(events, mark)
     store_converted(db, meta, events, report, file, live=live)
-    return meta.session_id
+    return meta.session_id, mark
 
 
 def import_tasks(state: StateDir, path: Path, agent: str | None = None,

@@ -11,6 +11,7 @@ from ...state import StateDir
 from ...storage import AgentWriter
 from ..common import Followed, ImportReport, NumberedLines
 from ..format import Doors, FollowedFile
+from ..whole import dump_carry, load_carry
 from . import import_task, import_tasks, is_transcript_name
 from .ui import same_task
 
@@ -20,8 +21,11 @@ def doors(source: str) -> Doors:
 
     def follow(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,
                report: ImportReport, memo: dict[str, Any]) -> Followed:
-        task = import_task(db, found.agent, source, found.file, report, live=carry is not None)
-        return Followed(task)  # read before: what the next change adds takes the live path
+        last = load_carry(carry)
+        done = import_task(db, found.agent, source, found.file, report, live=carry is not None,
+                           mark=last.get("mark"))
+        # read before (a carry): what the next change adds takes the live path
+        return Followed(None if done is None else dump_carry({"task": done[0], "mark": done[1]}))
 
     def import_path(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
         return import_tasks(state, path, agent, source=source)

@@ -36,7 +36,7 @@ from ..common import (
     label_of,
     store_converted,
 )
-from ..whole import chain, derived_id, ms_to_iso, read_json, read_json_quietly
+from ..whole import chain, derived_id, ms_to_iso, read_json, read_json_quietly, unseen
 
 SOURCE = "continue"
 INDEX_FILE = "sessions.json"
@@ -197,16 +197,19 @@ def convert_session(file: Path, report: ImportReport) -> tuple[SessionMeta, list
 
 
 def import_session(db: AgentWriter, agent_id: str, file: Path, report: ImportReport,
-                   live: bool = False) -> str | None:
+                   live: bool = False, mark: Any = None) -> tuple[str, list[Any]] | None:
+    """Read, convert and store one session file; its id and the mark of what was read
+    (``whole.unseen``). None: nothing stored."""
     done = convert_session(file, report)
     if done is None:
         return None
     meta, events = done
+    events, mark = unseen(events, mark)
     meta = meta._replace(key=meta.key.replace("{agent}", agent_id))
     if live:
         meta = meta._replace(created_at=None, updated_at=None)  # (a file's time: it moves)
     store_converted(db, meta, events, report, file, live=live)
-    return meta.session_id
+    return meta.session_id, mark
 
 
 def import_continue(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
