@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.pgcluster
 
 import psycopg  # noqa: E402
 
-from backscroll.core import visible  # noqa: E402
+from backscroll.core import visible_sessions as visible  # noqa: E402
 from backscroll.core.indexer import INDEXER_VERSION  # noqa: E402
 from backscroll.core.state import StateDir  # noqa: E402
 from backscroll.core.storage.postgres import schema  # noqa: E402

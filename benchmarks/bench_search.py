@@ -34,7 +34,7 @@ from backscroll.core.state import StateDir
 from backscroll.core.storage import SessionMeta
 from backscroll.core.textseg import desegment
 from backscroll.core.visibility import OPERATOR, Caller, Policy
-from backscroll.core.visible import visible_sessions
+from backscroll.core.visible_sessions import visible_sessions
 
 # name -> (query, match mode, ripgrep pattern)
 CLASSES = {

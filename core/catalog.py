@@ -10,21 +10,26 @@ transcript. A title is the first user message as the index holds it: redacted.
 from __future__ import annotations
 
 import heapq
+import itertools
 import re
+import time
 from typing import Any, Iterator, Mapping, NamedTuple
 
 from . import formats
 from .bounds import cut_marker, cut_text
-from .errors import BackscrollError, Unreachable, ValidationError
+from .errors import ValidationError
+from .fanout import for_each_agent, visible_agents
 from .hosts import check_host
 from .keys import check_agent_id, is_incognito
+from .kinds import check_kinds, session_kind
 from .labels import made_up
+from .paging import check_offset
 from .redact import quoted, redact
 from .resume import Resume, resume_command
 from .state import StateDir
 from .storage import CardFilter, SessionFilter, SessionRow
-from .visibility import Caller, may_see_agent
-from .visible import open_visible, resolve_caller, visible_sessions
+from .visibility import Caller
+from .visible_sessions import open_visible, resolve_caller, visible_sessions
 
 
 class _ByFormat(Mapping[str, Any]):
@@ -78,7 +83,7 @@ def check_known_agent(state: StateDir, caller: Caller, agent: str | None) -> str
     if agent is None:
         return None
     wanted = check_agent_id(agent)
-    known = [a for a in state.agents() if may_see_agent(caller, a)]
+    known = visible_agents(state, caller)
     if wanted in known:
         return wanted
     if not known:
@@ -138,6 +143,14 @@ class SessionSummary(NamedTuple):
     source: str = "openclaw"  # openclaw | claude-code | codex
     cwd: str | None = None  # the folder a Claude Code or Codex session ran in (redacted)
     host: str = ""  # the host it came from (core/hosts.py); "" stored before hosts were
+    # moved to a cold archive (OpenClaw's archived transcripts); False until a session's
+    # storage says so (``SessionRow.archived``, where the store keeps one)
+    archived: bool = False
+
+    @property
+    def kind(self) -> str:
+        """OpenClaw's kind of session: main, group, cron, hook, node, other (core/kinds.py)."""
+        return session_kind(self.key)
 
     @property
     def display_title(self) -> str:
@@ -169,6 +182,8 @@ class SessionSummary(NamedTuple):
             "source": self.source,
             "resume": resume_of(self).command,
             "host": self.host or None,
+            "kind": self.kind,
+            "archived": self.archived,
         }
 
 
@@ -190,6 +205,7 @@ def summary_of(agent_id: str, s: SessionRow) -> SessionSummary:
         source=source_kind(s.source),
         cwd=redact(s.cwd) if s.cwd else None,
         host=s.host,
+        archived=bool(getattr(s, "archived", False)),
     )
 
 
@@ -200,15 +216,14 @@ def _newest_first(summary: SessionSummary) -> tuple[int, str]:
 def list_sessions(state: StateDir) -> list[SessionSummary]:
     """Every session of every readable agent, newest activity first."""
     found = []
-    for agent_id in state.agents():
-        try:
-            with state.open(agent_id) as db:
-                sessions = db.session_cards(SessionFilter([], exclude=True))
-        except Unreachable:
-            raise  # the server: every other agent would wait for it the same way
-        except BackscrollError:
-            continue
-        found.extend(summary_of(agent_id, s) for s in sessions)
+
+    def cards(agent_id: str) -> list[SessionRow]:
+        with state.open(agent_id) as db:
+            return db.session_cards(SessionFilter([], exclude=True))
+
+    for agent_id, sessions, err in for_each_agent(state, cards):
+        if err is None and sessions is not None:
+            found.extend(summary_of(agent_id, s) for s in sessions)
     found.sort(key=_newest_first, reverse=True)
     return found
 
@@ -224,34 +239,86 @@ def visible_session_list(
     project: str | None = None,
     limit: int | None = None,
     host: str | None = None,
+    search: str | None = None,
+    kinds: list[str] | tuple[str, ...] | None = None,
+    active_minutes: int | None = None,
+    label: str | None = None,
+    archived: bool | None = None,
+    offset: int | None = None,
 ) -> list[SessionSummary]:
     """The sessions ``caller`` may see (the rule search and history apply), newest activity
     first; optionally only of one agent or ``source`` (openclaw, claude-code, codex), in a
     ``project`` (a cwd, or below it), from one ``host``, last active in a time range, the
-    first ``limit``. Every filter runs inside the query, before the limit."""
+    first ``limit``. These filters run inside the query, before the limit.
+
+    OpenClaw's ``sessions_list`` filters too: ``search`` (case-insensitive, in the label and
+    the title as shown: redacted), ``kinds`` (``kinds.session_kind``), ``active_minutes``
+    (last active within that many minutes), ``label`` (the label as shown, exactly),
+    ``archived`` (True: only cold-archived sessions, False: only the others; a session is not
+    archived unless its storage says so), and ``offset`` (skip that many, for the next page).
+    They run on the sessions the query gives, before ``offset`` and ``limit``."""
     wanted = check_agent_id(agent) if agent is not None else None
+    keep = _list_filter(search, kinds, label, archived)
+    skip = check_offset(offset)
+    if active_minutes is not None:
+        if (isinstance(active_minutes, bool) or not isinstance(active_minutes, int)
+                or active_minutes < 1):
+            raise ValidationError(
+                f"activeMinutes must be a whole number of minutes from 1, not {active_minutes!r}")
+        recent = int(time.time() * 1000) - active_minutes * 60_000
+        since_ms = recent if since_ms is None else max(since_ms, recent)
     cards = CardFilter(SOURCES[source] if check_source(source) else None, project, since_ms,
                        until_ms, check_host(host) if host is not None else None)
     if limit is not None and not 1 <= limit <= LIST_LIMIT_MAX:
         raise ValidationError(f"limit must be from 1 to {LIST_LIMIT_MAX}, not {limit}")
+    # the query's own limit, when nothing is filtered after it: enough for the page
+    query_limit = None if keep is not None or limit is None else limit + skip
     state.require()
     resolve_caller(state, caller)
     wanted = check_known_agent(state, caller, agent)
     per_agent = []
-    for agent_id in state.agents():
-        if not may_see_agent(caller, agent_id) or wanted not in (None, agent_id):
-            continue
-        try:
-            with state.open(agent_id) as db, db.snapshot():
-                visible = visible_sessions(db, caller)
-                rows = db.session_cards(visible.as_filter(), cards, limit)
-        except Unreachable:
-            raise
-        except BackscrollError:
-            continue  # as in search: an unreadable database hides nothing else
-        per_agent.append([summary_of(agent_id, s) for s in rows])
+
+    def visible_cards(agent_id: str) -> list[SessionRow]:
+        with state.open(agent_id) as db, db.snapshot():
+            visible = visible_sessions(db, caller)
+            return db.session_cards(visible.as_filter(), cards, query_limit)
+
+    agents = [a for a in state.agents() if wanted in (None, a)]
+    for agent_id, rows, err in for_each_agent(state, visible_cards, agents=agents, caller=caller):
+        if err is None and rows is not None:  # as in search: an unreadable database hides
+            summaries = (summary_of(agent_id, s) for s in rows)  # nothing else
+            per_agent.append([s for s in summaries if keep is None or keep(s)])
     merged = heapq.merge(*per_agent, key=_newest_first, reverse=True)
-    return list(merged)[:limit] if limit is not None else list(merged)
+    return list(itertools.islice(merged, skip, None if limit is None else skip + limit))
+
+
+def _list_filter(search: str | None, kinds: Any, label: str | None, archived: bool | None):
+    """The test OpenClaw's list filters make of a session, or None when there are none."""
+    wanted_kinds = check_kinds(kinds)
+    for name, value in (("search", search), ("label", label)):
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise ValidationError(f"{name} must be text that is not blank, not {value!r}")
+    if archived is not None and not isinstance(archived, bool):
+        raise ValidationError(f"archived must be true or false, not {archived!r}")
+    if search is None and wanted_kinds is None and label is None and archived is None:
+        return None
+    needle = search.strip().casefold() if search is not None else None
+    exact = label.strip() if label is not None else None
+
+    def keep(s: SessionSummary) -> bool:
+        if wanted_kinds is not None and s.kind not in wanted_kinds:
+            return False
+        if archived is not None and s.archived != archived:
+            return False
+        if exact is not None and (s.label or "").strip() != exact:
+            return False
+        if needle is not None:
+            shown = f"{s.label or ''}\n{s.display_title}\n{s.title or ''}".casefold()
+            if needle not in shown:
+                return False
+        return True
+
+    return keep
 
 
 def visible_session(state: StateDir, caller: Caller, session_key: str,
@@ -271,17 +338,13 @@ def project_list(state: StateDir, caller: Caller) -> list[tuple[str, int]]:
     state.require()
     resolve_caller(state, caller)
     counts: dict[str, int] = {}
-    for agent_id in state.agents():
-        if not may_see_agent(caller, agent_id):
-            continue
-        try:
-            with state.open(agent_id) as db, db.snapshot():
-                found = db.projects(visible_sessions(db, caller).as_filter())
-        except Unreachable:
-            raise
-        except BackscrollError:
-            continue
-        for cwd, count in found:
+
+    def projects(agent_id: str) -> list[tuple[str, int]]:
+        with state.open(agent_id) as db, db.snapshot():
+            return db.projects(visible_sessions(db, caller).as_filter())
+
+    for _agent, found, _err in for_each_agent(state, projects, caller=caller):
+        for cwd, count in found or ():
             counts[cwd] = counts.get(cwd, 0) + count
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 

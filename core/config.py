@@ -11,7 +11,17 @@ allow = ["main", "research-*"]       # agent-id globs (* only); empty = any
 [agents.defaults.sandbox]
 mode = "off"                         # off | non-main | all: which callers are sandboxed
 sessionToolsVisibility = "spawned"   # spawned | all
+
+[[agents.list]]                      # one agent's own settings (OpenClaw's agents.list[])
+id = "research"
+sandbox = { sessionToolsVisibility = "all" }   # overrides the default for this agent
 ```
+An unknown ``visibility`` falls back to ``"tree"`` with one warning (``Config.warnings``,
+written once per process by ``report_warnings``), as OpenClaw's runtime falls back; the
+value is trimmed and lower-cased first, as there. A sandboxed caller's clamp is its own
+agent's ``agents.list[].sandbox.sessionToolsVisibility`` when that agent has one, else
+``agents.defaults.sandbox.sessionToolsVisibility``.
+
 A caller is sandboxed when ``--sandboxed`` says so, or else by the sandbox ``mode``, as in
 the runtime: ``"all"`` sandboxes every session, ``"non-main"`` every session but the
 agent's main one, ``"off"`` (the default) none. Per-call overrides win over the file; other
@@ -21,7 +31,7 @@ keys of the runtime's config are ignored.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 from .errors import ValidationError
 from .keys import is_main_key, normalize_key
@@ -35,6 +45,29 @@ class Config(NamedTuple):
     # ``policy.sandboxed`` is what mode "all" gives; "non-main" is decided per caller key.
     policy: Policy = Policy()
     sandbox_mode: str = "off"
+    # agent id -> its own sessionToolsVisibility (agents.list[].sandbox), beside the default
+    agent_sandbox_visibility: tuple[tuple[str, str], ...] = ()
+    warnings: tuple[str, ...] = ()  # sentences about values that fell back (report_warnings)
+
+    def sandbox_visibility_for(self, agent_id: str | None) -> str:
+        """The sandbox clamp for a caller of ``agent_id``: its agent's own, else the default."""
+        if agent_id is not None:
+            for agent, value in self.agent_sandbox_visibility:
+                if agent == agent_id.lower():
+                    return value
+        return self.policy.sandbox_visibility
+
+
+_warned: set[str] = set()
+
+
+def report_warnings(config: Config, write: Callable[[str], Any]) -> None:
+    """Write each of ``config``'s warnings once per process (a long-lived server or a browser
+    that reloads the file says it once, not at every call)."""
+    for sentence in config.warnings:
+        if sentence not in _warned:
+            _warned.add(sentence)
+            write(f"backscroll: warning: {sentence}")
 
 
 def load_config(state_dir: Path) -> Config:
@@ -73,16 +106,52 @@ def _config(data: dict[str, Any]) -> Config:
         raise ValidationError("tools.agentToAgent.allow must be a list of agent-id globs")
     mode = _one_of(sandbox.get("mode", "off"), SANDBOX_SESSION_MODES,
                    "agents.defaults.sandbox.mode")
+    visibility, warnings = _visibility(sessions.get("visibility", "tree"))
     policy = Policy(
-        visibility=_one_of(sessions.get("visibility", "tree"), VISIBILITY_MODES,
-                           "tools.sessions.visibility"),
+        visibility=visibility,
         a2a_enabled=enabled,
         a2a_allow=tuple(allow),
         sandboxed=mode == "all",
         sandbox_visibility=_one_of(sandbox.get("sessionToolsVisibility", "spawned"),
                                    SANDBOX_MODES, "agents.defaults.sandbox.sessionToolsVisibility"),
     )
-    return Config(policy=policy, sandbox_mode=mode)
+    return Config(policy=policy, sandbox_mode=mode,
+                  agent_sandbox_visibility=_agent_overrides(data), warnings=warnings)
+
+
+def _visibility(value: Any) -> tuple[str, tuple[str, ...]]:
+    """The file's ``tools.sessions.visibility``: an unknown value is ``tree``, with a warning
+    (OpenClaw's ``resolveSessionToolsVisibility`` does the same, trimmed and lower-cased)."""
+    if isinstance(value, str) and value.strip().lower() in VISIBILITY_MODES:
+        return value.strip().lower(), ()
+    return "tree", (
+        f"tools.sessions.visibility {value!r} is not one of {', '.join(VISIBILITY_MODES)}: "
+        "using \"tree\", as OpenClaw does",)
+
+
+def _agent_overrides(data: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """``agents.list[]``: each agent's own ``sandbox.sessionToolsVisibility``, if it has one."""
+    agents = data.get("agents", {})
+    entries = agents.get("list", []) if isinstance(agents, dict) else []
+    if not isinstance(entries, list):
+        raise ValidationError("agents.list must be a list of tables (one per agent)")
+    found: list[tuple[str, str]] = []
+    for n, entry in enumerate(entries):
+        where = f"agents.list[{n}]"
+        if not isinstance(entry, dict):
+            raise ValidationError(f"{where} must be a table")
+        sandbox = entry.get("sandbox", {})
+        if not isinstance(sandbox, dict):
+            raise ValidationError(f"{where}.sandbox must be a table")
+        if "sessionToolsVisibility" not in sandbox:
+            continue
+        agent_id = entry.get("id")
+        if not isinstance(agent_id, str) or not agent_id.strip():
+            raise ValidationError(f"{where} has a sandbox.sessionToolsVisibility but no id")
+        value = _one_of(sandbox["sessionToolsVisibility"], SANDBOX_MODES,
+                        f"{where}.sandbox.sessionToolsVisibility")
+        found.append((agent_id.strip().lower(), value))
+    return tuple(found)
 
 
 def check_visibility(value: Any) -> str:
@@ -112,6 +181,9 @@ def make_caller(
     policy = config.policy
     if visibility is not None:
         policy = policy._replace(visibility=visibility)
+    own = config.sandbox_visibility_for(key.split(":", 2)[1])
+    if own != policy.sandbox_visibility:  # the caller's agent has its own clamp
+        policy = policy._replace(sandbox_visibility=own)
     if sandboxed is None:  # the file decides: "non-main" spares only the main session
         sandboxed = config.sandbox_mode == "all" or (
             config.sandbox_mode == "non-main" and not is_main_key(key)

@@ -29,7 +29,7 @@ from .state import StateDir
 from .storage import AgentReader, MatchFilters, SessionRow
 from .transcript import INDEXED_ROLES, active_branch, shown_messages
 from .visibility import Caller
-from .visible import open_visible
+from .visible_sessions import open_visible
 
 WINDOW_MAX = 1000  # messages one window may hold
 HITS_MAX = 100_000

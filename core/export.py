@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import StoreError, ValidationError
+from .file_modes import FILE_MODE
 from .history import HistoryRequest, sessions_history
-from .private import FILE_MODE
 from .redact import redact
 from .state import StateDir
 from .visibility import Caller

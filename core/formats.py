@@ -23,6 +23,9 @@ from pathlib import Path
 from typing import Any, Mapping, NamedTuple
 
 _IMPORTERS = "backscroll.core.importers."
+# OpenCode's session ids: ``ses_``, 12 hex digits of time, 14 base62 characters
+# (anomalyco/opencode packages/opencode/src/id/id.ts)
+OPENCODE_ID = r"ses_[0-9a-f]{12}[0-9A-Za-z]{14}"
 
 
 def _vscode_folders(extension: str) -> tuple[str, ...]:
@@ -56,9 +59,12 @@ class Format(NamedTuple):
     # agent runtime's live appends are in its format). One format says so.
     unclaimed: bool = False
     folder_env: str = ""  # a variable naming the transcripts' folder itself (wins when set)
-    # Further folders under the home where the tool keeps its transcripts (another build of
-    # its host, another platform's layout), detected like the default one when they exist.
-    also: tuple[str, ...] = ()
+    # The shape of its session ids, as a regular expression (None: a UUID); a resume command
+    # is offered only for an id of that shape (``resume.resume_command``)
+    resume_id: str | None = None
+    # Other folders under the home where some installs keep them (a snap's home), detected
+    # only when they exist.
+    more_folders: tuple[str, ...] = ()
     # False: the tool keeps no folder of its own (Aider writes into each project): it is read
     # only from folders a person adds (``sources add``), never looked for in the home.
     detected: bool = True
@@ -81,15 +87,6 @@ class Format(NamedTuple):
         base = Path(value).expanduser() if value else home / self.home_folder
         return Path(os.path.abspath(base / self.subfolder if self.subfolder else base))
 
-    def default_folders(self, env: Mapping[str, str], home: Path) -> list[Path]:
-        """Every folder the tool keeps its transcripts in by default: ``default_folder``
-        first, then ``also``."""
-        if not self.detected:
-            return []
-        first = self.default_folder(env, home)
-        return [first, *(Path(os.path.abspath(home / a)) for a in self.also
-                         if Path(os.path.abspath(home / a)) != first)]
-
 
 FORMATS: list[Format] = [
     Format("claude-code", "Claude Code", "claude-code", _IMPORTERS + "claude_code.format",
@@ -106,12 +103,36 @@ FORMATS: list[Format] = [
     Format("omp", "Oh My Pi", "omp", _IMPORTERS + "pi.omp_format", "OMP_CODING_AGENT_DIR",
            ".omp/agent", "sessions", stored=("omp",), resume=("omp", "--resume"),
            header_line=True),
+    Format("opencode", "OpenCode", "opencode", _IMPORTERS + "opencode.format", "XDG_DATA_HOME",
+           ".local/share", "opencode", stored=("opencode",), resume=("opencode", "--session"),
+           resume_id=OPENCODE_ID),
+    Format("kilo", "Kilo", "kilo", _IMPORTERS + "kilo.format", "XDG_DATA_HOME", ".local/share",
+           "kilo", stored=("kilo",), resume=("kilo", "--session"), resume_id=OPENCODE_ID),
+    Format("gemini", "Gemini CLI", "gemini", _IMPORTERS + "gemini.format", "GEMINI_CLI_HOME",
+           "", ".gemini/tmp", stored=("gemini",), resume=("gemini", "--resume")),
+    Format("copilot", "Copilot CLI", "copilot", _IMPORTERS + "copilot.format", "COPILOT_HOME",
+           ".copilot", stored=("copilot",), resume=("copilot", "--resume"),
+           more_folders=("snap/copilot-cli/common/.copilot",)),
+    # Qwen Code keeps chats in $QWEN_RUNTIME_DIR, else $QWEN_HOME, else ~/.qwen, in
+    # projects/*/chats and the older tmp/*/chats
+    Format("qwen-code", "Qwen Code", "qwen-code", _IMPORTERS + "qwen_code.format", "QWEN_HOME",
+           ".qwen", stored=("qwen-code",), resume=("qwen", "--resume"),
+           folder_env="QWEN_RUNTIME_DIR"),
+    Format("cursor", "Cursor", "cursor", _IMPORTERS + "cursor_cli.format", "CURSOR_CONFIG_DIR",
+           ".cursor", "projects", stored=("cursor",), resume=("cursor-agent", "--resume")),
+    Format("droid", "Factory Droid", "droid", _IMPORTERS + "droid.format", "FACTORY_HOME",
+           ".factory", "sessions", stored=("droid",), resume=("droid", "--resume")),
+    Format("cursor-editor", "Cursor editor", "cursor", _IMPORTERS + "cursor_editor.format",
+           "XDG_CONFIG_HOME", ".config", "Cursor/User/globalStorage", stored=("cursor-editor",),
+           more_folders=("Library/Application Support/Cursor/User/globalStorage",)),
+    Format("zed", "Zed", "zed", _IMPORTERS + "zed.format", "XDG_DATA_HOME", ".local/share",
+           "zed/threads", stored=("zed",), more_folders=("Library/Application Support/Zed/threads",)),
     Format("cline", "Cline", "cline", _IMPORTERS + "cline.format", "",
            ".config/Code/User/globalStorage/saoudrizwan.claude-dev", "tasks", stored=("cline",),
-           also=_vscode_folders("saoudrizwan.claude-dev") + (".cline/data/tasks",)),
+           more_folders=_vscode_folders("saoudrizwan.claude-dev") + (".cline/data/tasks",)),
     Format("roo-code", "Roo Code", "roo-code", _IMPORTERS + "cline.roo_format", "",
            ".config/Code/User/globalStorage/rooveterinaryinc.roo-cline", "tasks",
-           stored=("roo-code",), also=_vscode_folders("rooveterinaryinc.roo-cline")),
+           stored=("roo-code",), more_folders=_vscode_folders("rooveterinaryinc.roo-cline")),
     Format("continue", "Continue", "continue", _IMPORTERS + "continue_dev.format",
            "CONTINUE_GLOBAL_DIR", ".continue", "sessions", stored=("continue",)),
     Format("aider", "Aider", "aider", _IMPORTERS + "aider.format", "", "", stored=("aider",),

@@ -14,11 +14,12 @@ from typing import Any, Callable
 
 from .bounds import MAX_MESSAGE_CHARS, check_id, cut_text
 from .catalog import resume_of, source_kind, summary_of
+from .checks import validate_limit
 from .errors import ValidationError
 from .hosts import check_host
 from .keys import normalize_key
+from .paging import check_offset
 from .redact import redact
-from .search import validate_limit
 from .state import StateDir
 from .storage import AgentReader, SessionFilter, SessionRow
 from .transcript import (
@@ -31,7 +32,7 @@ from .transcript import (
     timestamp_ms,
 )
 from .visibility import Caller
-from .visible import FORBIDDEN, open_visible  # noqa: F401 - FORBIDDEN is also known from here
+from .visible_sessions import FORBIDDEN, open_visible  # noqa: F401 - FORBIDDEN is also known from here
 
 FIELD_MAX_CHARS = 4000
 ANSWER_MAX_BYTES = 80 * 1024
@@ -44,6 +45,11 @@ class HistoryRequest:
     session_key: str
     message_id: str | None = None
     limit: int | None = None
+    # How many of the newest messages were already returned (the previous page's
+    # ``nextOffset``): the window ends that many messages before the newest. Not with
+    # ``message_id``. Counted as OpenClaw counts: every user, assistant and tool-result
+    # message of the active branch, whether or not ``include_tools`` shows it.
+    offset: int | None = None
     include_tools: bool = False
     max_bytes: int = ANSWER_MAX_BYTES  # exports raise these caps; the tool answer keeps them
     field_max_chars: int = FIELD_MAX_CHARS
@@ -69,6 +75,11 @@ class HistoryResponse:
     source: str = "openclaw"  # the agent tool that wrote it (catalog.source_kind)
     resume: str | None = None  # the command that resumes it (catalog.resume_of), if offered
     host: str = ""  # the host the session came from (core/hosts.py)
+    # OpenClaw's paging: messages newer than the window, where the next older page starts
+    # (None when there is none), and the messages of the branch (HistoryRequest.offset)
+    offset: int = 0
+    next_offset: int | None = None
+    total_messages: int = 0
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -83,6 +94,9 @@ class HistoryResponse:
             "contentRedacted": self.content_redacted,
             "bytes": self.bytes,
             "hasMore": self.has_more,
+            "offset": self.offset,
+            "nextOffset": self.next_offset,
+            "totalMessages": self.total_messages,
             "resume": self.resume,
             "host": self.host or None,
         }
@@ -199,6 +213,10 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
         validate_limit(request.limit, HISTORY_LIMIT_MAX) if request.limit is not None else None
     )
     check_id("messageId", request.message_id)  # no entry has a longer id: not echoed whole
+    offset = check_offset(request.offset)
+    if request.message_id is not None and request.offset is not None:
+        raise ValidationError("give messageId or offset, not both: messageId centers the "
+                              "window on a message, offset pages back from the newest")
     if request.host is not None:
         check_host(request.host)
     with open_visible(state, caller, key, request.host) as (db, session):
@@ -206,13 +224,15 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
         if shown is None:  # the stored branch lags behind the log: fold the whole log
             path = active_branch(db.events(session.pk)).path
             events = dict(path)
-            candidates = [(seq, event.get("id")) for seq, event in path
-                          if event.get("type") == "message"]
+            candidates = [(seq, event.get("id"), (event.get("message") or {}).get("role"))
+                          for seq, event in path if event.get("type") == "message"
+                          and (event.get("message") or {}).get("role") in SHOWN_ROLES]
             messages = _Messages(candidates, lambda seqs: {n: events[n] for n in seqs},
                                  request, session.created_at)
         else:  # read only the events the window needs
-            wanted = SHOWN_ROLES if request.include_tools else INDEXED_ROLES
-            candidates = [(seq, entry_id) for seq, entry_id, role, _at in shown if role in wanted]
+            # every message offsets count; tool results are skipped unread without tools
+            candidates = [(seq, entry_id, role) for seq, entry_id, role, _at in shown
+                          if role in SHOWN_ROLES]
             messages = _Messages(candidates, lambda seqs: db.events_at(session.pk, seqs),
                                  request, session.created_at)
         anchor = None
@@ -226,17 +246,23 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
         response = HistoryResponse(session_key=key, session_id=redact(session.session_id),
                                    agent=db.agent_id, source=source_kind(session.source),
                                    resume=_resume(db, session), host=session.host)
-        picked = _window(messages, anchor, limit, response, request.max_bytes)
-        has_more = messages.older(picked[0] if picked else len(candidates)) is not None
+        start = max(0, len(candidates) - offset)
+        picked = _window(messages, anchor, limit, response, request.max_bytes, start)
+        has_more = messages.older(picked[0] if picked else start) is not None
         has_newer = bool(picked) and messages.newer(picked[-1]) is not None
     window = [messages.get(i) for i in picked]
     response.messages = [m.message for m in window if m is not None]
     response.content_redacted = any(m.redacted for m in window if m is not None)
     response.content_truncated = any(m.cut for m in window if m is not None)
+    response.total_messages = len(candidates)
+    # the request's offset; an anchored window's: the messages newer than it
+    response.offset = len(candidates) - (picked[-1] + 1) if anchor is not None else offset
+    response.next_offset = len(candidates) - picked[0] if has_more and picked else None
     excess = _size(response.as_json()) + 64 - request.max_bytes
-    if anchor is not None and excess > 0:
-        # Only the anchor can overflow (every other message was admitted within the budget).
-        anchored = messages.get(anchor)
+    if picked and excess > 0:
+        # Only the anchor, or a newest message bigger than the budget alone, can overflow
+        # (every other message was admitted within the budget).
+        anchored = messages.get(anchor if anchor is not None else picked[0])
         if anchored is not None and _shrink_to_fit(anchored.message,
                                                    _size(anchored.message) - excess):
             response.content_truncated = True
@@ -270,7 +296,7 @@ class _Messages:
 
     CHUNK = 64
 
-    def __init__(self, candidates: list[tuple[int, Any]],
+    def __init__(self, candidates: list[tuple[int, Any, Any]],
                  read: Callable[[list[int]], dict[int, dict[str, Any]]],
                  request: HistoryRequest, default_ts: int) -> None:
         self.candidates = candidates
@@ -280,14 +306,19 @@ class _Messages:
         self.rendered: dict[int, _Rendered | None] = {}
 
     def get(self, i: int) -> _Rendered | None:
+        if i not in self.rendered and self._unshown(i):
+            self.rendered[i] = None  # a tool result without tools: not read at all
         if i not in self.rendered:
             lo, hi = max(0, i - self.CHUNK), min(len(self.candidates), i + self.CHUNK)
-            todo = [n for n in range(lo, hi) if n not in self.rendered]
+            todo = [n for n in range(lo, hi) if n not in self.rendered and not self._unshown(n)]
             events = self.read([self.candidates[n][0] for n in todo])
             for n in todo:
                 event = events.get(self.candidates[n][0])
                 self.rendered[n] = self._render(event) if event is not None else None
         return self.rendered[i]
+
+    def _unshown(self, i: int) -> bool:
+        return not self.request.include_tools and self.candidates[i][2] in TOOL_ROLES
 
     def _render(self, event: dict[str, Any]) -> _Rendered | None:
         cleaner = Cleaner(self.request.field_max_chars)
@@ -308,10 +339,10 @@ class _Messages:
     def find(self, wanted: str) -> int | None:
         """The shown message an anchor names: by its stored id, else by the redacted id a
         search answered with."""
-        for n, (_seq, entry_id) in enumerate(self.candidates):
+        for n, (_seq, entry_id, _role) in enumerate(self.candidates):
             if entry_id == wanted and self.get(n) is not None:
                 return n
-        for n, (_seq, entry_id) in enumerate(self.candidates):
+        for n, (_seq, entry_id, _role) in enumerate(self.candidates):
             if isinstance(entry_id, str) and redact(entry_id) == wanted:
                 found = self.get(n)
                 if found is not None and found.message["id"] == wanted:
@@ -320,9 +351,10 @@ class _Messages:
 
 
 def _window(messages: _Messages, anchor: int | None, limit: int | None,
-            response: HistoryResponse, max_bytes: int) -> list[int]:
-    """The positions of the widest window that fits the byte cap and the limit: the newest
-    messages without an anchor; with one, grown around it one older, one newer, ..."""
+            response: HistoryResponse, max_bytes: int, start: int) -> list[int]:
+    """The positions of the widest window that fits the byte cap and the limit: without an
+    anchor the newest messages before position ``start`` (at least one, cut to fit later);
+    with one, grown around it one older, one newer, ..."""
     budget = _budget(response, max_bytes)
     count_max = limit if limit is not None else len(messages.candidates)
 
@@ -332,7 +364,9 @@ def _window(messages: _Messages, anchor: int | None, limit: int | None,
 
     if anchor is None:
         picked: list[int] = []
-        older = messages.older(len(messages.candidates))
+        older = messages.older(start)
+        if older is not None and count_max > 0 and size(older) > budget:
+            return [older]  # alone and too big: cut to fit, so that paging never stalls
         while older is not None and len(picked) < count_max and size(older) <= budget:
             picked.append(older)
             budget -= size(older)

@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .errors import BackscrollError, Forbidden, Unreachable
+from .errors import BackscrollError
+from .fanout import STOPS_WRITES, for_each_agent
 from .helper_process import start_helper
 from .indexer import IndexRow, session_rows
 from .state import StateDir
@@ -239,15 +240,16 @@ def reconcile_all(state: StateDir, on_progress: Callable[[str, Progress], None] 
     """Reconcile every agent of ``state`` (or only ``agents``); a database that cannot be
     (corrupt, newer schema, read-only) is reported in its stats' ``error`` and the other
     agents are reconciled all the same."""
+    def reconcile(agent_id: str) -> ReconcileStats:
+        callback = (lambda p: on_progress(agent_id, p)) if on_progress else None
+        return reconcile_agent(state, agent_id, on_progress=callback, stop=stop)
+
     results = []
-    for agent_id in state.agents() if agents is None else agents:
-        callback = (lambda p, a=agent_id: on_progress(a, p)) if on_progress else None
-        try:
-            results.append(reconcile_agent(state, agent_id, on_progress=callback, stop=stop))
-        except (Forbidden, Unreachable):
-            raise  # the role may not write at all, or the server is gone: every agent alike
-        except BackscrollError as err:
-            results.append(ReconcileStats(agent_id, started=False, error=str(err)))
+    # the role may not write at all, or the server is gone: every agent alike (STOPS_WRITES)
+    for agent_id, stats, err in for_each_agent(state, reconcile, agents=agents,
+                                               stops=STOPS_WRITES):
+        results.append(stats if stats is not None
+                       else ReconcileStats(agent_id, started=False, error=str(err)))
     return results
 
 

@@ -96,8 +96,10 @@ def resume_command(source: str, own_id: bool, session_id: str, cwd: str | None) 
         return _none(f"only {_resumed()} sessions are resumed by a command")
     if not own_id or not session_id:
         return _none("it has no session id of its own (a sub-agent's conversation)")
-    if not UUID.fullmatch(session_id):
-        return _none("its session id is not a UUID, as the tool's own ids are")
+    shape = re.compile(fmt.resume_id) if fmt is not None and fmt.resume_id else UUID
+    if not shape.fullmatch(session_id):
+        what = "of the tool's own shape" if shape is not UUID else "a UUID"
+        return _none(f"its session id is not {what}, as the tool's own ids are")
     if not cwd:
         return _none("the folder it ran in is not known")
     if unsafe_character(cwd) is not None:

@@ -12,8 +12,10 @@ from collections import Counter
 from typing import Any, Callable, NamedTuple
 
 from .catalog import SOURCES, check_known_agent, check_source, source_kind
-from .errors import StoreError, Unreachable, ValidationError
+from .checks import validate_limit
+from .errors import StoreError, ValidationError
 from .excerpt import make_excerpt
+from .fanout import for_each_agent, visible_agents
 from .hosts import check_host
 from .keys import agent_of, check_agent_id, normalize_key
 from .query import ParsedQuery, parse_query
@@ -30,8 +32,8 @@ from .storage import (
     SessionRow,
 )
 from .textseg import desegment
-from .visibility import Caller, may_see_agent
-from .visible import find_session, resolve_caller, visible_sessions
+from .visibility import Caller
+from .visible_sessions import find_session, resolve_caller, visible_sessions
 
 LIMIT_DEFAULT = 10
 LIMIT_MAX = 25
@@ -104,6 +106,7 @@ class SearchResult(NamedTuple):
             "timestamp": self.timestamp,
             "role": self.role,
             "excerpt": self.excerpt,
+            "snippet": self.excerpt,  # OpenClaw's name for the same text (docs/mcp.md)
             "score": self.score,
             # whose words these are: past conversation content, never instructions (docs/mcp.md)
             "agent": self.agent,
@@ -150,23 +153,12 @@ class SearchResponse:
         return out
 
 
-def validate_limit(value: Any, maximum: int = LIMIT_MAX) -> int:
-    """A limit from a person or a program: a whole number from 1 to ``maximum``."""
-    try:
-        limit = int(value) if not isinstance(value, bool) else None
-    except (TypeError, ValueError):
-        limit = None
-    if limit is None or not 1 <= limit <= maximum or str(value).strip() != str(limit):
-        raise ValidationError(f"limit must be a whole number from 1 to {maximum}, not {value!r}")
-    return limit
-
-
 def check_request(request: SearchRequest) -> ParsedQuery:
     if request.order not in ("best", "recent"):
         raise ValidationError(f"order must be best or recent, not {request.order!r}")
     if request.role not in (None, "user", "assistant"):
         raise ValidationError(f"role must be user or assistant, not {request.role!r}")
-    validate_limit(request.limit)
+    validate_limit(request.limit, LIMIT_MAX)
     if request.agent is not None:
         check_agent_id(request.agent)
     if request.session_key is not None:
@@ -211,20 +203,21 @@ def search_rows(
     response = SearchResponse()
     candidates: list[Candidate] = []
     more_matched = False
-    for agent_id in agents:
-        try:
-            with state.open(agent_id) as db, db.snapshot():
-                more_matched |= _search_agent(db, request, parsed, caller, response, candidates,
-                                              grouped)
-        except SchemaBehind as err:  # reconciliation (a writer) upgrades it
+
+    def search_agent(agent_id: str) -> bool:
+        with state.open(agent_id) as db, db.snapshot():
+            return _search_agent(db, request, parsed, caller, response, candidates, grouped)
+
+    for agent_id, more, err in for_each_agent(state, search_agent, agents=agents,
+                                               fails=StoreError):
+        if isinstance(err, SchemaBehind):  # reconciliation (a writer) upgrades it
             response.unreadable.append(str(err))
             response.pending_agents.append(agent_id)
             response.indexing = True
-        except Unreachable:
-            raise  # the server: every other agent would wait for it the same way
-        except StoreError as err:
+        elif err is not None:
             response.unreadable.append(str(err))  # the other agents still answer
             continue
+        more_matched |= bool(more)
         if agent_id in response.pending_agents:
             read_only = state.unwritable(agent_id)
             if read_only is None and on_pending is not None:
@@ -369,7 +362,7 @@ def _newest(scored: list[tuple[MatchRow, float]], n: int,
 
 
 def _agents_to_search(state: StateDir, request: SearchRequest, caller: Caller) -> list[str]:
-    agents = [a for a in state.agents() if may_see_agent(caller, a)]
+    agents = visible_agents(state, caller)
     if request.agent:
         wanted = check_known_agent(state, caller, request.agent)
         agents = [a for a in agents if a == wanted]

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Literal, overload
 
-from . import private
+from . import file_modes
 from .hosts import MachineHost
 from .storage import AgentReader, AgentWriter, Storage, open_storage
 
@@ -47,7 +47,7 @@ class StateDir:
         self.machine_host = MachineHost(self.path, host)
         self.storage: Storage = open_storage(self.path, url, self.machine_host)
         # A server others read (a team's PostgreSQL): what is stored there is shared.
-        self.shared = bool(url)
+        self.shared = self.storage.shared
 
     @property
     def host(self) -> str:
@@ -68,7 +68,7 @@ class StateDir:
     def require(self) -> None:
         """Raise one sentence when there is nothing to read (or the state dir, which holds the
         config with either backend, is a file)."""
-        private.require_state_folder(self.path)
+        file_modes.require_state_folder(self.path)
         self.storage.require()
 
     def agents(self) -> list[str]:
@@ -77,6 +77,8 @@ class StateDir:
     def db_path(self, agent_id: str) -> Path:
         """The SQLite file of an agent (the embedded backend only: tests and tools that look
         at the file itself)."""
+        if not self.storage.has_files:
+            raise AttributeError(f"{self.storage.describe()} keeps no file per agent")
         return self.storage.db_path(agent_id)  # type: ignore[attr-defined]
 
     def unwritable(self, agent_id: str) -> str | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import BackscrollError, Unreachable
+from .fanout import for_each_agent
 from .keys import is_incognito
 from .redact import redact
 from .state import StateDir
@@ -104,21 +104,20 @@ class StateStatus:
 def state_status(state: StateDir) -> StateStatus:
     """Counts and progress per agent; an unreadable database is reported, not raised."""
     agents = []
-    for agent_id in state.agents():
-        try:
-            with state.open(agent_id) as db:
-                counts = db.counts()
-                progress = db.read_progress()
-                # only keys shaped like an incognito one are read (through the key's index)
-                incognito = sum(is_incognito(s.key) for s in db.session_briefs(odd_only=True))
-        except SchemaBehind as err:
-            agents.append(AgentStatus(agent_id, 0, 0, 0, 0, 0, IDLE, str(err), "older schema"))
+
+    def read(agent_id: str) -> tuple[dict[str, int], Progress, int]:
+        with state.open(agent_id) as db:
+            # only keys shaped like an incognito one are read (through the key's index)
+            return (db.counts(), db.read_progress(),
+                    sum(is_incognito(s.key) for s in db.session_briefs(odd_only=True)))
+
+    for agent_id, found, err in for_each_agent(state, read):
+        if err is not None:
+            why = "older schema" if isinstance(err, SchemaBehind) else "unreadable"
+            agents.append(AgentStatus(agent_id, 0, 0, 0, 0, 0, IDLE, str(err), why))
             continue
-        except Unreachable:
-            raise  # the server: every other agent would wait for it the same way
-        except BackscrollError as err:
-            agents.append(AgentStatus(agent_id, 0, 0, 0, 0, 0, IDLE, str(err), "unreadable"))
-            continue
+        assert found is not None
+        counts, progress, incognito = found
         read_only = state.unwritable(agent_id)
         agents.append(
             AgentStatus(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .errors import BackscrollError, Unreachable
+from .fanout import for_each_agent
 from .indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT, session_rows
 from .redact import redact
 from .state import StateDir
@@ -47,14 +47,14 @@ def verify_state(state: StateDir) -> VerifyReport:
     """Check every agent; an unreadable or read-only database is one problem, and the other
     agents are checked all the same."""
     report = VerifyReport()
-    for agent_id in state.agents():
+
+    def check(agent_id: str) -> None:
+        with state.open(agent_id) as db, db.snapshot():
+            verify_agent(db, report)
+
+    for agent_id, _, err in for_each_agent(state, check):
         report.agents += 1
-        try:
-            with state.open(agent_id) as db, db.snapshot():
-                verify_agent(db, report)
-        except Unreachable:
-            raise  # the server: every other agent would wait for it the same way
-        except BackscrollError as err:  # one unreadable database: the others are checked
+        if err is not None:  # one unreadable database: the others are checked
             report.problems.append(f"{agent_id}: {err}")
             report.databases_unusable += 1
             continue

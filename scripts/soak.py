@@ -120,7 +120,7 @@ def reconciler(root: str, index: int, seconds: float) -> dict[str, Any]:
 
 def _exists(state: Any, caller: Any) -> bool:
     from backscroll.core.errors import Forbidden
-    from backscroll.core.visible import resolve_caller
+    from backscroll.core.visible_sessions import resolve_caller
 
     try:
         resolve_caller(state, caller)

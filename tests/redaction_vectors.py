@@ -3,7 +3,7 @@
 No vector of another project is copied here: each format is rebuilt from its facts (prefix,
 length, alphabet) with a seeded ``random.Random``, and put in realistic sentences, commands
 and config lines. ``TOKENS`` has one entry per vendor format of pass 1 (the keys are the
-``kind`` names of ``redact_tokens.TOKEN_RULES``), ``CONTEXT_FORMS`` one per context form of pass 2,
+``kind`` names of ``redact.tokens.TOKEN_RULES``), ``CONTEXT_FORMS`` one per context form of pass 2,
 ``LOOK_ALIKES`` the strings that must stay. docs/redaction.md lists the same ids; the tests
 check that the three agree.
 """
@@ -32,7 +32,7 @@ BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L"
 Part = str | tuple[str, int]
 
 
-# Words that mark a value as a stand-in (redact_rules: some-fake-value, <your-token>, xxxx): a
+# Words that mark a value as a stand-in (redact.rules: some-fake-value, <your-token>, xxxx): a
 # real key that holds one by chance is let through, a documented trade-off; generated keys
 # never hold one, so a test's outcome does not hang on the draw.
 _STAND_IN = re.compile(r"fake|dummy|your|xxxx|####", re.IGNORECASE)
@@ -86,7 +86,7 @@ def _aws_secret(rng: random.Random) -> str:
     return rand(rng, "ghijklmnopqrstuvwxyz" + UPPER, 6) + rand(rng, B64, 34)
 
 
-# One generator per token kind (redact_tokens.TOKEN_RULES). Facts from gitleaks' rules,
+# One generator per token kind (redact.tokens.TOKEN_RULES). Facts from gitleaks' rules,
 # detect-secrets' plugins, trufflehog's detectors and the vendors' documentation.
 TOKENS: dict[str, Callable[[random.Random], str]] = {
     "anthropic": _fixed(["sk-ant-api03-", (URL_SAFE, 93), "AA"]),

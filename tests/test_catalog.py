@@ -130,7 +130,7 @@ def test_filters_source_project_and_time(state: StateDir) -> None:
     assert project_list(state, OPERATOR) == [("/work/shop", 1), ("/work/shop/api", 1),
                                              ("/work/shopping", 1)]
     with pytest.raises(ValidationError, match="source must be one of"):
-        visible_session_list(state, OPERATOR, source="cursor")
+        visible_session_list(state, OPERATOR, source="windsurf")
 
 
 def test_a_restricted_caller_lists_only_what_it_may_see(state: StateDir) -> None:

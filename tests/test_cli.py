@@ -59,11 +59,13 @@ def test_append_then_search_json(filled, capsys) -> None:
         "timestamp",
         "role",
         "excerpt",
+        "snippet",  # OpenClaw's name for the excerpt, the same text
         "score",
         "agent",
         "source",
         "host",
     }
+    assert all(r["snippet"] == r["excerpt"] for r in answer["results"])
     assert "indexing" not in answer and "truncated" not in answer
 
 

@@ -533,7 +533,7 @@ def test_the_cli_keeps_its_message_answer_and_groups_on_request(state: StateDir,
         "agent:main:chatty": 6, "agent:main:quiet": 1}
     assert main(base + ["--group", "--source", "codex"]) == 0
     assert json.loads(capsys.readouterr().out)["conversations"] == []
-    assert main(base + ["--source", "cursor"]) == 2
+    assert main(base + ["--source", "windsurf"]) == 2
     assert main(["search", "kestrel", "--group", "--state-dir", str(state.path)]) == 0
     out = capsys.readouterr().out
     assert "agent:main:chatty  6 hits" in out and "2 conversations as operator" in out

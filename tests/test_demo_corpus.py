@@ -16,7 +16,7 @@ from datetime import datetime
 
 import pytest
 
-from backscroll.core.demo import text as T
+from backscroll.core.demo import text as demo_text
 from backscroll.core.demo.corpus import (
     DEFAULT_NOW_MS,
     DEMO_QUERIES,
@@ -426,14 +426,14 @@ def test_demo_queries_find_several_sessions(corpus: list[DemoSession]) -> None:
 def test_every_template_fills() -> None:
     """Each placeholder in the text pools has a value (no KeyError at 1M messages)."""
     templates: list[str] = []
-    beats = [b for scenario in T.SCENARIOS.values() for b in scenario]
-    beats += list(T.SECRET_BEATS.values()) + list(T.ABANDONED) + [T.IMAGE_BEAT]
-    beats += [job[3] for job in T.CRON_JOBS.values()]
+    beats = [b for scenario in demo_text.SCENARIOS.values() for b in scenario]
+    beats += list(demo_text.SECRET_BEATS.values()) + list(demo_text.ABANDONED) + [demo_text.IMAGE_BEAT]
+    beats += [job[3] for job in demo_text.CRON_JOBS.values()]
     for b in beats:
         templates += list(b.user) + list(b.reply) + list(b.think)
         for step in b.steps:
             templates += list(step.result) + list(step.pre) + [v for _, v in step.args]
-    templates += [task[1] for task in T.SUBTASKS.values()] + [T.COMPACTION_SUMMARY]
+    templates += [task[1] for task in demo_text.SUBTASKS.values()] + [demo_text.COMPACTION_SUMMARY]
     import random
 
     for template in templates:
@@ -442,11 +442,11 @@ def test_every_template_fills() -> None:
         template.format_map(slots)
         for _, field, _, _ in string.Formatter().parse(template):
             assert field is None or field in slots
-    for name, (_label, _task, scenario, grandchildren) in T.SUBTASKS.items():
-        assert scenario in T.SCENARIOS
-        assert all(g in T.SUBTASKS and not T.SUBTASKS[g][3] for g in grandchildren), name
-    for pool in list(T.POOLS.values()) + list(T.LANG_POOLS.values()):
-        assert all(name in T.SCENARIOS for name in pool)
+    for name, (_label, _task, scenario, grandchildren) in demo_text.SUBTASKS.items():
+        assert scenario in demo_text.SCENARIOS
+        assert all(g in demo_text.SUBTASKS and not demo_text.SUBTASKS[g][3] for g in grandchildren), name
+    for pool in list(demo_text.POOLS.values()) + list(demo_text.LANG_POOLS.values()):
+        assert all(name in demo_text.SCENARIOS for name in pool)
 
 
 # ----------------------------------------------------------------------------- scale

@@ -112,6 +112,9 @@ def test_an_added_format_is_found_synced_and_searchable(toy: formats.Format,
 def test_the_registry_agrees_with_the_packages() -> None:
     by_name = {f.name: f for f in formats.known()}
     assert list(by_name)[:5] == ["claude-code", "codex", "openclaw", "pi", "omp"]
+    assert {"opencode", "kilo"} <= set(by_name)
+    assert {"gemini", "copilot"} <= set(by_name)
+    assert {"qwen-code", "cursor", "droid"} <= set(by_name)
     assert {"cline", "roo-code", "continue", "aider"} <= set(by_name)
     assert by_name["claude-code"].default_agent == CLAUDE_AGENT
     assert by_name["claude-code"].stored == (CLAUDE_SOURCE,)

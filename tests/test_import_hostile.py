@@ -237,13 +237,14 @@ def test_sessions_share_import_transactions_and_each_stays_whole(
     """Imports commit a group of sessions at a time (``imports.IMPORT_GROUP_EVENTS``): a
     session whose store fails half-way leaves nothing of itself (its savepoint), the sessions
     around it are kept, and an error that ends the import keeps what was imported before."""
+    from backscroll.core.storage import writeplan
     from backscroll.core.storage.sqlite import imports
 
     monkeypatch.setattr(imports, "IMPORT_GROUP_EVENTS", group)
     folder = tmp_path / "main" / "sessions"
     for sid in ("a1", "b2", "c3", "d4"):
         transcript(folder, sid)
-    real = imports.new_events
+    real = writeplan.new_events
 
     def failing(lines, parsed, *rest):  # after the session row was created
         if any("b2" in line for line in lines):
@@ -252,7 +253,7 @@ def test_sessions_share_import_transactions_and_each_stays_whole(
             raise imports.sqlite3.OperationalError("disk I/O error")
         return real(lines, parsed, *rest)
 
-    monkeypatch.setattr(imports, "new_events", failing)
+    monkeypatch.setattr(writeplan, "new_events", failing)
     with pytest.raises(Exception, match="disk I/O"):
         import_openclaw(state, folder)
     assert keys(state) == {"agent:main:import:a1": 2, "agent:main:import:c3": 2}

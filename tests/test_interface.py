@@ -17,11 +17,21 @@ from backscroll.core.storage.sqlite.writer import AgentWriter
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def declared(protocol: type) -> dict[str, object]:
+    """The members of a protocol and of the role protocols it composes."""
+    found: dict[str, object] = {}
+    for role in reversed(protocol.__mro__):
+        if role.__module__ == interface.__name__:
+            found.update(vars(role))
+    return found
+
+
 def members(protocol: type) -> list[str]:
+    found = declared(protocol)
     return sorted(
-        name for name in vars(protocol)
+        name for name, value in found.items()
         if not name.startswith("_") and name not in ("agent_id",)
-        and (callable(vars(protocol)[name]) or isinstance(vars(protocol)[name], property))
+        and (callable(value) or isinstance(value, property))
     )
 
 
@@ -43,11 +53,21 @@ def test_every_method_exists_with_the_interface_parameters(protocol: type, class
     for cls in classes:
         for name in names:
             assert hasattr(cls, name), f"{cls.__qualname__} lacks {name}"
-            wanted, found = vars(protocol)[name], getattr(cls, name)
+            wanted, found = declared(protocol)[name], getattr(cls, name)
             if isinstance(wanted, property):
                 assert isinstance(inspect.getattr_static(cls, name), property), (cls, name)
                 continue
             assert parameters(found) == parameters(wanted), (cls.__qualname__, name)
+
+
+def test_capability_flags_are_declared_by_every_storage() -> None:
+    """What only one backend has is a flag of the ``Storage`` protocol, set by each."""
+    flags = [name for name, kind in interface.Storage.__annotations__.items() if kind == "bool"]
+    assert flags == ["shared", "has_files"]
+    for cls in (SqliteStorage, PostgresStorage):
+        assert all(isinstance(getattr(cls, flag), bool) for flag in flags), cls
+    assert (SqliteStorage.shared, PostgresStorage.shared) == (False, True)
+    assert (SqliteStorage.has_files, PostgresStorage.has_files) == (True, False)
 
 
 def test_nothing_above_the_storage_imports_a_backend() -> None:

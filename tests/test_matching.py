@@ -197,7 +197,7 @@ def test_the_operators_shortcut_sees_what_the_rule_gives(corpus: StateDir, tmp_p
     with the rule applied to every session (incognito, a key filed under another agent,
     dirty sessions)."""
     from backscroll.core.visibility import OPERATOR
-    from backscroll.core.visible import _operator_view, _view
+    from backscroll.core.visible_sessions import _operator_view, _view
 
     with corpus.open("a", write=True) as db:
         _append(db, "agent:b:filed-here", "f1", None, "tern", 5000, "user")

@@ -35,8 +35,9 @@ INCOGNITO = "agent:main:subagent:incognito-x"  # spawned by a, never visible
 OPS = "agent:ops:main"
 SEARCH_ARGS = {"query", "limit", "match", "order", "agent", "sessionKey", "role", "since", "until",
                "host"}
-HISTORY_ARGS = {"sessionKey", "messageId", "limit", "includeTools", "host"}
-LIST_ARGS = {"limit", "agent", "since", "host"}
+HISTORY_ARGS = {"sessionKey", "messageId", "limit", "includeTools", "host", "offset"}
+LIST_ARGS = {"limit", "agent", "since", "host", "search", "kinds", "activeMinutes", "label",
+             "archived", "offset"}
 # Arguments a model might try in order to widen what it sees: every one must change nothing.
 WIDENING = {
     "as": MAIN, "caller": MAIN, "asKey": MAIN, "visibility": "all", "policy": "all",
@@ -126,7 +127,8 @@ async def test_search_answers_exactly_the_library_json(world) -> None:
     assert expected["truncated"] is True and len(expected["results"]) == 3
     hit = result.structured_content["results"][0]
     assert set(hit) == {"sessionKey", "sessionId", "messageId", "timestamp", "role", "excerpt", "score",
-                        "agent", "source", "host"}
+                        "agent", "source", "host", "snippet"}
+    assert hit["snippet"] == hit["excerpt"]  # OpenClaw's name for the same text
     assert isinstance(hit["timestamp"], int) and hit["role"] in ("user", "assistant")
 
 
@@ -153,6 +155,7 @@ async def test_history_answers_exactly_the_library_json(world) -> None:
     assert set(expected) == {
         "sessionKey", "sessionId", "messages", "truncated", "contentTruncated", "contentRedacted",
         "bytes", "hasMore", "agent", "source", "resume", "host",
+        "offset", "nextOffset", "totalMessages",
     }
     assert (expected["agent"], expected["source"]) == ("main", "openclaw")
 
@@ -226,7 +229,7 @@ async def test_the_operator_lists_everything_but_incognito(world) -> None:
         "spawnedBy": None, "createdAt": summary.created_at, "updatedAt": summary.updated_at,
         "indexing": False, "title": summary.title, "messages": summary.messages,
         "lastActivity": summary.last_activity, "source": "openclaw", "resume": None,
-        "host": summary.host,
+        "host": summary.host, "kind": "main", "archived": False,
     }
     assert summary.messages > 0 and summary.title
     unknown = await call(server_for(world), "sessions_list", {"agent": "nope"})

@@ -118,9 +118,10 @@ def test_the_startup_line_names_the_operator_and_a_caller_that_does_not_exist(tm
 def test_a_bad_caller_is_refused_at_launch(tmp_path, capsys) -> None:
     assert main(["mcp", "--as", "main", "--state-dir", str(tmp_path)]) == 2
     assert capsys.readouterr().err.startswith("backscroll: ")
-    (tmp_path / "config.toml").write_text('[tools.sessions]\nvisibility = "everything"\n')
+    # (an unknown tools.sessions.visibility falls back to tree: test_tools_contract.py)
+    (tmp_path / "config.toml").write_text('[agents.defaults.sandbox]\nmode = "sometimes"\n')
     assert main(["mcp", "--state-dir", str(tmp_path)]) == 2
-    assert "tools.sessions.visibility must be one of" in capsys.readouterr().err
+    assert "agents.defaults.sandbox.mode must be one of" in capsys.readouterr().err
 
 
 def test_without_the_extra_it_says_how_to_install_it(state, capsys, monkeypatch) -> None:

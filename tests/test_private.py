@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from backscroll.core import private
+from backscroll.core import file_modes
 from backscroll.core.errors import StoreError, ValidationError
 from backscroll.core.export import write_export
 from backscroll.core.search import SearchRequest, sessions_search
@@ -87,11 +87,11 @@ def test_every_file_backscroll_creates_is_private_whatever_the_umask(
 @pytest.fixture
 def warnings() -> list[str]:
     said: list[str] = []
-    private.set_warning_sink(said.append)
-    private._checked.clear()
+    file_modes.set_warning_sink(said.append)
+    file_modes._checked.clear()
     yield said
-    private.set_warning_sink(None)
-    private._checked.clear()
+    file_modes.set_warning_sink(None)
+    file_modes._checked.clear()
 
 
 def test_loose_folders_and_files_are_warned_about_once_and_tightened_by_writers(
@@ -106,7 +106,7 @@ def test_loose_folders_and_files_are_warned_about_once_and_tightened_by_writers(
              db_file: 0o644, db_file.with_name("sessions.sqlite-wal"): 0o644}  # SQLite copies the db mode
     for path, mode in loose.items():
         os.chmod(path, mode)
-    private._checked.clear()
+    file_modes._checked.clear()
 
     for _ in range(3):  # a reader: says so once per path, changes nothing
         assert len(sessions_search(state, SearchRequest("heron"), OPERATOR).results) == 1

@@ -97,7 +97,7 @@ def test_removing_a_detected_folder_turns_it_off_and_adding_it_back_works(state:
 
 
 @pytest.mark.parametrize("entry, problem", [
-    ('[[sources]]\nkind = "cursor"\npath = "/x"\n', "[[sources]] entry 1: a source kind is one of"),
+    ('[[sources]]\nkind = "windsurf"\npath = "/x"\n', "[[sources]] entry 1: a source kind is one of"),
     ('[[sources]]\nkind = "codex"\n', "[[sources]] entry 1 needs a path"),
     ('[[sources]]\nkind = "codex"\npath = "/x"\nagent = "../up"\n', "[[sources]] entry 1: "),
     ('[[sources]]\nkind = "codex"\npath = "/x"\nenabled = "no"\n', "enabled must be true or false"),
@@ -134,7 +134,7 @@ def test_add_refuses_what_cannot_be_a_source(state: StateDir, home, tmp_path) ->
     with pytest.raises(ValidationError, match="is not a folder"):
         add_source(state.path, "claude-code", home["short"])
     with pytest.raises(ValidationError, match="a source kind is one of"):
-        add_source(state.path, "cursor", tmp_path)
+        add_source(state.path, "windsurf", tmp_path)
     add_source(state.path, "codex", tmp_path)
     with pytest.raises(ValidationError, match="already a source"):
         add_source(state.path, "codex", tmp_path)

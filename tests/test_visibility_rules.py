@@ -175,10 +175,8 @@ def test_config_defaults_and_full_file(tmp_path: Path) -> None:
     "text, message",
     [
         ("[tools.sessions\n", r"config.toml (is not valid|cannot be read)"),
-        (
-            '[tools.sessions]\nvisibility = "everyone"\n',
-            "visibility must be one of self, tree, agent, all",
-        ),
+        ('[[agents.list]]\nid = "main"\nsandbox = { sessionToolsVisibility = "some" }\n',
+         r"agents.list\[0\].sandbox.sessionToolsVisibility must be one of spawned, all"),
         ('[tools.agentToAgent]\nallow = "main"\n', "allow must be a list"),
         ('[agents.defaults.sandbox]\nsessionToolsVisibility = "some"\n', "sessionToolsVisibility"),
     ],

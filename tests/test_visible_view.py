@@ -1,5 +1,5 @@
 """A session caller whose answer is its own spawned tree reads only the sessions linked under
-its own (visible.py, ``within_own_tree``): on both backends, for random forests with cycles,
+its own (visible_sessions.py, ``within_own_tree``): on both backends, for random forests with cycles,
 links in capitals (SQLite), keys of another agent filed here, incognito and dirty sessions,
 and any caller and policy, its view is the one computed from every session as the rule is
 stated: ``visible_keys`` over every session's links, each field from those rows."""
@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from backscroll.core import visible
+from backscroll.core import visible_sessions as visible
 from backscroll.core.keys import is_incognito
 from backscroll.core.state import StateDir
 from backscroll.core.storage import SessionMeta, SessionScope

@@ -27,7 +27,7 @@ from textual.binding import Keymap
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
-from backscroll.core import private
+from backscroll.core import file_modes
 from backscroll.core.errors import BackscrollError
 from backscroll.core.reconcile import start_background
 from backscroll.core.state import StateDir
@@ -101,7 +101,7 @@ class BackscrollApp(App[int]):
 
     async def on_mount(self) -> None:
         # Warnings about loose modes come from worker threads; post_message is thread-safe.
-        private.set_warning_sink(lambda text: self.post_message(PrivacyWarning(text)))
+        file_modes.set_warning_sink(lambda text: self.post_message(PrivacyWarning(text)))
         self._search_screen = SearchScreen(self._debounce, self._preview_debounce, self._grouped)
         await self.push_screen(self._search_screen)
         self.theme_changed_signal.subscribe(self, self._theme_changed)
@@ -110,7 +110,7 @@ class BackscrollApp(App[int]):
 
     def on_unmount(self) -> None:
         self.live.stop()  # the follow thread ends at its next check (tens of ms)
-        private.set_warning_sink(None)
+        file_modes.set_warning_sink(None)
 
     def report_database(self, problem: str, title: str, severity: str = "error") -> None:
         """One notification per problem (a database, a file a sync could not read), however

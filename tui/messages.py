@@ -221,6 +221,6 @@ class TakeInRequested(LiveMessage):
 
 @dataclass
 class PrivacyWarning(Message):
-    """A folder or database looser than 0700 / 0600 (``core/private.py``), from any thread."""
+    """A folder or database looser than 0700 / 0600 (``core/file_modes.py``), from any thread."""
 
     text: str

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from . import text as T
+from . import text as demo_text
 
 DEFAULT_NOW_MS = 1_796_040_000_000  # 2026-11-30T12:00:00Z: fixed, so the output is repeatable
 DAY_MS = 86_400_000
@@ -96,9 +96,9 @@ def in_own_words(rng: random.Random, habit: tuple[float, float], template: str) 
     opens, closes = habit
     if rng.random() < opens:
         keep = template[1:2].isupper() or template[:1] in "{@"  # "CI is red", "{test} ..."
-        template = pick(rng, T.OPENERS) + (template if keep else template[:1].lower() + template[1:])
+        template = pick(rng, demo_text.OPENERS) + (template if keep else template[:1].lower() + template[1:])
     if rng.random() < closes:
-        template = template.rstrip(".") + pick(rng, T.CLOSERS)
+        template = template.rstrip(".") + pick(rng, demo_text.CLOSERS)
     return template
 
 
@@ -195,7 +195,7 @@ _FUNCS: dict[str, Any] = {
     "aws_secret": lambda r, s: rand_str(r, _B64, 40),
 }
 
-_GROUP_OF = {key: name for name, (keys, _rows) in T.GROUPS.items() for key in keys}
+_GROUP_OF = {key: name for name, (keys, _rows) in demo_text.GROUPS.items() for key in keys}
 
 
 class Slots(dict):
@@ -211,11 +211,11 @@ class Slots(dict):
     def __missing__(self, key: str) -> str:
         group = _GROUP_OF.get(key)
         if group is not None:
-            keys, rows = T.GROUPS[group]
+            keys, rows = demo_text.GROUPS[group]
             row = pick(self.rng, rows)
             self.update(zip(keys, row))
             return self[key]
-        pool = T.SIMPLE.get(key)
+        pool = demo_text.SIMPLE.get(key)
         if pool is not None:
             value = pick(self.rng, pool)
         else:

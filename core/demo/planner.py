@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from . import text as T
+from . import text as demo_text
 from .parts import (
     DAY_MS,
     HOUR_MS,
@@ -83,7 +83,7 @@ class Plan:
         self.fixed = False
 
 
-def _natural_size(beats: tuple[T.Beat, ...]) -> int:
+def _natural_size(beats: tuple[demo_text.Beat, ...]) -> int:
     return sum(2 + len(b.steps) for b in beats)
 
 
@@ -129,23 +129,23 @@ class Planner:
         self.keys.add(key)
         pool: list[str] = []
         for role in item.roles:
-            pool.extend(T.POOLS[role])
+            pool.extend(demo_text.POOLS[role])
         if kind == "group":
-            pool = list(T.POOLS["support_group" if "support" in item.roles and "main" not in
+            pool = list(demo_text.POOLS["support_group" if "support" in item.roles and "main" not in
                                 item.roles else "group"])
         elif kind == "incognito":
-            pool = list(T.POOLS["incognito"])
+            pool = list(demo_text.POOLS["incognito"])
         elif item.tool:  # a coding tool works on code
-            pool = list(T.POOLS["coding"])
+            pool = list(demo_text.POOLS["coding"])
         if not item.pool:
             item.pool = tuple(pool)
         if item.lang:
             item.tz = _LANG_TZ[item.lang]
             item.fixed = True
-            item.budget = _natural_size(T.SCENARIOS[item.lang])
+            item.budget = _natural_size(demo_text.SCENARIOS[item.lang])
         elif kind == "cron":
             item.fixed = True
-            item.budget = 2 + len(T.CRON_JOBS[item.job][3].steps)
+            item.budget = 2 + len(demo_text.CRON_JOBS[item.job][3].steps)
         else:
             item.tz = self.rng.choice((0, 0, 1, 2, -5, 8))
         self.items.append(item)
@@ -165,7 +165,7 @@ class Planner:
             base = f"agent:{agent}:cron:{job}"
             return base if plain else f"{base}:run:{p.sid}"
 
-        return self.add("cron", agent, key, job=job, label=T.CRON_JOBS[job][1], start=start,
+        return self.add("cron", agent, key, job=job, label=demo_text.CRON_JOBS[job][1], start=start,
                         span=8 * MIN_MS, pool=())
 
     def spawn(self, parent: Plan, task: str, incognito: bool = False) -> Plan:
@@ -177,7 +177,7 @@ class Planner:
             return f"agent:{agent}:subagent:{rand_uuid(self.rng)}"
 
         child = self.add("subagent", agent, key, parent=parent, task=task,
-                         label=T.SUBTASKS[task][0], depth=parent.depth + 1,
+                         label=demo_text.SUBTASKS[task][0], depth=parent.depth + 1,
                          span=self.rng.randint(5 * MIN_MS, 60 * MIN_MS))
         parent.children.append(child)
         return child
@@ -211,7 +211,7 @@ class Planner:
                  lang="fr_support")
         for job in ("nightly-backup", "cert-expiry", "disk-usage", "weekly-digest",
                     "morning-briefing", "ticket-sla"):
-            self.cron(p(T.CRON_JOBS[job][0]), job, 1, plain=True)
+            self.cron(p(demo_text.CRON_JOBS[job][0]), job, 1, plain=True)
         incog = self.add("incognito", m, lambda it: f"agent:{m}:dashboard:incognito-{rand_hex(r, 12)}")
         self.spawn(incog, "offer", incognito=True)
         self.add("group", o, lambda it: f"agent:{o}:feishu:group:oc_{rand_hex(r, 16)}", lang="zh_ops")
@@ -253,22 +253,22 @@ class Planner:
             if candidates:
                 parent = candidates[r.randrange(len(candidates))]
                 if parent.depth == 0:
-                    tasks = [t for x in parent.roles for t in T.ROLE_SUBTASKS.get(x, ())]
+                    tasks = [t for x in parent.roles for t in demo_text.ROLE_SUBTASKS.get(x, ())]
                 else:
-                    tasks = list(T.SUBTASKS[parent.task][3])
+                    tasks = list(demo_text.SUBTASKS[parent.task][3])
                 if tasks and len(parent.children) < (4 if parent.depth == 0 else 2):
                     child = self.spawn(parent, r.choice(tasks))
-                    if T.SUBTASKS[child.task][3]:
+                    if demo_text.SUBTASKS[child.task][3]:
                         spawners[agent].append(child)
                     return
             kind = "dashboard"
         if kind == "cron":
-            jobs = [j for j, spec in T.CRON_JOBS.items() if self.pick(spec[0]) == agent]
+            jobs = [j for j, spec in demo_text.CRON_JOBS.items() if self.pick(spec[0]) == agent]
             self.cron(agent, r.choice(jobs or ["morning-briefing"]), r.randint(1, 58), plain=False)
             return
         lang = None
         if kind == "lang":
-            lang = r.choice(T.LANG_POOLS[role])
+            lang = r.choice(demo_text.LANG_POOLS[role])
             kind = "group" if lang in ("de_ops", "zh_ops", "ja_research") else "direct"
         item = self.add(kind, agent, self._filler_key(kind, agent), lang=lang)
         if lang:  # short scripted conversations: keep them as they are
@@ -279,7 +279,7 @@ class Planner:
         elif roll < 0.14:
             item.features.append(("regenerate", ""))
         if r.random() < 0.04:
-            item.features.append(("secret", r.choice(tuple(T.SECRET_BEATS))))
+            item.features.append(("secret", r.choice(tuple(demo_text.SECRET_BEATS))))
         if r.random() < 0.03 and kind != "group":
             item.features.append(("image", ""))
         if kind in ("direct", "dashboard", "group"):
@@ -332,7 +332,7 @@ class Planner:
             self.items = kept
         spawners: dict[str, list[Plan]] = {}
         for item in self.items:
-            if item.kind == "main" or (item.kind == "subagent" and T.SUBTASKS[item.task][3]
+            if item.kind == "main" or (item.kind == "subagent" and demo_text.SUBTASKS[item.task][3]
                                        and not item.key.split(":")[-1].startswith("incognito")):
                 spawners.setdefault(item.agent, []).append(item)
         while len(self.items) < target:

@@ -7,7 +7,7 @@ import json
 import random
 from typing import Any
 
-from . import text as T
+from . import text as demo_text
 from .parts import (
     ALNUM,
     DAY_MS,
@@ -49,7 +49,7 @@ class SessionBuilder:
             self.spawn_slots, spawn_ts = ctx.pending.pop(
                 plan.index, (Slots(random.Random(plan.seed ^ 0x5EED), parent_start), parent_start))
             if "task" not in self.spawn_slots:
-                self.spawn_slots["task"] = T.SUBTASKS[plan.task][1].format_map(self.spawn_slots)
+                self.spawn_slots["task"] = demo_text.SUBTASKS[plan.task][1].format_map(self.spawn_slots)
             plan.start = spawn_ts + between(self.rng, 300, 2500)
         else:
             self.spawn_slots = None
@@ -62,7 +62,7 @@ class SessionBuilder:
         self.short_gap = {"subagent": (3000, 40000), "cron": (300, 4000)}.get(
             plan.kind, (20000, 400000))
         self.fresh = plan.kind not in ("subagent", "cron")  # those start right away
-        self.scenario: tuple[T.Beat, ...] | None = None
+        self.scenario: tuple[demo_text.Beat, ...] | None = None
         self.beat_i = 0
         self.slots: Slots | None = None
         self.last_name = ""
@@ -105,7 +105,7 @@ class SessionBuilder:
     def _user(self, text: str, image: bool = False, provenance: dict | None = None) -> dict:
         p = self.p
         if p.kind == "group":
-            who = pick(self.rng, T.SENDERS.get(p.lang or "", T.SIMPLE["person"]))
+            who = pick(self.rng, demo_text.SENDERS.get(p.lang or "", demo_text.SIMPLE["person"]))
             text = f"{chat_stamp(self.ts, p.tz)}{who}: {text}"
         elif p.kind in ("main", "direct", "dashboard", "incognito"):
             text = chat_stamp(self.ts, p.tz) + text
@@ -175,19 +175,19 @@ class SessionBuilder:
 
     # -- beats
 
-    def _next_beat(self) -> tuple[T.Beat, Slots, str | None]:
+    def _next_beat(self) -> tuple[demo_text.Beat, Slots, str | None]:
         """The next beat of the current scenario (a new scenario when it ran out)."""
         p, r = self.p, self.rng
         user_text = None
         if self.scenario is None or self.beat_i >= len(self.scenario):
             self.beat_i = 0
             if p.kind == "subagent":  # its task; later the parent sends more of the same kind
-                name = T.SUBTASKS[p.task][2]
+                name = demo_text.SUBTASKS[p.task][2]
                 if self.scenario is None:
                     self.slots = self.spawn_slots
                 else:
                     self.slots = Slots(r, self.ts)
-                    task = T.SUBTASKS[p.task][1].format_map(self.slots)
+                    task = demo_text.SUBTASKS[p.task][1].format_map(self.slots)
                     self.slots["task"] = "[from parent] Next one: " + task
             elif p.lang and self.scenario is None:
                 name = p.lang
@@ -203,11 +203,12 @@ class SessionBuilder:
                 self.slots = Slots(r, self.ts)
             self.last_name = name
             self.fresh = self.scenario is not None  # a new topic (not the first)
-            self.scenario = (T.CRON_JOBS[p.job][3],) if p.kind == "cron" else T.SCENARIOS[name]
+            self.scenario = ((demo_text.CRON_JOBS[p.job][3],) if p.kind == "cron"
+                             else demo_text.SCENARIOS[name])
         beat = self.scenario[self.beat_i]
         self.beat_i += 1
         if p.kind == "cron":
-            user_text = f"[cron:{p.job}] {T.CRON_JOBS[p.job][2]}"
+            user_text = f"[cron:{p.job}] {demo_text.CRON_JOBS[p.job][2]}"
         elif p.kind == "subagent" and self.beat_i == 1:
             user_text = self.slots["task"]
         return beat, self.slots, user_text
@@ -218,7 +219,7 @@ class SessionBuilder:
         return {"kind": "inter_session", "sourceSessionKey": self.p.parent.key,
                 "sourceChannel": "internal", "sourceTool": "sessions_spawn"}
 
-    def _play(self, beat: T.Beat, slots: Slots, allowed: int, user_text: str | None = None,
+    def _play(self, beat: demo_text.Beat, slots: Slots, allowed: int, user_text: str | None = None,
               image: bool = False) -> None:
         """One turn: user, k tool calls, final reply; uses at most ``allowed`` (>= 2) messages."""
         r, p = self.rng, self.p
@@ -265,22 +266,22 @@ class SessionBuilder:
     def _chatter(self) -> None:
         """Group noise the bot stays silent on."""
         self._wait(self.turn_gap // 4, self.turn_gap)
-        self._user(pick(self.rng, T.CHATTER))
+        self._user(pick(self.rng, demo_text.CHATTER))
         self._wait(900, 6000)
         self._assistant([{"type": "text", "text": "NO_REPLY"}], 8)
 
     def _tail(self) -> None:
         self._wait(2000, 30000)
-        text = pick(self.rng, T.TAIL_REPLIES)
+        text = pick(self.rng, demo_text.TAIL_REPLIES)
         self._assistant([{"type": "text", "text": text}], len(text))
 
     # -- features
 
     def _spawn(self, child: Plan) -> None:
         r, p = self.rng, self.p
-        label, task_template = T.SUBTASKS[child.task][:2]
+        label, task_template = demo_text.SUBTASKS[child.task][:2]
         if self.remaining >= 2:
-            pool = T.SPAWN_FOLLOWUP if p.kind == "subagent" else T.SPAWN_USER
+            pool = demo_text.SPAWN_FOLLOWUP if p.kind == "subagent" else demo_text.SPAWN_USER
             self._wait(*self.short_gap)
             self._user(pick(r, pool), provenance=self._provenance())
         self._wait(1500, 12000)
@@ -291,7 +292,7 @@ class SessionBuilder:
         child_slots["task"] = task_template.format_map(child_slots)
         run_id = rand_uuid(r)
         result = json.dumps({"status": "accepted", "childSessionKey": child.key, "runId": run_id})
-        pre = pick(r, T.SPAWN_PRE)
+        pre = pick(r, demo_text.SPAWN_PRE)
         self._tool(
             [{"type": "text", "text": pre}], len(pre), "sessions_spawn",
             {"task": child_slots["task"], "label": label, "runTimeoutSeconds": 900},
@@ -303,7 +304,7 @@ class SessionBuilder:
         self.ctx.pending[child.index] = (child_slots, self.ts)
         if self.remaining >= 1:
             self._wait(800, 5000)
-            reply = pick(r, T.SPAWN_REPLY).format(label=label)
+            reply = pick(r, demo_text.SPAWN_REPLY).format(label=label)
             self._assistant([{"type": "text", "text": reply}], len(reply))
 
     def _rewind(self) -> None:
@@ -311,7 +312,7 @@ class SessionBuilder:
         r = self.rng
         fork = self.tip
         kept_users = list(self.recent_users)
-        beat = pick(r, T.ABANDONED)
+        beat = pick(r, demo_text.ABANDONED)
         self._play(beat, self.slots or Slots(r, self.ts), 2)
         self._wait(5000, 120000)
         self._entry("leaf", targetId=fork)
@@ -326,7 +327,7 @@ class SessionBuilder:
         self._pause()
         asked = self._user(text, provenance=self._provenance())
         self._wait(1500, 9000)
-        first = pick(r, T.REGENERATED)
+        first = pick(r, demo_text.REGENERATED)
         self._assistant([{"type": "text", "text": first}], len(first))
         if self.remaining >= 1:
             self._wait(20000, 90000)
@@ -339,7 +340,7 @@ class SessionBuilder:
             return
         slots = self.slots or Slots(self.rng, self.ts)
         self._wait(1000, 4000)
-        self._entry("compaction", summary=T.COMPACTION_SUMMARY.format_map(slots),
+        self._entry("compaction", summary=demo_text.COMPACTION_SUMMARY.format_map(slots),
                     firstKeptEntryId=self.recent_users[0], tokensBefore=self.context_tokens,
                     details={"readFiles": [], "modifiedFiles": []}, fromHook=True)
         self.context_tokens = between(self.rng, 6000, 12000)
@@ -412,10 +413,10 @@ class SessionBuilder:
             self._tail()
         elif kind == "secret":
             self.fresh = True
-            self._play(T.SECRET_BEATS[arg], Slots(r, self.ts), 2)
+            self._play(demo_text.SECRET_BEATS[arg], Slots(r, self.ts), 2)
         elif kind == "image":
             self.fresh = True
-            self._play(T.IMAGE_BEAT, Slots(r, self.ts), 2, image=True)
+            self._play(demo_text.IMAGE_BEAT, Slots(r, self.ts), 2, image=True)
         elif kind == "rewind":
             self._rewind()
         elif kind == "regenerate":
@@ -432,7 +433,7 @@ class Context:
     @staticmethod
     def cwd(p: Plan) -> str:
         if p.tool:  # a coding tool runs in a checkout of one of the repositories
-            repos = T.SIMPLE["repo"]
+            repos = demo_text.SIMPLE["repo"]
             return f"/home/sam/src/{repos[p.seed % len(repos)].split('/')[1]}"
         suffix = "" if p.agent == "main" else f"-{p.agent}"
         if "research" in p.roles and p.agent != "main":

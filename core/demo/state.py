@@ -21,7 +21,7 @@ import shutil
 import threading
 from pathlib import Path
 
-from .. import private
+from .. import file_modes
 from ..errors import StoreError, ValidationError
 from ..indexer import INDEXER_VERSION
 from ..keys import agent_of
@@ -62,16 +62,16 @@ def ensure_demo(
             "not touch it; choose an empty or new --state-dir"
         )
     if path == default_demo_dir(seed, messages):
-        private.make_dir(path.parent, tighten=True)  # the cache folder is backscroll's own
+        file_modes.make_dir(path.parent, tighten=True)  # the cache folder is backscroll's own
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
     building = path.parent / f".{path.name}.building-{os.getpid()}-{threading.get_ident()}"
     try:
-        private.make_dir(building, tighten=True)
-        private.write_file(building / MARKER,
+        file_modes.make_dir(building, tighten=True)
+        file_modes.write_file(building / MARKER,
                            "made by `backscroll demo`; the demo may replace this folder\n")
         build_demo(StateDir(building, database_url=""), seed=seed, messages=messages)
-        private.write_file(building / _COMPLETE,
+        file_modes.write_file(building / _COMPLETE,
                            json.dumps({"seed": seed, "messages": messages}) + "\n")
         _move_into_place(building, path, replace=rebuild)
     finally:

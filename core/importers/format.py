@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from ..state import StateDir
-    from ..storage import AgentWriter
+    from ..storage import AgentWriter, SessionMeta
     from .common import Followed, ImportReport, NumberedLines
 
 
@@ -38,6 +38,38 @@ FollowStore = Callable[
 ]
 
 
+class SessionRead(NamedTuple):
+    """One session's entries as a database reader read them (``Database.read_new``): its
+    record and its events (a header first; entries matched by id)."""
+
+    meta: SessionMeta
+    events: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Database:
+    """A format whose transcripts are SQLite databases (the SQLite source kind,
+    ``importers/sqlite_source.py``): where its databases are in a source folder, and its
+    reader. ``read_new(path, watermark, agent, report)`` opens ``path`` read-only
+    (``sqlite_source.open_readonly``) and returns each session with something new since
+    ``watermark`` (the JSON object the last read returned; None: everything), stored under
+    ``agent``, and the new watermark; a ``sqlite3.Error`` it lets through is one sentence.
+    A format that stores what it reads itself (through its own importer's path) gives
+    ``store(db, path, watermark, agent, report) -> new watermark`` instead."""
+
+    names: tuple[str, ...]  # its databases' file names at the source's top
+    read_new: Callable[[Path, dict[str, Any] | None, str, ImportReport],
+                       tuple[list[SessionRead], dict[str, Any]]] | None = None
+    # folders at the source's top read the same way (a tree of files rewritten whole, as
+    # OpenCode's older ``storage/``): ``read_new`` is given the folder
+    trees: tuple[str, ...] = ()
+    # where its databases are when not at the top by name: (path, the agent it names or
+    # None) under a source folder (OpenClaw's ``agents/<id>/agent/*.sqlite``)
+    locate: Callable[[Path], list[tuple[Path, str | None]]] | None = None
+    store: Callable[[AgentWriter, Path, dict[str, Any] | None, str, ImportReport],
+                    dict[str, Any]] | None = None
+
+
 @dataclass(frozen=True)
 class Doors:
     """What an import or a sync asks of one format (its ``formats.Format`` says the rest):
@@ -60,6 +92,9 @@ class Doors:
     store_name: str | None = None
     follow_store: FollowStore | None = None
     source_notes: Callable[[Path, bool], list[str]] | None = None
+    # A format whose transcripts are SQLite databases: ``follow`` is not used for them; the
+    # sync reads each changed database through ``database.read_new`` (sqlite_source.py)
+    database: Database | None = None
     # Its transcripts are whole documents the tool rewrites on every change (a JSON file, not
     # a log of lines): sync reads none of their lines, the follower is given none and reads
     # the file itself each time it changes (a carry not None: it was read before), recognising

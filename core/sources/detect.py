@@ -26,7 +26,7 @@ class Source:
     kind: str  # a format's name (core/formats.py)
     path: Path
     agent: str | None = None  # None: the kind's default (OpenClaw: each agent folder's id)
-    origin: str = "detected"  # detected | config | opt-in (listed only: how to add one)
+    origin: str = "detected"  # detected | config
 
     @property
     def root(self) -> str:
@@ -36,7 +36,7 @@ class Source:
     def per_folder(self) -> bool:
         """Its agents are its session folders' (OpenClaw's ``agents/<id>/sessions``)."""
         fmt = formats.get(self.kind)
-        return fmt is not None and fmt.doors.session_folders is not None
+        return fmt is not None and fmt.doors.folder_agent is not None
 
     def agent_for(self, folder_agent: str | None = None) -> str:
         """The agent its sessions are stored under."""
@@ -45,27 +45,33 @@ class Source:
 
 
 def default_folders() -> list[Source]:
-    """Where the agent tools keep their transcripts on this machine (existing or not)."""
-    return [Source(f.name, folder) for f in formats.known()
-            for folder in f.default_folders(os.environ, Path.home())]
+    """Where the agent tools keep their transcripts on this machine (existing or not; a
+    format's ``more_folders`` only when they exist)."""
+    home = Path.home()
+    found: list[Source] = []
+    for f in formats.known():
+        if not f.detected:  # no folder of its own: only the folders a person adds
+            continue
+        found.append(Source(f.name, f.default_folder(os.environ, home)))
+        found += [Source(f.name, home / more) for more in f.more_folders
+                  if is_folder(home / more)]
+    return found
 
 
 def all_sources(state_dir: Path, include_missing: bool = False) -> list[Source]:
     """The sources to read: default folders that exist (all of them with
-    ``include_missing``; a format's further folders, ``Format.also``, only when they exist),
-    then the file's entries; an entry overrides the default folder it
+    ``include_missing``), then the file's entries; an entry overrides the default folder it
     names, and a turned-off one hides it."""
     entries = configured_sources(state_dir)
     by_path: dict[Path, SourceEntry] = {e.path: e for e in entries}
     sources: list[Source] = []
-    firsts = {f.default_folder(os.environ, Path.home()) for f in formats.known() if f.detected}
     for found in default_folders():
         entry = by_path.pop(found.path, None)
         if entry is not None and not entry.enabled:
             continue
         if entry is not None:
             sources.append(Source(entry.kind, entry.path, entry.agent, "config"))
-        elif (include_missing and found.path in firsts) or is_folder(found.path):
+        elif include_missing or is_folder(found.path):
             sources.append(found)
     sources += [Source(e.kind, e.path, e.agent, "config") for e in by_path.values() if e.enabled]
     return sources

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import formats
-from ..errors import BackscrollError, Unreachable
+from ..fanout import for_each_agent
 from ..redact import redact
 from ..state import StateDir
 from ..storage import FileState
@@ -91,16 +91,14 @@ def _remembered(state: StateDir) -> tuple[dict[str, FileState], dict[str, int]]:
     last synced."""
     known: dict[str, FileState] = {}
     syncs: dict[str, int] = {}
-    for agent in state.agents():
-        try:
-            with state.open(agent) as db:
-                known.update(db.file_states())
-                for root, when in db.source_syncs().items():
-                    syncs[root] = max(when, syncs.get(root, 0))
-        except Unreachable:
-            raise  # the server: every other agent would wait for it the same way
-        except BackscrollError:
-            continue  # unreadable or older: `status` names it
+    def read(agent: str) -> None:
+        with state.open(agent) as db:
+            known.update(db.file_states())
+            for root, when in db.source_syncs().items():
+                syncs[root] = max(when, syncs.get(root, 0))
+
+    for _ in for_each_agent(state, read):
+        pass  # an unreadable or older database is skipped: `status` names it
     return known, syncs
 
 

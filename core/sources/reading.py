@@ -248,6 +248,8 @@ def _read_compressed(handle: BinaryIO, path: Path, st: os.stat_result) -> Chunk:
     problems = [f"{path}: expands to more than {_mib(bounds.MAX_EXPANDED_BYTES)} or "
                 f"{bounds.MAX_EXPANDED_LINES:,} lines decompressed; the rest of it is not read"
                 ] if capped else []
+    if capped:  # that sentence names the file once: a line over the bound in it goes unsaid
+        lines = [(n, line) for n, line in lines if not isinstance(line, int)]
     size = st.st_size
     return Chunk(lines, True, st, size, count, _hash(_read_at(handle, 0, min(HEAD_BYTES, size))),
                  _hash(_before_offset(handle, size)), problems)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from .. import formats
 from ..bounds import describe_mode
+from ..importers.sqlite_source import combined_stat, tree_stat
 from .detect import Source
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ class FoundFile:
     agent: str  # the agent its sessions are stored under
     stat: os.stat_result
     folder: Path | None = None  # OpenClaw: its sessions folder (the store's)
+    database: bool = False  # a SQLite database (the SQLite source kind): read from a watermark
 
     @property
     def file(self) -> Path:
@@ -44,6 +46,7 @@ class FoundFile:
     def is_store(self) -> bool:
         """A format's session store (``sessions.json``): read whole when it changes."""
         return formats.is_store(self.kind)
+
 
 
 @dataclass
@@ -73,13 +76,55 @@ def scan_source(source: Source) -> Scan:
         scan.problems.append(f"{path}: no transcript format is named {source.kind!r}")
     elif fmt.doors.session_folders is not None:
         _scan_folders(scan, fmt.name, fmt.doors)
+    elif fmt.doors.database is not None and fmt.doors.database.locate is None:
+        _scan_databases(scan, fmt.name, fmt.doors)  # its databases at the source's top
     else:
         found = _walk(path, fmt.doors.transcript, scan)
         order = fmt.doors.order
         ordered = sorted(found, key=lambda item: order(item[0]) if order else item[0])
         agent = source.agent_for()
         scan.files = [FoundFile(p, fmt.name, agent, st) for p, st in ordered]
+    if fmt is not None and fmt.doors.database is not None and fmt.doors.database.locate:
+        _scan_databases(scan, fmt.name, fmt.doors)  # besides its other files
     return scan
+
+
+def _scan_databases(scan: Scan, name: str, fmt: Doors) -> None:
+    """A format's SQLite databases (the SQLite source kind): at the source's top by name, or
+    where its ``locate`` says (each with the agent it names, or None: the source's), and the
+    folders it reads the same way (``trees``). Each is stat'ed with its ``-wal``."""
+    database = fmt.database
+    assert database is not None
+    source = scan.source
+    if database.locate is not None:
+        try:
+            located = database.locate(source.path)
+        except OSError as err:
+            scan.problems.append(f"{source.path}: cannot be listed ({err.strerror or err})")
+            return
+        for file, agent in located:
+            try:
+                st = os.stat(file, follow_symlinks=False)
+            except OSError as err:
+                scan.problems.append(f"{file}: cannot be read ({err.strerror or err})")
+                continue
+            if stat.S_ISREG(st.st_mode) and _without_links(source.path, file.parent):
+                scan.files.append(FoundFile(str(file), name, source.agent_for(agent),
+                                            combined_stat(str(file), st), database=True))
+        return
+    found = _walk(source.path, lambda n: n in database.names, scan, recursive=False)
+    agent = source.agent_for()
+    scan.files += [FoundFile(p, name, agent, combined_stat(p, st), database=True)
+                   for p, st in sorted(found)]
+    for tree in database.trees:  # folders read like a database
+        folder = os.path.join(source.path, tree)
+        try:
+            st = os.stat(folder, follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            scan.files.append(FoundFile(folder, name, agent, tree_stat(folder, st),
+                                        database=True))
 
 
 def _scan_folders(scan: Scan, name: str, fmt: Doors) -> None:

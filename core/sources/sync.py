@@ -20,9 +20,11 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from .. import formats, private
-from ..errors import BackscrollError, Forbidden, StoreError, Unreachable
+from .. import file_modes, formats
+from ..errors import StoreError, Unreachable
+from ..fanout import STOPS_WRITES, for_each_agent
 from ..importers.common import DATA_ERRORS, Followed, ImportReport, data_problem
+from ..importers.sqlite_source import follow_database
 from ..state import StateDir
 from ..storage import AgentWriter, FileState, SchemaBehind, now_ms
 from . import deleted as deleted_mod
@@ -98,7 +100,7 @@ def sync_sources(
     only for an agent with something to write, so a sync that finds nothing new writes
     nothing (but its time, at most once every ``RECORD_SYNC_S``). A state dir that is a file
     stops the sync (one sentence), rather than being one problem per agent."""
-    private.require_state_folder(state.path)
+    file_modes.require_state_folder(state.path)
     sources = all_sources(state.path) if sources is None else sources
     report = SyncReport(sources=len(sources))
     scans = [scan_source(source) for source in sources]
@@ -109,12 +111,13 @@ def sync_sources(
     existing = state.agents()
     scanned = dict.fromkeys(f.agent for scan in scans for f in scan.files)
     remembered: dict[str, tuple[dict[str, FileState], dict[str, int]]] = {}
-    for agent in dict.fromkeys([*scanned, *existing]):
-        try:
-            remembered[agent] = _remembered(state, agent, agent in existing)
-        except (Unreachable, Forbidden):  # every agent alike: the server, or a reader's role
-            raise
-        except BackscrollError as err:  # a database that cannot be read: the others go on
+    # every agent alike: the server, or a reader's role (STOPS_WRITES) stops the sync
+    for agent, known_here, err in for_each_agent(
+            state, lambda a: _remembered(state, a, a in existing),
+            agents=dict.fromkeys([*scanned, *existing]), stops=STOPS_WRITES):
+        if known_here is not None:
+            remembered[agent] = known_here
+        else:  # a database that cannot be read: the others go on
             report.problems.append(str(err))
     plan: list[_Work] = []
     when = now_ms()
@@ -135,14 +138,13 @@ def sync_sources(
     by_agent: dict[str, list[_Work]] = {}
     for work in plan:
         by_agent.setdefault(work.agent, []).append(work)
-    for agent, works in by_agent.items():  # one writer open at a time: a pool holds a few
-        try:
-            db = state.open(agent, write=True)
-        except (Unreachable, Forbidden):  # a role or URL that may only read: exit 3
-            raise
-        except BackscrollError as err:  # not writable, locked, not SQLite
+    # one writer open at a time (a pool holds a few); a role or URL that may only read: exit 3
+    for agent, db, err in for_each_agent(state, lambda a: state.open(a, write=True),
+                                         agents=by_agent, stops=STOPS_WRITES):
+        if db is None:  # not writable, locked, not SQLite
             report.problems.append(str(err))
             continue
+        works = by_agent[agent]
         with db:
             holders = Holders(works[0].known)  # which file feeds each session (claims.py)
             for work in works:
@@ -234,7 +236,7 @@ class _Follower:
         for attempt in (1, 2):
             file_report = ImportReport()
             try:
-                chunk = None if found.is_store or _whole(found) else read_new(
+                chunk = None if found.is_store or found.database or _whole(found) else read_new(
                     path, before, from_start or attempt == 2, resume_long=attempt == 1,
                     whole=attempt == 2)
             except ReadProblem as err:
@@ -331,6 +333,10 @@ class _Follower:
                 report: ImportReport) -> Followed:
         fmt = formats.of_kind(found.kind)
         assert fmt is not None  # scan_source found it by its format
+        if chunk is None and found.database:  # from its watermark
+            assert fmt.doors.database is not None
+            return follow_database(self.db, found, self.carry if before else None, report,
+                                   fmt.doors.database, deleted_mod.deleted_keys(self.deleted))
         if chunk is None and not found.is_store:  # a whole file: it reads itself
             return fmt.doors.follow(self.db, found, [], self.carry if before else None, report,
                                     self.memo)

@@ -150,12 +150,27 @@ def _identity(sources: list[Source]) -> tuple:
 
 
 def _transcript_change(_change: Any, path: str) -> bool:
-    """A change that may concern a transcript: a transcript or archive, a session store, or
-    a folder (a folder moved in brings files no one reports), or a file a format names its
-    transcript (a whole file: Cline's ``api_conversation_history.json``, Aider's history)."""
+    """A change that may concern a transcript: a transcript or archive, a session store, a
+    database or its ``-wal``, or a folder (a folder moved in brings files no one reports)."""
     name = Path(path).name
     return (".jsonl" in name or name == "sessions.json" or "." not in name
-            or any(f.doors.transcript(name) for f in formats.known()))
+            or is_database_file(name) or _in_tree(path)
+            or any(fmt.doors.transcript(name) for fmt in formats.known()))  # whole-file .json
+
+
+def is_database_file(name: str) -> bool:
+    """A format's SQLite database, or its ``-wal`` file (a write that lands only there is a
+    change of the database: the sync's stat of it counts the ``-wal``, sqlite_source.py)."""
+    base = name[: -len("-wal")] if name.endswith("-wal") else name
+    return any(fmt.doors.database is not None and base in fmt.doors.database.names
+               for fmt in formats.known())
+
+
+def _in_tree(path: str) -> bool:
+    """A file in a folder a format reads like a database (``Database.trees``)."""
+    parts = set(Path(path).parts)
+    return any(fmt.doors.database is not None and parts.intersection(fmt.doors.database.trees)
+               for fmt in formats.known())
 
 
 def _watchfiles() -> Any:

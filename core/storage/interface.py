@@ -6,17 +6,23 @@ code above ``core/storage/`` sees only these protocols and the dataclasses of
 ``storage.model``; it never holds a connection, a cursor or SQL, and never asks which backend
 it talks to.
 
-Three roles:
+A ``Storage`` says which agents exist and opens one agent's data. What one agent's data
+serves is split by the roles of its callers (``SessionReads``, ``EventReads``, ``Matching``,
+``Browsing``, ``SourceState``, ``Health``; ``Ingest``, ``SourceWrites``, ``Reconciliation``),
+and two compositions of them are what callers hold:
 
-- a ``Storage`` says which agents exist and opens one agent's data;
-- an ``AgentReader`` reads it (search, history, status, verify): it never writes, creates or
-  migrates anything;
-- an ``AgentWriter`` also writes it: the live write path, imports, syncs, deletes and
-  reconciliation. Opening a writer creates the agent (and, where allowed, the schema).
+- an ``AgentReader`` (every reading role) reads it (search, history, status, verify): it
+  never writes, creates or migrates anything;
+- an ``AgentWriter`` (every role) also writes it: the live write path, imports, syncs,
+  deletes and reconciliation. Opening a writer creates the agent (and, where allowed, the
+  schema).
 
-A handle holds one connection: use one per thread, and close it (``with`` does). A backend
-may have more (SQLite's ``match_all_then_filter``, the benchmark's baseline; its
-``db_path``): nothing above ``core/storage/`` but tests and benchmarks calls them.
+What the write path decides is not here: ``storage.writeplan`` holds it, once for every
+backend, and a backend carries its plans out with a few primitives.
+
+A handle holds one connection: use one per thread, and close it (``with`` does). What only
+one backend has is a capability flag of the ``Storage`` (``shared``, ``has_files``); SQLite's
+``match_all_then_filter`` (the benchmark's baseline) is called by benchmarks only.
 """
 
 from __future__ import annotations
@@ -55,7 +61,12 @@ class SchemaBehind(StoreError):
 
 
 class Storage(Protocol):
-    """Where the agents' transcripts and index live."""
+    """Where the agents' transcripts and index live.
+
+    What only one backend has is a capability flag here, not a member callers probe for."""
+
+    shared: bool  # a server others read (a team's PostgreSQL): what is stored is shared
+    has_files: bool  # one file per agent (SQLite): ``db_path`` gives it (tests, tools)
 
     def describe(self) -> str:
         """The backend and where it keeps its data, for people (a password never shows)."""
@@ -90,11 +101,16 @@ class Storage(Protocol):
         ...
 
 
-class AgentReader(Protocol):
-    """One agent's data, read-only. Every method answers one sentence (``StoreError``)
-    when the data cannot be read, never a driver exception."""
+# --- the roles: what each kind of caller needs of one agent's data (docs/architecture.md,
+# Storage). Every method answers one sentence (``StoreError``) when the data cannot be read or
+# written, never a driver exception.
+
+
+class AgentHandle(Protocol):
+    """One open handle on one agent's data (every caller)."""
 
     agent_id: str
+    host: str  # this machine's label (core/hosts.py): the host a writer stores sessions under
 
     @property
     def location(self) -> str:
@@ -111,12 +127,14 @@ class AgentReader(Protocol):
         """A read transaction: every read inside it sees one consistent state."""
         ...
 
-    # --- sessions
+
+class SessionReads(Protocol):
+    """Sessions by key, pk or id, and their briefs (history, catalog, visibility, verify,
+    reconciliation's planning)."""
+
     def sessions(self) -> list[SessionRow]:
         """Every session of the agent with its index state, by pk."""
         ...
-
-    host: str  # this machine's label (core/hosts.py): the host a writer stores sessions under
 
     def session(self, key: str, host: str | None = None) -> SessionRow | None:
         """One session by key (compared lower-cased) of ``host``; with None, this machine's
@@ -152,7 +170,7 @@ class AgentReader(Protocol):
         ...
 
     def sessions_naming(self, pk: int) -> list[int]:
-        """Sessions whose index rows name ``pk`` in their tree (core/scope.py), for a
+        """Sessions whose index rows name ``pk`` in their tree (core/tree_tags.py), for a
         planner that selects a tree by one tag; a backend without tree tags answers []."""
         ...
 
@@ -165,7 +183,11 @@ class AgentReader(Protocol):
         """The key a session is stored under, found by its session id."""
         ...
 
-    # --- events and index rows
+
+class EventReads(Protocol):
+    """A session's stored events, branch and index rows (conversation, export, rebuilds,
+    verify)."""
+
     def events(
         self, session_pk: int, problems: list[str] | None = None
     ) -> list[tuple[int, dict[str, Any]]]:
@@ -203,7 +225,10 @@ class AgentReader(Protocol):
         ``index_totals``) disagree with what they sum. Empty if none, or none are kept."""
         ...
 
-    # --- matching (docs/architecture.md: search and ranking)
+
+class Matching(Protocol):
+    """Full-text matching (search and ranking: core/search.py)."""
+
     def match(
         self,
         query: ParsedQuery,
@@ -234,7 +259,11 @@ class AgentReader(Protocol):
         """Entry ids of the session's messages that match, oldest first (at most ``limit``)."""
         ...
 
-    # --- lists of conversations (migration 5 / schema 2 columns: cwd, title, last activity)
+
+class Browsing(Protocol):
+    """Lists of conversations (the browser's home, sessions_list): cwd, title, last
+    activity."""
+
     def session_cards(
         self, sessions: SessionFilter, cards: CardFilter = CardFilter(), limit: int | None = None
     ) -> list[SessionRow]:
@@ -250,7 +279,10 @@ class AgentReader(Protocol):
         """(cwd, sessions) of the filter's sessions that name one, most sessions first."""
         ...
 
-    # --- live sources (SPEC 14)
+
+class SourceState(Protocol):
+    """What the live sources' sync last saw of each file (SPEC 14: sources/)."""
+
     def file_states(self) -> dict[str, FileState]:
         """Every transcript file taken in, by path."""
         ...
@@ -261,7 +293,11 @@ class AgentReader(Protocol):
         """When each source folder was last synced (epoch ms), by folder."""
         ...
 
-    # --- counts, health and progress
+
+class Health(Protocol):
+    """Counts, health and reconciliation progress (status, verify, doctor, the browser's
+    status bar)."""
+
     def has_pending_sessions(self) -> bool:
         """Any session (visible or not) that is not clean under the current indexer version."""
         ...
@@ -289,8 +325,15 @@ class AgentReader(Protocol):
         ...
 
 
-class AgentWriter(AgentReader, Protocol):
-    """One agent's data for the write path, imports, syncs, deletes and reconciliation."""
+class AgentReader(AgentHandle, SessionReads, EventReads, Matching, Browsing, SourceState,
+                  Health, Protocol):
+    """One agent's data, read-only: every reading role (a composition of role protocols,
+    not an inheritance chain)."""
+
+
+class Ingest(Protocol):
+    """The live write path and imports: append, import, delete, purge (core/ingest.py,
+    importers/, sources/sync.py, the CLI's delete)."""
 
     def transaction(self) -> AbstractContextManager[Any]:
         """A write transaction: everything inside commits together or not at all."""
@@ -342,7 +385,10 @@ class AgentWriter(AgentReader, Protocol):
         of."""
         ...
 
-    # --- live sources
+
+class SourceWrites(Protocol):
+    """What a sync records of the live sources' files and folders (SPEC 14: sources/)."""
+
     def save_file_state(self, state: FileState, moved_from: str | None = None) -> None:
         """Insert or replace a file's row (``moved_from``: its row under its old name); call
         inside ``atomic()`` with the events read from it."""
@@ -361,7 +407,11 @@ class AgentWriter(AgentReader, Protocol):
         """Source folders ``(root, kind)`` were synced at ``when``."""
         ...
 
-    # --- reconciliation (see docs/reconciliation.md)
+
+class Reconciliation(Protocol):
+    """Leases, claims and the publishing of rebuilt sessions (core/reconcile.py; see
+    docs/reconciliation.md)."""
+
     def start_run(self, owner: str, run_id: str, lease_ms: int) -> bool:
         """Take the agent's reconciler lease (compare-and-set); False if another holds it."""
         ...
@@ -413,3 +463,8 @@ class AgentWriter(AgentReader, Protocol):
         shown)`` as of their event ``seq``; never older ones over newer, and none for a branch
         not in log order (``stored.UNORDERED_BRANCH``: readers compute it from the log)."""
         ...
+
+
+class AgentWriter(AgentReader, Ingest, SourceWrites, Reconciliation, Protocol):
+    """One agent's data for the write path, imports, syncs, deletes and reconciliation:
+    every reading and writing role."""

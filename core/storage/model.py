@@ -106,7 +106,7 @@ class SessionScope(NamedTuple):
     Every row of a session in ``pks`` may match; no row of any other session may. ``hidden``
     names the other sessions that may hold rows (incognito ones never do). ``anchor`` is a
     session that the rows of exactly the sessions in ``covered`` name in their tree
-    (core/scope.py), when that helps: a ``tree`` caller's own session.
+    (core/tree_tags.py), when that helps: a ``tree`` caller's own session.
     """
 
     pks: frozenset[int]

@@ -119,19 +119,23 @@ def cmd_verify(state: StateDir, args: argparse.Namespace) -> int:
 
 
 def caller_from_args(state: StateDir, args: argparse.Namespace) -> Caller:
-    from backscroll.core.config import load_config, make_caller
+    from backscroll.core.config import load_config, make_caller, report_warnings
 
-    return make_caller(load_config(state.path), args.as_key, args.visibility, args.sandboxed,
+    config = load_config(state.path)
+    if args.as_key is not None:  # the file's policy is used: say what in it fell back
+        report_warnings(config, lambda line: print(line, file=sys.stderr))
+    return make_caller(config, args.as_key, args.visibility, args.sandboxed,
                        getattr(args, "as_host", None))
 
 
 def cmd_search(state: StateDir, args: argparse.Namespace) -> int:
-    from backscroll.core.search import SearchRequest, sessions_search, validate_limit
+    from backscroll.core.checks import validate_limit
+    from backscroll.core.search import LIMIT_MAX, SearchRequest, sessions_search
     from backscroll.core.timeparse import parse_time
 
     request = SearchRequest(
         query=args.query,
-        limit=validate_limit(args.limit),
+        limit=validate_limit(args.limit, LIMIT_MAX),
         match="prefix" if args.prefix else "exact",
         order="recent" if args.recent else "best",
         agent=args.agent,
@@ -169,6 +173,7 @@ def cmd_history(state: StateDir, args: argparse.Namespace) -> int:
         session_key=args.key,
         message_id=args.message_id,
         limit=args.limit,
+        offset=args.offset,
         include_tools=args.include_tools,
         host=args.host,
     )
@@ -306,7 +311,7 @@ def cmd_browse(state: StateDir, args: argparse.Namespace) -> int:
 
 
 def _browse(state: StateDir, sources: bool = True) -> int:
-    from backscroll.core.private import require_state_folder
+    from backscroll.core.file_modes import require_state_folder
 
     from ..app import run_browser
 

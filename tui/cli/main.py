@@ -114,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("key", help=KEY_HELP)
     p.add_argument("--message-id", help="center the window on this message")
     p.add_argument("--limit", default=None, help="at most this many messages")
+    p.add_argument("--offset", default=None, help="skip this many newest messages (the "
+                   "nextOffset of the previous page); not with --message-id")
     p.add_argument("--include-tools", action="store_true", help="include tool calls and results")
     p.add_argument("--host", metavar="NAME", help="the session of this host (default: this "
                    "machine's, else the only host holding the key)")

@@ -35,8 +35,10 @@ from pydantic import ValidationError as ArgumentsError
 from typing_extensions import NotRequired, TypedDict
 
 from backscroll.core.catalog import LABEL_MAX_CHARS, visible_session_list
+from backscroll.core.checks import validate_limit
 from backscroll.core.errors import BackscrollError
 from backscroll.core.history import HISTORY_LIMIT_MAX, HistoryRequest, sessions_history
+from backscroll.core.paging import check_offset
 from backscroll.core.query import MAX_QUERY_CHARS
 from backscroll.core.reconcile import start_background
 from backscroll.core.redact import redact
@@ -45,14 +47,14 @@ from backscroll.core.search import (
     LIMIT_MAX,
     SearchRequest,
     sessions_search,
-    validate_limit,
 )
 from backscroll.core.state import StateDir
 from backscroll.core.timeparse import parse_time
 from backscroll.core.visibility import Caller
-from backscroll.core.visible import resolve_caller
+from backscroll.core.visible_sessions import resolve_caller
 
 from .. import package_version
+from .filters import ActiveMinutes, Archived, Kinds, Label, ListOffset, Offset, Search
 from .wire import serve_stdio
 
 LIST_LIMIT_DEFAULT = 20
@@ -75,6 +77,7 @@ class SearchHit(TypedDict):
     timestamp: int
     role: Literal["user", "assistant"]
     excerpt: str
+    snippet: str
     score: float
     agent: str
     source: str
@@ -107,6 +110,9 @@ class HistoryAnswer(TypedDict):
     contentRedacted: bool
     bytes: int
     hasMore: bool
+    offset: int
+    nextOffset: int | None
+    totalMessages: int
     resume: str | None
     host: NotRequired[str | None]
 
@@ -126,10 +132,16 @@ class SessionItem(TypedDict):
     source: str
     resume: str | None
     host: NotRequired[str | None]
+    kind: str
+    archived: bool
 
 
 class SessionList(TypedDict):
+    count: int
     sessions: list[SessionItem]
+    offset: int
+    nextOffset: NotRequired[int]
+    hasMore: bool
     truncated: NotRequired[bool]
 
 
@@ -172,9 +184,11 @@ sessionKey and messageId of a sessions_search hit to get the messages around tha
 without messageId you get the newest messages. Text is redacted (secrets masked), each text \
 field is cut at 4000 characters, images are placeholders, and the answer stays under \
 80 KiB: "hasMore" says older messages exist before the window, "truncated" that messages \
-were left out. Tool calls and results appear only with includeTools. A session you may \
-not see gets the same answer as one that does not exist. The answer names the session's \
-agent and source; each message its role.
+were left out. To page back through a long conversation, call again with offset set to \
+the answer's "nextOffset" (it counts the newest messages already returned, of \
+"totalMessages") until "hasMore" is false. Tool calls and results appear only with \
+includeTools. A session you may not see gets the same answer as one that does not \
+exist. The answer names the session's agent and source; each message its role.
 
 """ + DATA_NOTE
 
@@ -182,7 +196,9 @@ LIST_DESCRIPTION = f"""\
 List the past sessions you may see, most recently active first: sessionKey, agent, label \
 (a title, when the session has one), who spawned it, creation and last-activity times \
 (epoch ms), its source (the agent tool), title and the host it came from. Labels are cut at \
-{LABEL_MAX_CHARS} characters. Use it to find a session to read with sessions_history.
+{LABEL_MAX_CHARS} characters. Use it to find a session to read with sessions_history. \
+Filters: search (in labels and titles), kinds (main, group, cron, hook, node, other), \
+activeMinutes, label, archived; page with offset (the answer's "nextOffset" while "hasMore").
 
 """ + DATA_NOTE
 
@@ -331,10 +347,11 @@ def build_server(
         limit: HistoryLimit = None,
         includeTools: IncludeTools = False,
         host: SessionHost = None,
+        offset: Offset = None,
     ) -> Annotated[CallToolResult, HistoryAnswer]:
         request = HistoryRequest(
             session_key=sessionKey, message_id=messageId, limit=limit, include_tools=includeTools,
-            host=host,
+            host=host, offset=offset,
         )
         return await _off_loop(ctx, lambda: sessions_history(state, request, caller).as_json())
 
@@ -345,13 +362,25 @@ def build_server(
         agent: Agent = None,
         since: ActiveSince = None,
         host: Host = None,
+        search: Search = None,
+        kinds: Kinds = None,
+        activeMinutes: ActiveMinutes = None,
+        label: Label = None,
+        archived: Archived = None,
+        offset: ListOffset = None,
     ) -> Annotated[CallToolResult, SessionList]:
         def listing() -> dict[str, Any]:
             checked = validate_limit(limit, LIST_LIMIT_MAX)
-            sessions = visible_session_list(state, caller, agent=agent, since_ms=parse_time(since),
-                                            host=host)
-            out: dict[str, Any] = {"sessions": [s.as_json() for s in sessions[:checked]]}
-            if len(sessions) > checked:
+            skip = check_offset(offset)
+            sessions = visible_session_list(  # one more than the page: is there a next one?
+                state, caller, agent=agent, since_ms=parse_time(since), host=host,
+                search=search, kinds=kinds, active_minutes=activeMinutes, label=label,
+                archived=archived, offset=skip, limit=checked + 1)
+            page = sessions[:checked]
+            out: dict[str, Any] = {"count": len(page), "sessions": [s.as_json() for s in page],
+                                   "offset": skip, "hasMore": len(sessions) > checked}
+            if out["hasMore"]:
+                out["nextOffset"] = skip + checked
                 out["truncated"] = True
             return out
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from backscroll.core.catalog import list_sessions, project_list
-from backscroll.core.visibility import may_see_agent
+from backscroll.core.fanout import visible_agents
 
 from ..guard import while_shown
 from ..messages import BrowseMessage, FilterChoices, FiltersChanged, SessionsLoaded
@@ -140,7 +140,7 @@ class BrowseActions:
         state, caller = self.screen.browser.state, self.screen.browser.caller
 
         def work() -> None:
-            agents = [a for a in state.agents() if may_see_agent(caller, a)]
+            agents = visible_agents(state, caller)
             self.screen.post_message(FilterChoices(agents, project_list(state, caller)))
 
         self._run(work, "choices")

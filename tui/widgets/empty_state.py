@@ -52,9 +52,6 @@ class EmptyState(Vertical, can_focus=True):
         self.post_message(TakeInRequested())
 
 
-LOOKED_SHOWN = 5  # default folders named on the first screen (one per format; the rest counted)
-
-
 def empty_state_text(path: str, statuses: list[SourceStatus] | None, key: str,
                      taking_in: bool = False) -> Text:
     text = Text()
@@ -80,11 +77,8 @@ def empty_state_text(path: str, statuses: list[SourceStatus] | None, key: str,
             text.append(key, style="bold cyan")
             text.append(" to take them in and follow them while this is open.\n\n", style="dim")
     else:
-        folders = [home_relative(s.source.root) for s in statuses
-                   if s.source.origin != "opt-in"]  # (no folder of its own)
-        looked = ", ".join(folders[:LOOKED_SHOWN]) + (
-            f" and {len(folders) - LOOKED_SHOWN} more: `backscroll sources` lists them"
-            if len(folders) > LOOKED_SHOWN else "")
+        looked = ", ".join(home_relative(s.source.root) for s in statuses
+                           if s.source.origin != "opt-in")  # (no folder of its own)
         text.append(f"No transcript folders found (looked in {printable(looked, True)}).\n",
                     style="dim")
         text.append("Add one:            ", style="dim")

@@ -3,9 +3,11 @@
 ``PostgresStorage(url)`` implements ``storage.interface.Storage``; ``open(agent)`` gives an
 ``AgentReader`` on a read-only pooled connection (it never writes, creates or migrates),
 ``open(agent, write=True)`` an ``AgentWriter`` (it creates the agent, and the schema when the
-role may). One module per concern, as in ``storage/sqlite/``: ``driver`` (connections, pools,
-errors), ``schema``, ``fts`` (tokens as tsvectors, bm25), ``reads``, ``match``, ``writes``,
-``claims``. The driver (psycopg 3) is imported on first use only.
+role may). One module per role, under the same names as in ``storage/sqlite/`` (``reads``, ``sources``,
+``browsing``, ``matching``, ``writes``, ``imports``, ``source_writes``, ``claims``,
+``writer``, ``schema``), and the server's own: ``driver`` (connections, pools, errors),
+``handle``, ``locks``, ``erase``, ``fts`` (tokens as tsvectors, bm25), ``text``. The driver
+(psycopg 3) is imported on first use only.
 """
 
 from __future__ import annotations
@@ -19,18 +21,14 @@ from ..interface import SchemaBehind
 from ..migrations import Recorded
 from ..model import default_host, now_ms
 from .browsing import BrowseReads
-from .claims import Claims
 from .driver import connect, pg_errors, pools_for
 from .schema import check, current, migrate, recorded, works
-from .sources import SourceReads, SourceWrites
+from .sources import SourceReads
+from .writer import PgWriter
 
 
 class PgReader(SourceReads, BrowseReads):
     """One agent's rows, read-only."""
-
-
-class PgWriter(Claims, SourceWrites, BrowseReads):
-    """One agent's rows, for the write path, imports and reconciliation."""
 
 
 class PostgresStorage:
@@ -39,6 +37,9 @@ class PostgresStorage:
     Holds only the URL: pools live per process (``driver.pools_for``), so a storage pickles
     into a helper process and connects there.
     """
+
+    shared = True  # capability flags: see interface.Storage
+    has_files = False
 
     def __init__(self, url: str, host: Callable[[], str] | None = None) -> None:
         self.url = url

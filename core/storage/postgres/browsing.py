@@ -12,7 +12,7 @@ from ...query import ParsedQuery
 from ..model import BranchRow, CardFilter, MatchFilters, SessionFilter, SessionRow
 from ..stored import parse_events
 from .fts import compile_query
-from .match import Match
+from .matching import Match
 from .reads import SESSION_COLUMNS, session_row
 
 CARD_COLUMNS = f"{SESSION_COLUMNS}, cwd, title, index_rows, last_message_at, host"

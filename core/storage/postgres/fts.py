@@ -16,7 +16,7 @@ Python whenever its lexemes could match (``phrase_counts``): the answer is the s
 slower, for those rare rows.
 
 Ranking is not done here: ``core/rank.py`` scores the matches from their text and the
-statistics ``match.py`` counts, as for SQLite.
+statistics ``matching.py`` counts, as for SQLite.
 """
 
 from __future__ import annotations

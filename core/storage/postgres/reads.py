@@ -144,7 +144,7 @@ class Reads(Handle):
         return []
 
     def totals_problems(self) -> list[str]:
-        """None: no totals of every session are kept here (match.py sums the agent's
+        """None: no totals of every session are kept here (matching.py sums the agent's
         sessions' counters)."""
         return []
 

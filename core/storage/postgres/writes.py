@@ -9,25 +9,23 @@ Rowids are unique per agent; a rowid another transaction took meanwhile is skipp
 
 from __future__ import annotations
 
-import json
 import uuid
 import weakref
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
+from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, next_rowid
 from ...keys import normalize_key
-from ...transcript import advance, branch_message, indexable, keeps_branch, parse_event
-from ..model import AppendResult, BranchRow, Imported, SessionMeta, now_ms
-from ..stored import id_spellings, in_log_order, names_as_parent, new_events, stored_entry_id
+from ...transcript import parse_event
+from ..model import AppendResult, BranchRow, SessionMeta, now_ms
+from ..stored import id_spellings, in_log_order, names_as_parent, stored_entry_id
+from ..writeplan import Head, body_of, carry_out_append, title_of
 from .driver import Conflict, retried
 from .erase import Erasing
 from .fts import index_text
 from .locks import Locking
 from .reads import Reads
 from .text import load_text, store_text
-
-TITLE_CHARS = 400  # as the SQLite backend's schema.TITLE_CHARS
 
 # Connections that have their temporary staging table (it lives as long as the connection).
 _staging: weakref.WeakSet = weakref.WeakSet()
@@ -58,12 +56,6 @@ class Writes(Erasing, Locking, Reads):
         """One transaction around several writes (a file's new events and its new state)."""
         with self._tx():
             yield
-
-    @contextmanager
-    def importing(self) -> Iterator[None]:
-        """Each ``import_session`` is its own transaction here (a server's commit is cheap
-        next to the round trips of the import itself)."""
-        yield
 
     def ensure_agent(self, now: int) -> None:
         """Create the agent's rows (and its progress row) if this is its first writer."""
@@ -108,16 +100,12 @@ class Writes(Erasing, Locking, Reads):
     def append(
         self, meta: SessionMeta, line: str | bytes | dict[str, Any], skip_known: bool = False
     ) -> AppendResult:
-        """As the SQLite backend's: with ``skip_known`` an event the session already holds
-        (same id; an id-less one with the same text) is not stored again (``known``)."""
+        """As the SQLite backend's (``writeplan.plan_append`` decides, the methods below
+        carry it out); the session's row is locked first."""
         key = normalize_key(meta.key)
         event = parse_event(line)
-        if isinstance(line, dict):
-            body = json.dumps(event, ensure_ascii=False)
-        else:
-            body = line.decode("utf-8") if isinstance(line, bytes) else line
-            body = body.strip().lstrip("\ufeff")
-        with self._tx() as conn:
+        body = body_of(line, event)
+        with self._tx():
             found = self._locked("key", key, meta.host)
             if found is None:
                 found = (self._create_session(meta._replace(key=key), True)
@@ -125,53 +113,41 @@ class Writes(Erasing, Locking, Reads):
             if found is None:
                 raise Conflict(f"session {key} was created and removed meanwhile")
             pk, _key, session_id, created_at, last_seq, leaf, state, version, branch_seq = found
-            if skip_known and self._holds(pk, event, body):
-                return AppendResult(last_seq, "known")
-            seq = last_seq + 1
-            step = advance(leaf, seq, event, lambda eid: self._has_entry(pk, eid))
-            moved_off = step.node is not None and step.leaf == step.node and not step.extends
-            adopted = step.node is not None and step.leaf == leaf and self._adopted(pk, step.node)
-            outcome = "dirty" if event["type"] == "leaf" or moved_off or adopted else "stored"
-            row = None
-            if step.extends and state == "clean" and version == INDEXER_VERSION:
-                message = indexable(event, created_at)
-                if message and indexes_session(key):
-                    row = row_for(message.entry_id, message.role, message.timestamp_ms, message.text)
-                    self.insert_rows(pk, session_id, [row])
-                    outcome = "indexed"
-            kind = event["type"]
-            conn.execute(
-                "INSERT INTO events (session_pk, seq, entry_id, kind, body) VALUES (%s, %s, %s, %s, %s)",
-                (pk, seq, stored_entry_id(event), kind, body),
-            )
-            conn.execute(
-                "UPDATE sessions SET last_seq = %s, leaf_id = %s, updated_at = %s, "
-                "messages = messages + %s WHERE pk = %s",
-                (seq, step.leaf, now_ms(), int(kind == "message"), pk),
-            )
-            if row is not None:  # the summary follows the index (refresh_summary's rule)
-                conn.execute(
-                    "UPDATE sessions SET last_message_at = greatest(last_message_at, %s), "
-                    "title = coalesce(title, %s) WHERE pk = %s",
-                    (row.ts, _title(row.body) if row.role == "user" else None, pk),
-                )
-            if kind == "session":
-                self._read_cwd(pk, seq, event)
-            if branch_seq == last_seq and keeps_branch(leaf, step, adopted):
-                self._extend_branch(pk, seq, event if step.extends else None)
-            if state == "claimed" or outcome == "dirty":
-                self._mark_dirty(pk)
-                outcome = "dirty" if outcome != "indexed" else outcome
-            elif state == "clean" and version == INDEXER_VERSION:
-                conn.execute(
-                    "UPDATE sessions SET indexed_seq = %s, indexed_leaf = %s WHERE pk = %s",
-                    (seq, step.leaf, pk),
-                )
-        return AppendResult(seq, outcome)
+            head = Head(pk, session_id, created_at, last_seq, leaf, state, version, branch_seq)
+            return carry_out_append(self, head, key, event, body, skip_known)
 
-    def _extend_branch(self, pk: int, seq: int, event: dict[str, Any] | None) -> None:
+    def _add_row(self, head: Head, row: IndexRow) -> None:
+        self.insert_rows(head.pk, head.session_id, [row])
+
+    def _store_event(self, pk: int, seq: int, event: dict[str, Any], body: str,
+                     leaf: str | None) -> None:
+        kind = event["type"]
+        self.conn.execute(
+            "INSERT INTO events (session_pk, seq, entry_id, kind, body) VALUES (%s, %s, %s, %s, %s)",
+            (pk, seq, stored_entry_id(event), kind, body),
+        )
+        self.conn.execute(
+            "UPDATE sessions SET last_seq = %s, leaf_id = %s, updated_at = %s, "
+            "messages = messages + %s WHERE pk = %s",
+            (seq, leaf, now_ms(), int(kind == "message"), pk),
+        )
+
+    def _note_row(self, pk: int, row: IndexRow, title: str | None) -> None:
+        """The summary follows the index (refresh_summaries' rule)."""
+        self.conn.execute(
+            "UPDATE sessions SET last_message_at = greatest(last_message_at, %s), "
+            "title = coalesce(title, %s) WHERE pk = %s",
+            (row.ts, _clean_title(title), pk),
+        )
+
+    def _set_indexed(self, pk: int, seq: int, leaf: str | None) -> None:
+        self.conn.execute(
+            "UPDATE sessions SET indexed_seq = %s, indexed_leaf = %s WHERE pk = %s",
+            (seq, leaf, pk),
+        )
+
+    def _extend_branch(self, pk: int, seq: int, shown: BranchRow | None) -> None:
         """As the SQLite backend's: the branch messages stay current through ``seq``."""
-        shown = branch_message(seq, event) if event is not None else None
         if shown is not None:
             self.conn.execute("INSERT INTO branch_messages (session_pk, seq, entry_id, role, at) "
                               "VALUES (%s, %s, %s, %s, %s)", (pk, *shown))
@@ -215,7 +191,7 @@ class Writes(Erasing, Locking, Reads):
     def refresh_summaries(self, pks: list[int]) -> None:
         if not pks:
             return
-        titles = dict(self.conn.execute(  # each text by its key (see match._rows)
+        titles = dict(self.conn.execute(  # each text by its key (see matching._rows)
             "SELECT p.pk, (SELECT (SELECT t.body FROM message_text t WHERE t.agent_id = m.agent_id "
             "AND t.rowid = m.rowid) FROM message_index m WHERE m.session_pk = p.pk "
             "AND m.role = 'user' ORDER BY m.rowid LIMIT 1) FROM unnest(%s::bigint[]) AS p(pk)",
@@ -225,19 +201,17 @@ class Writes(Erasing, Locking, Reads):
             "UPDATE sessions s SET title = n.title, last_message_at = (SELECT max(m.ts) FROM "
             "message_index m WHERE m.session_pk = s.pk) "
             "FROM unnest(%s::bigint[], %s::text[]) AS n(pk, title) WHERE s.pk = n.pk",
-            (pks, [_title(load_text(titles[pk])) if titles.get(pk) else None for pk in pks]),
+            (pks, [_clean_title(title_of(load_text(titles[pk]))) if titles.get(pk) else None
+                   for pk in pks]),
         )
 
-    def _holds(self, pk: int, event: dict[str, Any], body: str) -> bool:
-        """The session already stores this event: by id, or an id-less one by its text."""
-        entry_id = event.get("id") if event["type"] not in ("session", "leaf") else None
-        if isinstance(entry_id, str) and entry_id:
-            return self._has_entry(pk, entry_id)
-        row = self.conn.execute(
-            "SELECT 1 FROM events WHERE session_pk = %s AND entry_id IS NULL AND body = %s",
-            (pk, body),
-        ).fetchone()
-        return row is not None
+    def _has_body(self, pk: int, body: str) -> bool:
+        """An id-less stored event has this text."""
+        return self._has("entry_id IS NULL AND body = %s", pk, body)
+
+    def _has(self, condition: str, pk: int, value: str) -> bool:
+        return self.conn.execute(f"SELECT 1 FROM events WHERE session_pk = %s AND {condition}",
+                                 (pk, value)).fetchone() is not None
 
     def _mark_dirty(self, pk: int) -> None:
         self.conn.execute(
@@ -257,10 +231,7 @@ class Writes(Erasing, Locking, Reads):
         return names_as_parent(rows, node)
 
     def _has_entry(self, pk: int, entry_id: str) -> bool:
-        row = self.conn.execute(
-            "SELECT 1 FROM events WHERE session_pk = %s AND entry_id = %s", (pk, entry_id)
-        ).fetchone()
-        return row is not None
+        return self._has("entry_id = %s", pk, entry_id)
 
     def insert_rows(self, pk: int, session_id: str, rows: list[IndexRow]) -> None:
         """Insert one session's index rows inside the caller's transaction (``insert_many``)."""
@@ -372,59 +343,6 @@ class Writes(Erasing, Locking, Reads):
         return True
 
 
-    @retried
-    def import_session(
-        self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
-    ) -> Imported:
-        key = normalize_key(meta.key)
-        with self._tx() as conn:
-            by = ("session_id", meta.session_id) if meta.session_id else ("key", key)
-            found = self._locked(*by, meta.host)
-            if found is None:
-                if self._locked("key", key, meta.host, legacy=False) is not None:
-                    # The key now names another transcript (a reset): keep both.
-                    key = f"{key}:import-{meta.session_id}".lower()
-                found = self._create_session(meta._replace(key=key), clean=not lines)
-                if found is None:
-                    raise Conflict(f"session {key} was created meanwhile by another writer")
-                pk, key, last_seq = found[0], found[1], found[4]
-                seen_ids: set[str] = set()
-                seen_bodies: set[str] = set()
-            else:
-                pk, key, last_seq = found[0], found[1], found[4]
-                seen_ids = {
-                    r[0]
-                    for r in conn.execute(
-                        "SELECT entry_id FROM events WHERE session_pk = %s AND entry_id IS NOT NULL",
-                        (pk,),
-                    )
-                }
-                seen_bodies = {
-                    r[0]
-                    for r in conn.execute(
-                        "SELECT body FROM events WHERE session_pk = %s AND entry_id IS NULL", (pk,)
-                    )
-                }
-            added = new_events(lines, parsed, last_seq, seen_ids, seen_bodies)
-            messages = sum(1 for e in added if e.kind == "message")
-            if added:
-                with conn.cursor() as cursor, cursor.copy(
-                    "COPY events (session_pk, seq, entry_id, kind, body) FROM STDIN"
-                ) as copy:
-                    for e in added:
-                        copy.write_row((pk, e.seq, e.entry_id, e.kind, e.line))
-                conn.execute(
-                    "UPDATE sessions SET last_seq = %s, updated_at = greatest(updated_at, %s), "
-                    "messages = messages + %s WHERE pk = %s",
-                    (last_seq + len(added), meta.updated_at or 0, messages, pk),
-                )
-                header = next((e for e in added if e.kind == "session"), None)
-                if header is not None:
-                    self._read_cwd(pk, header.seq, header.event)
-                self._mark_dirty(pk)
-        return Imported(key, len(added), messages)
-
-
 def _lower(value: str | None) -> str | None:
     return value.lower() if isinstance(value, str) else None
 
@@ -434,6 +352,6 @@ def _clean(value: str | None) -> str | None:
     return value.replace("\x00", "\ufffd") if isinstance(value, str) else None
 
 
-def _title(body: str) -> str:
-    """A session's title from its first user message's index text (the SQLite rule)."""
-    return _clean(body[:TITLE_CHARS].replace("\u200b", "")) or ""
+def _clean_title(title: str | None) -> str | None:
+    """A title (``writeplan.title_of``) PostgreSQL can store."""
+    return None if title is None else _clean(title) or ""

@@ -17,12 +17,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from ... import private
+from ... import file_modes
 from ...errors import StoreError, ValidationError
 from ...keys import check_agent_id
 from ..model import default_host
 from .browsing import BrowseReads
-from .connection import Handle, connect
+from .connection import connect
 from .sources import SourceReads
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ DB_NAME = "sessions.sqlite"
 STALE_TEMP_S = 60  # a temporary database older than this was left by a crash
 
 
-class AgentReader(Handle, SourceReads, BrowseReads):
+class AgentReader(SourceReads, BrowseReads):
     """One agent's database, read-only."""
 
 
@@ -52,6 +52,9 @@ def __getattr__(name: str) -> Any:
 
 class SqliteStorage:
     """Per-agent SQLite files under ``<root>/agents/``."""
+
+    shared = False  # capability flags: see interface.Storage
+    has_files = True
 
     def __init__(self, root: Path, host: Callable[[], str] | None = None) -> None:
         self.root = root
@@ -109,14 +112,14 @@ class SqliteStorage:
             reader = AgentReader(path, agent_id, write=False)
             reader.host = self.host()
             return reader
-        private.require_state_folder(self.root)
+        file_modes.require_state_folder(self.root)
         try:
-            private.make_dir(self.root, tighten=False)  # perhaps a folder the user chose
+            file_modes.make_dir(self.root, tighten=False)  # perhaps a folder the user chose
             for folder in (self.root / "agents", path.parent):
-                private.make_dir(folder, tighten=True)
+                file_modes.make_dir(folder, tighten=True)
             if not path.exists():
                 _create(path)
-            private.check_database(path, tighten=True)
+            file_modes.check_database(path, tighten=True)
         except OSError as err:
             raise StoreError(
                 f"cannot create {path.parent}: {err.strerror or err} (choose a writable --state-dir)"
@@ -129,10 +132,10 @@ class SqliteStorage:
 
     def _warn_if_loose(self, path: Path) -> None:
         """A reader never changes a file: it only says once when a folder or the database is
-        looser than 0700 / 0600 (``private.py``)."""
+        looser than 0700 / 0600 (``file_modes.py``)."""
         for folder in (self.root, self.root / "agents", path.parent):
-            private.check(folder, private.FOLDER_MODE, tighten=False)
-        private.check_database(path, tighten=False)
+            file_modes.check(folder, file_modes.FOLDER_MODE, tighten=False)
+        file_modes.check_database(path, tighten=False)
 
 
 def _create(path: Path) -> None:
@@ -145,7 +148,7 @@ def _create(path: Path) -> None:
             stale.unlink(missing_ok=True)
     temp = path.with_name(f"{path.name}.new-{os.getpid()}-{threading.get_ident()}")
     try:
-        private.make_file(temp)
+        file_modes.make_file(temp)
         connect(temp, write=True).close()  # the last connection's close removes its WAL
         try:
             os.link(temp, path)  # never over an existing file, unlike a rename

@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 from ...keys import normalize_key
 from ..model import Imported, SessionMeta
-from ..stored import new_events
+from ..writeplan import ImportPlan, carry_out_import
 from .connection import sqlite_errors
 from .writes import Writes
 
@@ -76,45 +76,34 @@ class Imports(Writes):
         session dirty, so reconciliation picks it up.
         """
         key = normalize_key(meta.key)
-        with self._import_unit(len(lines)) as conn:
-            by = ("session_id", meta.session_id) if meta.session_id else ("key", key)
-            found = conn.execute(
-                f"SELECT pk, key, last_seq FROM sessions WHERE {by[0]} = ?", (by[1],)
-            ).fetchone()
-            if found is None:
-                if conn.execute("SELECT 1 FROM sessions WHERE key = ?", (key,)).fetchone():
-                    # The key now names another transcript (a reset): keep both.
-                    key = f"{key}:import-{meta.session_id}".lower()
-                pk, _, _ = self._create_session(meta._replace(key=key), clean=not lines)
-                last_seq, seen_ids, seen_bodies = 0, set(), set()
-            else:
-                pk, key, last_seq = found
-                seen_ids = {
-                    r[0]
-                    for r in conn.execute(
-                        "SELECT entry_id FROM events WHERE session_pk = ? AND entry_id IS NOT NULL",
-                        (pk,),
-                    )
-                }
-                seen_bodies = {
-                    r[0]
-                    for r in conn.execute(
-                        "SELECT body FROM events WHERE session_pk = ? AND entry_id IS NULL", (pk,)
-                    )
-                }
-            added = new_events(lines, parsed, last_seq, seen_ids, seen_bodies)
-            if added:
-                conn.executemany(
-                    "INSERT INTO events (session_pk, seq, entry_id, kind, body) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    [(pk, e.seq, e.entry_id, e.kind, e.line) for e in added],
-                )
-                conn.execute(
-                    "UPDATE sessions SET last_seq = ?, updated_at = max(updated_at, ?) "
-                    "WHERE pk = ?",
-                    (last_seq + len(added), meta.updated_at or 0, pk),
-                )
-                if any(e.kind == "session" for e in added):
-                    self._read_cwd(pk)
-                self._mark_dirty(pk)
-        return Imported(key, len(added), sum(1 for e in added if e.kind == "message"))
+        with self._import_unit(len(lines)):
+            return carry_out_import(self, meta, key, lines, parsed)
+
+    def _find_for_import(self, column: str, value: str,
+                         host: str | None) -> tuple[int, str, int] | None:
+        return self.conn.execute(
+            f"SELECT pk, key, last_seq FROM sessions WHERE {column} = ?", (value,)
+        ).fetchone()
+
+    def _key_taken(self, key: str, host: str | None) -> bool:
+        return self.conn.execute("SELECT 1 FROM sessions WHERE key = ?", (key,)).fetchone() is not None
+
+    def _create_for_import(self, meta: SessionMeta, clean: bool) -> tuple[int, str, int]:
+        return self._create_session(meta, clean)[0], meta.key, 0
+
+    def _seen(self, pk: int) -> tuple[set[str], set[str]]:
+        ids = {r[0] for r in self.conn.execute(
+            "SELECT entry_id FROM events WHERE session_pk = ? AND entry_id IS NOT NULL", (pk,))}
+        bodies = {r[0] for r in self.conn.execute(
+            "SELECT body FROM events WHERE session_pk = ? AND entry_id IS NULL", (pk,))}
+        return ids, bodies
+
+    def _store_events(self, pk: int, plan: ImportPlan, updated_at: int) -> None:
+        self.conn.executemany(
+            "INSERT INTO events (session_pk, seq, entry_id, kind, body) VALUES (?, ?, ?, ?, ?)",
+            [(pk, e.seq, e.entry_id, e.kind, e.line) for e in plan.added],
+        )
+        self.conn.execute(
+            "UPDATE sessions SET last_seq = ?, updated_at = max(updated_at, ?) WHERE pk = ?",
+            (plan.last_seq, updated_at, pk),
+        )

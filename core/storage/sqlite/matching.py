@@ -1,7 +1,7 @@
 """Matching in one agent database (SPEC 5, 12): the caller's sessions become part of the FTS5
 query, so rows of hidden sessions are skipped by the index instead of read and dropped.
 
-Every index row carries its scope (core/scope.py) in the ``scope`` column: ``s<pk>`` for its
+Every index row carries its scope (core/tree_tags.py) in the ``scope`` column: ``s<pk>`` for its
 session and ``t<pk>`` for the session and each one it descends from. A plan says which rows
 may match, by the size of what has to be named:
 

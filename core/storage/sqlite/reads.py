@@ -13,7 +13,7 @@ from ...indexer import INDEXER_VERSION, IndexRow
 from ...keys import INCOGNITO_KINDS
 from ..model import IDLE, Progress, SessionBrief, SessionRow, default_host
 from ..stored import parse_events
-from .connection import sqlite_errors
+from .connection import Handle, sqlite_errors
 from .matching import SUMS, Matching, scope_text
 from .schema import LINK_INDEXES
 
@@ -27,7 +27,7 @@ SESSION_COLUMNS = """s.pk, s.key, s.session_id, s.spawned_by, s.parent_key, s.la
 SESSIONS_JOIN = "FROM sessions s JOIN index_state i ON i.session_pk = s.pk"
 
 
-class Reads(Matching):
+class Reads(Handle, Matching):
     """Reading methods; ``self.conn`` is a connection in autocommit mode."""
 
     conn: sqlite3.Connection
@@ -109,7 +109,7 @@ class Reads(Matching):
         return frozenset(row[0] for row in rows)
 
     def sessions_naming(self, pk: int) -> list[int]:
-        """Sessions whose index rows name ``pk`` in their tree (core/scope.py)."""
+        """Sessions whose index rows name ``pk`` in their tree (core/tree_tags.py)."""
         rows = self._all(
             "SELECT session_pk FROM index_state WHERE ' ' || tree || ' ' GLOB ?",
             (f"* {int(pk)} *",),

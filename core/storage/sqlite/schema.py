@@ -117,7 +117,7 @@ MIGRATIONS: list[Step] = [
     END;
     """),
     ("0003_fts_scope", """
-    -- The full-text index gets a second column, the row's *scope* (core/scope.py): the tag
+    -- The full-text index gets a second column, the row's *scope* (core/tree_tags.py): the tag
     -- s<pk> of its session and a tag t<pk> for the session and each session it descends
     -- from, so the sessions a caller may see are selected inside MATCH. A prefix index of
     -- two characters makes search-as-you-type prefixes cheap. The old rows have no scope:
@@ -191,8 +191,6 @@ CWD_COLUMN = """
                   END
            FROM events e WHERE e.session_pk = sessions.pk AND e.kind = 'session'
            ORDER BY e.seq LIMIT 1)"""
-# A title from one new index row (the write path): the same cut as SUMMARY_COLUMNS's.
-TITLE_OF_BODY = f"replace(substr(?, 1, {TITLE_CHARS}), char(8203), '')"
 
 MIGRATIONS.append(("0005_session_summaries", f"""
     -- A list of conversations (the browser's home, sessions_list) reads these, never the

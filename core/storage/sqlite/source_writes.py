@@ -8,11 +8,12 @@ from typing import Iterable
 
 from ...keys import normalize_key
 from ..model import FileState, SessionMeta
+from .imports import Imports
 from .sources import COLUMNS, SourceReads
-from .writes import Writes, _lower
+from .writes import _lower
 
 
-class SourceWrites(Writes, SourceReads):
+class SourceWrites(Imports, SourceReads):
     def save_file_state(self, state: FileState, moved_from: str | None = None) -> None:
         """Insert or replace a file's row (``moved_from``: its row under the name it had);
         call inside ``atomic()`` with the events read from it."""

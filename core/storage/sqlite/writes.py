@@ -9,17 +9,18 @@ import uuid
 from contextlib import contextmanager
 from typing import Any, Iterator
 
-from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, indexes_session, next_rowid, row_for
+from ...indexer import INDEXER_VERSION, IndexRow, first_rowid, next_rowid
 from ...keys import normalize_key
-from ...scope import ancestors
-from ...transcript import advance, branch_message, indexable, keeps_branch, parse_event
+from ...transcript import parse_event
+from ...tree_tags import ancestors
 from ...visibility import SessionLink
 from ..model import AppendResult, BranchRow, SessionMeta, now_ms
 from ..stored import id_spellings, in_log_order, names_as_parent, stored_entry_id
+from ..writeplan import Head, body_of, carry_out_append
 from .connection import BUSY_TIMEOUT_S, sqlite_errors
 from .matching import scope_text
 from .reads import Reads
-from .schema import CWD_COLUMN, SUMMARY_COLUMNS, TITLE_OF_BODY
+from .schema import CWD_COLUMN, SUMMARY_COLUMNS
 
 CHECKPOINT_WAIT_MS = 1000  # how long a purge waits for readers to leave the log
 
@@ -85,15 +86,12 @@ class Writes(Reads):
         out-of-order parent) marks the session dirty instead; so does any write that lands
         while a rebuild holds the session (the rebuild then abandons its claim). With
         ``skip_known``, an event the session already holds (same id; an id-less one with the
-        same text) is not stored again: the outcome is ``known``.
+        same text) is not stored again: the outcome is ``known``. The decisions are
+        ``writeplan.plan_append``'s; the methods below carry them out.
         """
         key = normalize_key(meta.key)
         event = parse_event(line)  # the entry bounds are checked here (bounds.py)
-        if isinstance(line, dict):
-            body = json.dumps(event, ensure_ascii=False)
-        else:
-            body = line.decode("utf-8") if isinstance(line, bytes) else line
-            body = body.strip().lstrip("\ufeff")
+        body = body_of(line, event)
         with self.transaction() as conn:
             found = conn.execute(
                 "SELECT s.pk, s.session_id, s.created_at, s.last_seq, s.leaf_id, i.state, "
@@ -103,57 +101,43 @@ class Writes(Reads):
             ).fetchone()
             if found is None:
                 pk, session_id, created_at = self._create_session(meta._replace(key=key), True)
-                last_seq, leaf, state, version, branch_seq = 0, None, "clean", INDEXER_VERSION, 0
+                head = Head(pk, session_id, created_at, 0, None, "clean", INDEXER_VERSION, 0)
+                skip_known = False
             else:
-                pk, session_id, created_at, last_seq, leaf, state, version, branch_seq = found
-                if skip_known and self._holds(pk, event, body):
-                    return AppendResult(last_seq, "known")
-            seq = last_seq + 1
-            step = advance(leaf, seq, event, lambda eid: self._has_entry(pk, eid))
-            moved_off = step.node is not None and step.leaf == step.node and not step.extends
-            adopted = step.node is not None and step.leaf == leaf and self._adopted(pk, step.node)
-            outcome = "dirty" if event["type"] == "leaf" or moved_off or adopted else "stored"
-            row = None
-            if step.extends and state == "clean" and version == INDEXER_VERSION:
-                message = indexable(event, created_at)
-                if message and indexes_session(key):
-                    row = row_for(message.entry_id, message.role, message.timestamp_ms, message.text)
-                    self._insert_row(pk, session_id, row, self._scope(pk))
-                    outcome = "indexed"
-            kind = event["type"]
-            conn.execute(
-                "INSERT INTO events (session_pk, seq, entry_id, kind, body) VALUES (?, ?, ?, ?, ?)",
-                (pk, seq, stored_entry_id(event), kind, body),
-            )
-            conn.execute(
-                "UPDATE sessions SET last_seq = ?, leaf_id = ?, updated_at = ? WHERE pk = ?",
-                (seq, step.leaf, now_ms(), pk),
-            )
-            if row is not None:  # the summary follows the index (schema.SUMMARY_COLUMNS)
-                conn.execute(
-                    "UPDATE sessions SET last_message_at = max(coalesce(last_message_at, ?), ?), "
-                    f"title = coalesce(title, CASE WHEN ? = 'user' THEN {TITLE_OF_BODY} END) "
-                    "WHERE pk = ?",
-                    (row.ts, row.ts, row.role, row.body, pk),
-                )
-            if kind == "session":
-                self._read_cwd(pk)
-            if branch_seq == last_seq and keeps_branch(leaf, step, adopted):
-                self._extend_branch(pk, seq, event if step.extends else None)
-            if state == "claimed" or outcome == "dirty":
-                self._mark_dirty(pk)
-                outcome = "dirty" if outcome != "indexed" else outcome
-            elif state == "clean" and version == INDEXER_VERSION:
-                conn.execute(
-                    "UPDATE index_state SET indexed_seq = ?, indexed_leaf = ? WHERE session_pk = ?",
-                    (seq, step.leaf, pk),
-                )
-        return AppendResult(seq, outcome)
+                head = Head(*found)
+            return carry_out_append(self, head, key, event, body, skip_known)
 
-    def _extend_branch(self, pk: int, seq: int, event: dict[str, Any] | None) -> None:
-        """The stored branch messages stay current through event ``seq``; ``event`` (when it
-        extends the branch) adds its message, if it is one a conversation shows."""
-        shown = branch_message(seq, event) if event is not None else None
+    def _add_row(self, head: Head, row: IndexRow) -> None:
+        self._insert_row(head.pk, head.session_id, row, self._scope(head.pk))
+
+    def _store_event(self, pk: int, seq: int, event: dict[str, Any], body: str,
+                     leaf: str | None) -> None:
+        self.conn.execute(
+            "INSERT INTO events (session_pk, seq, entry_id, kind, body) VALUES (?, ?, ?, ?, ?)",
+            (pk, seq, stored_entry_id(event), event["type"], body),
+        )
+        self.conn.execute(
+            "UPDATE sessions SET last_seq = ?, leaf_id = ?, updated_at = ? WHERE pk = ?",
+            (seq, leaf, now_ms(), pk),
+        )
+
+    def _note_row(self, pk: int, row: IndexRow, title: str | None) -> None:
+        """The summary follows the index (schema.SUMMARY_COLUMNS)."""
+        self.conn.execute(
+            "UPDATE sessions SET last_message_at = max(coalesce(last_message_at, ?), ?), "
+            "title = coalesce(title, ?) WHERE pk = ?",
+            (row.ts, row.ts, title, pk),
+        )
+
+    def _set_indexed(self, pk: int, seq: int, leaf: str | None) -> None:
+        self.conn.execute(
+            "UPDATE index_state SET indexed_seq = ?, indexed_leaf = ? WHERE session_pk = ?",
+            (seq, leaf, pk),
+        )
+
+    def _extend_branch(self, pk: int, seq: int, shown: BranchRow | None) -> None:
+        """The stored branch messages stay current through event ``seq``, adding ``shown``
+        (the message of the event that extends the branch, if a conversation shows it)."""
         if shown is not None:
             self.conn.execute("INSERT INTO branch_messages (session_pk, seq, entry_id, role, at) "
                               "VALUES (?, ?, ?, ?, ?)", (pk, *shown))
@@ -181,8 +165,9 @@ class Writes(Reads):
         self.conn.executemany("UPDATE index_state SET branch_seq = ? WHERE session_pk = ?",
                               [(seq, pk) for pk, seq, _ in batch])
 
-    def _read_cwd(self, pk: int) -> None:
-        """The session's cwd, as its header names it (schema.CWD_COLUMN)."""
+    def _read_cwd(self, pk: int, seq: int = 0, event: dict[str, Any] | None = None) -> None:
+        """The session's cwd, as its first header names it (schema.CWD_COLUMN, which finds
+        that header itself)."""
         self.conn.execute(f"UPDATE sessions SET {CWD_COLUMN} WHERE pk = ?", (pk,))
 
     def refresh_summary(self, pk: int) -> None:
@@ -198,16 +183,13 @@ class Writes(Reads):
             (pk,),
         )
 
-    def _holds(self, pk: int, event: dict[str, Any], body: str) -> bool:
-        """The session already stores this event: by id, or an id-less one by its text."""
-        entry_id = event.get("id") if event["type"] not in ("session", "leaf") else None
-        if isinstance(entry_id, str) and entry_id:
-            return self._has_entry(pk, entry_id)
-        row = self.conn.execute(
-            "SELECT 1 FROM events WHERE session_pk = ? AND entry_id IS NULL AND body = ?",
-            (pk, body),
-        ).fetchone()
-        return row is not None
+    def _has_body(self, pk: int, body: str) -> bool:
+        """An id-less stored event has this text."""
+        return self._has("entry_id IS NULL AND body = ?", pk, body)
+
+    def _has(self, condition: str, pk: int, value: str) -> bool:
+        return self.conn.execute(f"SELECT 1 FROM events WHERE session_pk = ? AND {condition}",
+                                 (pk, value)).fetchone() is not None
 
     def _adopted(self, pk: int, node: str) -> bool:
         """Whether a stored entry names ``node`` as its (missing) parent, so a node that does not
@@ -221,13 +203,10 @@ class Writes(Reads):
         return names_as_parent(rows, node)
 
     def _has_entry(self, pk: int, entry_id: str) -> bool:
-        row = self.conn.execute(
-            "SELECT 1 FROM events WHERE session_pk = ? AND entry_id = ?", (pk, entry_id)
-        ).fetchone()
-        return row is not None
+        return self._has("entry_id = ?", pk, entry_id)
 
     def _tree(self, key: str) -> str:
-        """The session and the sessions it descends from (core/scope.py), as space-separated
+        """The session and the sessions it descends from (core/tree_tags.py), as space-separated
         pks, from the current links."""
         found: dict[str, tuple[int, SessionLink] | None] = {}
 

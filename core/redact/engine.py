@@ -1,4 +1,4 @@
-"""The redaction engine behind ``redact.py`` (loaded on the first call).
+"""The redaction engine behind the door (``__init__.py``) (loaded on the first call).
 
 A secret becomes a mask: 18+ characters keep their first 6 and last 4 around "…"
 (``sk-abc…wxyz``), shorter ones become ``***``. Whatever labels the secret stays
@@ -7,19 +7,19 @@ reader still sees what was there. docs/redaction.md explains every rule.
 
 Four passes, each close to free when there is nothing to find:
 
-0. *Blocks and fixed formats* (redact_blocks.py): private key blocks (and the second half of
+0. *Blocks and fixed formats* (blocks.py): private key blocks (and the second half of
    one split over two messages), PuTTY's private lines, base64 decoded into a secret file,
    Wi-Fi QR codes, expect's send after a password prompt; each found by a literal.
-1. *Tokens* that name themselves (vendor prefixes, JWTs, AWS keys, ...; redact_tokens.py),
+1. *Tokens* that name themselves (vendor prefixes, JWTs, AWS keys, ...; tokens.py),
    and *unknown tokens*: high-entropy strings a few words after a secret word
-   (redact_nearby.py). Each contains a long run of token characters with a capital or a
+   (nearby.py). Each contains a long run of token characters with a capital or a
    digit, so bytes ``translate`` tables (memory speed) find those runs and only the windows
    around them are searched.
-2. *Secrets named by their context* (redact_context.py, redact_patterns.py): ``NAME=value``
+2. *Secrets named by their context* (context.py, patterns.py): ``NAME=value``
    in every common syntax, JSON fields, XML elements, CLI flags, headers, URL userinfo,
    ``mysql -p``, SQL, .netrc and prose ("the password is ..."). One pattern finds trigger
    words in the lower-cased text; at each hit small anchored patterns read the name and the
-   value, and redact_rules.py judges them.
+   value, and rules.py judges them.
 3. *Kubernetes Secret manifests*: the values under ``data:``.
 
 A mask is inert (no rule accepts one as a secret) and the passes repeat until nothing
@@ -30,19 +30,18 @@ names inside it, but never a long one.
 
 from __future__ import annotations
 
-from . import redact_rules as rules
-from . import redact_tokens as tokens
-from .redact_blocks import block_spans
-from .redact_commands import k8s_spans
-from .redact_context import context_spans
-from .redact_nearby import near_secret_word
+from . import rules, tokens
+from .blocks import block_spans
+from .commands import k8s_spans
+from .context import context_spans
+from .nearby import near_secret_word
+from .spans import Span
 
 _ELLIPSIS = "…"
 _SHORT_MASK = "***"
 _LONG = 18  # from this length a mask keeps 6 + 4 characters: enough to recognise, not to use
 _MAX_ROUNDS = 8  # one round finds nothing new in practice; the bound only caps pathologies
 
-Span = tuple[int, int]
 
 
 def redact(text: str) -> str:

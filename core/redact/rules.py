@@ -1,7 +1,7 @@
 """The judgement of redaction: does this name announce a secret, is this value one?
 
-Patterns live in redact_tokens.py (pass 1) and redact_patterns.py (pass 2); the engine that
-applies them is redact.py with redact_context.py. docs/redaction.md explains each decision.
+Patterns live in tokens.py (pass 1) and patterns.py (pass 2); the engine that
+applies them is engine.py with context.py. docs/redaction.md explains each decision.
 """
 
 from __future__ import annotations

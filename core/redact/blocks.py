@@ -13,10 +13,9 @@ import binascii
 import re
 from collections.abc import Callable
 
-from . import redact_rules as rules
-from .redact_rules import is_mask
-
-Span = tuple[int, int]
+from . import rules
+from .rules import is_mask
+from .spans import Span
 
 # An armoured private key: PEM (RSA, EC, OPENSSH, ENCRYPTED, PGP ... BLOCK), the SSH.com form
 # with four dashes and spaces, OpenVPN's static key (hex, mixed case). The body goes whatever

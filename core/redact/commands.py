@@ -1,4 +1,4 @@
-"""Pass 2 handlers for headers, URLs, commands and manifests (redact_context.py runs them).
+"""Pass 2 handlers for headers, URLs, commands and manifests (context.py runs them).
 
 Each handler gets the prepared text, the hit's start and end, and returns the span of the
 secret it found (or None) and where the scan resumes.
@@ -7,22 +7,11 @@ secret it found (or None) and where the scan resumes.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from . import redact_patterns as pat
-from . import redact_rules as rules
-from .redact_rules import is_mask
-
-if TYPE_CHECKING:
-    from .redact_context import Found, Scan
-
-Span = tuple[int, int]
-
-
-def found(match: re.Match[str], secret: bool, end: int) -> Found:
-    """A secret resumes the scan after it; a rejected candidate right after its trigger, so
-    that nothing it read is skipped unexamined."""
-    return (match.span("secret"), match.end()) if secret else (None, end)
+from . import patterns as pat
+from . import rules
+from .rules import is_mask
+from .spans import Found, Scan, Span, found
 
 
 def bearer(scan: Scan, start: int, end: int) -> Found:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from . import redact_rules as rules
+from . import rules
 
 # The secret words; a preceding letter must not glue them to another word (monkey, donkey),
 # except the compounds apikey, authtoken, clientsecret, ...

@@ -1,7 +1,7 @@
 """Secret redaction (SPEC 6): every text that is indexed, shown or exported passes ``redact``.
 
 This module is the door: the version of the rules, and the two calls. The engine
-(``redact_engine.py``, with the rules in ``redact_*.py``) compiles large patterns, so it loads
+(``engine.py``, with the rules in the other modules of this package) compiles large patterns, so it loads
 on the first call: a process that never shows or indexes text (a search that matches nothing)
 does not pay for it. docs/redaction.md explains the rules.
 """
@@ -20,9 +20,9 @@ _engine: Any = None
 
 def _load() -> Any:
     global _engine
-    from . import redact_engine
+    from . import engine
 
-    _engine = redact_engine
+    _engine = engine
     return _engine
 
 

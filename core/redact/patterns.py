@@ -1,4 +1,4 @@
-"""Pass 2 patterns: where a secret is named by its context (redact_context.py applies them).
+"""Pass 2 patterns: where a secret is named by its context (context.py applies them).
 
 Every pattern is linear: repeats are bounded or cannot overlap, and each anchored pattern runs
 only at a trigger the locator found.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .redact_tokens import _ALNUM, _shape
+from .tokens import _ALNUM, _shape
 
 # Trigger words, found in the lower-cased ASCII bytes of the text (one byte per character,
 # so offsets match). Each is entered by a rare letter (c, u, g, p, b, k, i, y) so the scan

@@ -1,36 +1,21 @@
-"""Pass 2 of redaction: secrets named by their context (see redact.py for the whole).
+"""Pass 2 of redaction: secrets named by their context (see engine.py for the whole).
 
 One pattern (``LOCATOR``) finds trigger words in the lower-cased text; at each hit a handler
-reads the name and the value with small anchored patterns and asks redact_rules.py whether
+reads the name and the value with small anchored patterns and asks rules.py whether
 the value is a secret. A handler returns the span of the secret (or None) and where the scan
 resumes.
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 
-from . import redact_commands as cmd
-from . import redact_patterns as pat
-from . import redact_rules as rules
-from .redact_rules import is_mask
-
-Span = tuple[int, int]
-Found = tuple[Span | None, int]
-class Scan:
-    """A text prepared for pass 2: views of the same length, so offsets are shared."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        # Lower-cased ASCII, one byte per character ("?" for anything else).
-        self.low = text.encode("ascii", "replace").lower()
-
-    @functools.cached_property
-    def names(self) -> bytes:
-        """"a" where a name character is, " " elsewhere."""
-        return self.low.translate(pat.NAME_SHAPE)
+from . import commands as cmd
+from . import patterns as pat
+from . import rules
+from .rules import is_mask
+from .spans import Found, Scan, Span, found
 
 
 def context_spans(text: str) -> list[Span]:
@@ -341,7 +326,7 @@ def _auth(scan: Scan, start: int, end: int) -> Found:
         match.group("scheme") is not None
         or not (rules.plain_words(value) or rules.code_like(value))
     )
-    return cmd.found(match, secret, end)
+    return found(match, secret, end)
 
 
 _HANDLERS: dict[bytes, Callable[[Scan, int, int], Found]] = {

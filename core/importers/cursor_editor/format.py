@@ -1,0 +1,31 @@
+"""Cursor's editor chats in the format registry (``core/formats.py``): the editor's global
+``state.vscdb``, read from a watermark (the SQLite source kind)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ...storage import AgentWriter
+from ..common import Followed, ImportReport, NumberedLines
+from ..format import Database, Doors, FollowedFile
+from ..opencode.importer import importer
+from .reading import read_new
+
+
+def _read(path: Path, watermark: dict[str, Any] | None, agent: str,
+          report: ImportReport) -> Any:
+    return read_new(path, watermark, agent, report)
+
+
+def _follow(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,
+            report: ImportReport, memo: dict[str, Any]) -> Followed:
+    raise AssertionError("a database is read from its watermark, not followed by lines")
+
+
+DOORS = Doors(
+    import_path=importer(("state.vscdb",), (), _read, "Cursor editor", "cursor"),
+    follow=_follow,
+    transcript=lambda name: name == "state.vscdb",
+    database=Database(("state.vscdb",), _read),
+)

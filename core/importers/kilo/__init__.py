@@ -1,0 +1,1 @@
+"""Kilo's SQLite database (``kilo.db``): OpenCode's schema (``importers/opencode``)."""

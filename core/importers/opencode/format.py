@@ -1,0 +1,46 @@
+"""OpenCode's doors in the format registry (``core/formats.py``): its transcripts are one
+SQLite database, ``opencode.db``, read from a watermark (the SQLite source kind)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ...storage import AgentWriter
+from ..common import Followed, ImportReport, NumberedLines
+from ..format import Database, Doors, FollowedFile
+from .importer import importer
+from .legacy import read_tree
+from .reading import read_new
+
+
+def doors(database: str, source: str, label: str, default_agent: str,
+          trees: tuple[str, ...] = ()) -> Doors:
+    """The doors of a format with OpenCode's schema, its database named ``database``."""
+
+    def read(path: Path, watermark: dict[str, Any] | None, agent: str,
+             report: ImportReport) -> Any:
+        if path.is_dir():  # the older JSON tree
+            return read_tree(path, watermark, agent, report, source)
+        return read_new(path, watermark, agent, report, source)
+
+    def follow(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,
+               report: ImportReport, memo: dict[str, Any]) -> Followed:
+        raise AssertionError("a database is read from its watermark, not followed by lines")
+
+    return Doors(
+        import_path=importer((database,), trees, read, label, default_agent),
+        follow=follow,
+        transcript=lambda name: name == database,
+        same_family=same_family,
+        database=Database((database,), read, trees),
+    )
+
+
+def same_family(key: str, path: str, holder: str) -> bool:
+    """The database and the older tree beside it both hold the sessions migrated from one to
+    the other: entries are matched by id, so neither is stored twice."""
+    return Path(path).parent == Path(holder).parent
+
+
+DOORS = doors("opencode.db", "opencode", "OpenCode", "opencode", trees=("storage",))
