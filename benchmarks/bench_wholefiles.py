@@ -20,6 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
+SID = "8f0a3c52-1b7e-4d2c-9a61-0c2f4b5d6e7f"  # Continue names sessions by UUID
 SAMPLE = Path("/work/shared/data/agents/cline/home/.config/Code/User/globalStorage/"
               "saoudrizwan.claude-dev/tasks/1777073160794/api_conversation_history.json")
 
@@ -46,7 +47,7 @@ def main() -> None:
                 "contextItems": []} for i in range(args.messages)]
     sessions = root / "home/.continue/sessions"
     sessions.mkdir(parents=True)
-    (sessions / "s1.json").write_text(json.dumps({"sessionId": "s1", "title": "t",
+    (sessions / f"{SID}.json").write_text(json.dumps({"sessionId": SID, "title": "t",
                                                   "workspaceDirectory": "file:///x",
                                                   "history": history}))
     project = root / "home/code/p"
@@ -72,7 +73,7 @@ def main() -> None:
         (task / "api_conversation_history.json").write_text(json.dumps(cline))
         history.append({"message": {"role": "user", "content": f"more {run}"},
                         "contextItems": []})
-        (sessions / "s1.json").write_text(json.dumps({"sessionId": "s1", "history": history}))
+        (sessions / f"{SID}.json").write_text(json.dumps({"sessionId": SID, "history": history}))
         with (project / ".aider.chat.history.md").open("a") as handle:
             handle.write(f"#### more {run}  \n\n")
         started = time.perf_counter()

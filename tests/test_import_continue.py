@@ -118,14 +118,17 @@ def test_two_equal_messages_are_two_entries(state: StateDir) -> None:
 
 def test_malformed_item_said_once_and_the_rest_kept(state: StateDir) -> None:
     write_session(sessions(), [history()[0], {"contextItems": []}, "junk", *history()[3:]])
-    (sessions() / "broken.json").write_text("{\"history\": [")
-    (sessions() / "other.json").write_text("[1, 2]")
+    broken, other = (f"0000000{n}-0000-4000-8000-000000000000.json" for n in (1, 2))
+    (sessions() / broken).write_text("{\"history\": [")
+    (sessions() / other).write_text("[1, 2]")
+    (sessions() / "settings.json").write_text("{}")  # not a session's name: not read
     report = sync_sources(state)
     said = report.problems
     assert any("history item 1: no message with a role" in p for p in said)
     assert any("history item 2: no message with a role" in p for p in said)
-    assert any("broken.json" in p and "not a Continue session" in p for p in said)
-    assert any("other.json" in p and "no history list" in p for p in said)
+    assert any(broken in p and "not a Continue session" in p for p in said)
+    assert any(other in p and "no history list" in p for p in said)
+    assert not any("settings.json" in p for p in said)
     assert report.sessions == {KEY} and search(state, "lemur") == [KEY]
     assert sync_sources(state).problems == []
 

@@ -19,6 +19,7 @@ message ids or times (docs/importers.md, "Continue"):
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -42,8 +43,13 @@ SOURCE = "continue"
 INDEX_FILE = "sessions.json"
 
 
+_SESSION_NAME = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+                           r"[0-9a-fA-F]{12}\.json$")
+
+
 def is_transcript_name(name: str) -> bool:
-    return name.endswith(".json") and name != INDEX_FILE
+    """``<sessionId>.json``: Continue names each session by a UUID (``uuidv4()``)."""
+    return bool(_SESSION_NAME.match(name))
 
 
 def folder_of(uri: Any) -> str | None:
