@@ -239,7 +239,8 @@ def test_watch_follows_a_task_and_is_told_of_whole_files(state: StateDir) -> Non
 
     follow_sources(state, on_sync, stop, polling=True)
     assert reports[0].sessions == {KEY}
-    for name in ("api_conversation_history.json", "0b6e.json", ".aider.chat.history.md"):
+    for name in ("api_conversation_history.json", f"{ROO_TASK}.json",
+                 ".aider.chat.history.md"):
         assert _transcript_change(None, f"/x/{name}"), name  # the notifier's filter lets it in
 
 
