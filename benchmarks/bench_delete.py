@@ -24,12 +24,12 @@ from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.ingest import delete_session
 from backscroll.core.reconcile import reconcile_all
 from backscroll.core.state import StateDir
-from backscroll.core.storage.sqlite import connection
+from backscroll.core.storage.sqlite import driver
 from backscroll.core.storage.sqlite.writes import Writes
 
 
 def ingest(archive: Path, state: StateDir, secure: bool) -> tuple[float, int]:
-    connection.SECURE_DELETE = secure
+    driver.SECURE_DELETE = secure
     start = time.perf_counter()
     import_openclaw(state, archive)
     messages = sum(r.messages for r in reconcile_all(state))
@@ -75,7 +75,7 @@ def main() -> None:
                 seconds, indexed = ingest(archive, state, secure)
                 rates[secure].append(indexed / seconds)
                 states[secure] = state
-        connection.SECURE_DELETE = True
+        driver.SECURE_DELETE = True
         agent = states[True].agents()[0]
         with states[True].open(agent) as db:
             keys = [s.key for s in db.sessions()][: args.deletes]

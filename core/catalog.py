@@ -29,7 +29,7 @@ from .resume import Resume, resume_command
 from .state import StateDir
 from .storage import CardFilter, SessionFilter, SessionRow
 from .visibility import Caller
-from .visible_sessions import open_visible, resolve_caller, visible_sessions
+from .visible_sessions import open_visible, resolved, visible_sessions
 
 
 class _ByFormat(Mapping[str, Any]):
@@ -274,20 +274,21 @@ def visible_session_list(
     # the query's own limit, when nothing is filtered after it: enough for the page
     query_limit = None if keep is not None or limit is None else limit + skip
     state.require()
-    resolve_caller(state, caller)
-    wanted = check_known_agent(state, caller, agent)
-    per_agent = []
+    with resolved(state, caller) as who:  # the caller's database opened once
+        wanted = check_known_agent(state, caller, agent)
+        per_agent = []
 
-    def visible_cards(agent_id: str) -> list[SessionRow]:
-        with state.open(agent_id) as db, db.snapshot():
-            visible = visible_sessions(db, caller)
-            return db.session_cards(visible.as_filter(), cards, query_limit)
+        def visible_cards(agent_id: str) -> list[SessionRow]:
+            with who.open(agent_id) as db, db.snapshot():
+                visible = visible_sessions(db, caller)
+                return db.session_cards(visible.as_filter(), cards, query_limit)
 
-    agents = [a for a in state.agents() if wanted in (None, a)]
-    for agent_id, rows, err in for_each_agent(state, visible_cards, agents=agents, caller=caller):
-        if err is None and rows is not None:  # as in search: an unreadable database hides
-            summaries = (summary_of(agent_id, s) for s in rows)  # nothing else
-            per_agent.append([s for s in summaries if keep is None or keep(s)])
+        agents = [a for a in state.agents() if wanted in (None, a)]
+        for agent_id, rows, err in for_each_agent(state, visible_cards, agents=agents,
+                                                  caller=caller):
+            if err is None and rows is not None:  # as in search: an unreadable database
+                summaries = (summary_of(agent_id, s) for s in rows)  # hides nothing else
+                per_agent.append([s for s in summaries if keep is None or keep(s)])
     merged = heapq.merge(*per_agent, key=_newest_first, reverse=True)
     return list(itertools.islice(merged, skip, None if limit is None else skip + limit))
 
@@ -336,16 +337,16 @@ def project_list(state: StateDir, caller: Caller) -> list[tuple[str, int]]:
     the values the filter matches (``CardFilter.project``); whoever shows one redacts it
     (the browser's filter dialog shows it through ``shown``)."""
     state.require()
-    resolve_caller(state, caller)
     counts: dict[str, int] = {}
+    with resolved(state, caller) as who:  # the caller's database opened once
 
-    def projects(agent_id: str) -> list[tuple[str, int]]:
-        with state.open(agent_id) as db, db.snapshot():
-            return db.projects(visible_sessions(db, caller).as_filter())
+        def projects(agent_id: str) -> list[tuple[str, int]]:
+            with who.open(agent_id) as db, db.snapshot():
+                return db.projects(visible_sessions(db, caller).as_filter())
 
-    for _agent, found, _err in for_each_agent(state, projects, caller=caller):
-        for cwd, count in found or ():
-            counts[cwd] = counts.get(cwd, 0) + count
+        for _agent, found, _err in for_each_agent(state, projects, caller=caller):
+            for cwd, count in found or ():
+                counts[cwd] = counts.get(cwd, 0) + count
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 

@@ -26,6 +26,10 @@ _IMPORTERS = "backscroll.core.importers."
 # OpenCode's session ids: ``ses_``, 12 hex digits of time, 14 base62 characters
 # (anomalyco/opencode packages/opencode/src/id/id.ts)
 OPENCODE_ID = r"ses_[0-9a-f]{12}[0-9A-Za-z]{14}"
+# Goose's session ids: the day and a counter, ``20250930_3`` (block/goose
+# crates/goose/src/session/session_manager.rs, ``create_session``)
+GOOSE_ID = r"[0-9]{8}_[0-9]{1,9}"
+# Crush's session ids: UUIDs (charmbracelet/crush internal/session/session.go)
 
 
 def _vscode_folders(extension: str) -> tuple[str, ...]:
@@ -65,6 +69,9 @@ class Format(NamedTuple):
     # Other folders under the home where some installs keep them (a snap's home), detected
     # only when they exist.
     more_folders: tuple[str, ...] = ()
+    # A variable naming the tool's root and the transcripts' folder under it (Goose's
+    # ``GOOSE_PATH_ROOT``: ``data/sessions``): wins over ``home_env``, not over ``folder_env``
+    root_env: tuple[str, str] = ("", "")
     # False: the tool keeps no folder of its own (Aider writes into each project): it is read
     # only from folders a person adds (``sources add``), never looked for in the home.
     detected: bool = True
@@ -83,6 +90,8 @@ class Format(NamedTuple):
         """Where the tool keeps its transcripts on this machine (existing or not)."""
         if self.folder_env and (folder := env.get(self.folder_env)):
             return Path(os.path.abspath(Path(folder).expanduser()))
+        if self.root_env[0] and (root := env.get(self.root_env[0])):
+            return Path(os.path.abspath(Path(root).expanduser() / self.root_env[1]))
         value = env.get(self.home_env)
         base = Path(value).expanduser() if value else home / self.home_folder
         return Path(os.path.abspath(base / self.subfolder if self.subfolder else base))
@@ -127,6 +136,13 @@ FORMATS: list[Format] = [
            more_folders=("Library/Application Support/Cursor/User/globalStorage",)),
     Format("zed", "Zed", "zed", _IMPORTERS + "zed.format", "XDG_DATA_HOME", ".local/share",
            "zed/threads", stored=("zed",), more_folders=("Library/Application Support/Zed/threads",)),
+    Format("goose", "Goose", "goose", _IMPORTERS + "goose.format", "XDG_DATA_HOME",
+           ".local/share", "goose/sessions", stored=("goose",),
+           resume=("goose", "session", "--resume", "--session-id"), resume_id=GOOSE_ID,
+           root_env=("GOOSE_PATH_ROOT", "data/sessions")),
+    Format("crush", "Crush", "crush", _IMPORTERS + "crush.format", "XDG_DATA_HOME",
+           ".local/share", "crush", stored=("crush",), resume=("crush", "--session"),
+           folder_env="CRUSH_GLOBAL_DATA"),
     Format("cline", "Cline", "cline", _IMPORTERS + "cline.format", "",
            ".config/Code/User/globalStorage/saoudrizwan.claude-dev", "tasks", stored=("cline",),
            more_folders=_vscode_folders("saoudrizwan.claude-dev") + (".cline/data/tasks",)),

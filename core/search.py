@@ -33,7 +33,7 @@ from .storage import (
 )
 from .textseg import desegment
 from .visibility import Caller
-from .visible_sessions import find_session, resolve_caller, visible_sessions
+from .visible_sessions import Resolved, find_session, resolved, visible_sessions
 
 LIMIT_DEFAULT = 10
 LIMIT_MAX = 25
@@ -198,32 +198,11 @@ def search_rows(
     grouped before the limit (``grouped.conversations_search``)."""
     parsed = check_request(request)
     state.require()
-    resolve_caller(state, caller)
-    agents = _agents_to_search(state, request, caller)
     response = SearchResponse()
     candidates: list[Candidate] = []
-    more_matched = False
-
-    def search_agent(agent_id: str) -> bool:
-        with state.open(agent_id) as db, db.snapshot():
-            return _search_agent(db, request, parsed, caller, response, candidates, grouped)
-
-    for agent_id, more, err in for_each_agent(state, search_agent, agents=agents,
-                                               fails=StoreError):
-        if isinstance(err, SchemaBehind):  # reconciliation (a writer) upgrades it
-            response.unreadable.append(str(err))
-            response.pending_agents.append(agent_id)
-            response.indexing = True
-        elif err is not None:
-            response.unreadable.append(str(err))  # the other agents still answer
-            continue
-        more_matched |= bool(more)
-        if agent_id in response.pending_agents:
-            read_only = state.unwritable(agent_id)
-            if read_only is None and on_pending is not None:
-                on_pending(agent_id)
-            elif read_only and agent_id in response.waiting_agents:  # said only to a caller
-                response.read_only.append(read_only)  # who waits for sessions stuck there
+    with resolved(state, caller) as who:  # the caller's database opened once (Resolved.open)
+        more_matched = _search_agents(state, who, request, parsed, caller, on_pending,
+                                      grouped, response, candidates)
     candidates.sort(key=lambda c: _answer_key(c, request.order))
     more_matched = more_matched or len(candidates) > request.limit
     del candidates[request.limit :]
@@ -249,6 +228,46 @@ def search_rows(
     response.truncated = more_matched or len(capped) < len(response.results)
     response.results = capped
     return response, candidates[: len(capped)]
+
+
+def _search_agents(
+    state: StateDir,
+    who: Resolved,
+    request: SearchRequest,
+    parsed: ParsedQuery,
+    caller: Caller,
+    on_pending: Callable[[str], None] | None,
+    grouped: bool,
+    response: SearchResponse,
+    candidates: list[Candidate],
+) -> bool:
+    """Search every agent ``caller`` may search, each through ``who.open``; an agent's
+    unusable database is a warning, the others still answer. Whether more than the limit
+    matched somewhere."""
+    agents = _agents_to_search(state, request, caller)
+    more_matched = False
+
+    def search_agent(agent_id: str) -> bool:
+        with who.open(agent_id) as db, db.snapshot():
+            return _search_agent(db, request, parsed, caller, response, candidates, grouped)
+
+    for agent_id, more, err in for_each_agent(state, search_agent, agents=agents,
+                                               fails=StoreError):
+        if isinstance(err, SchemaBehind):  # reconciliation (a writer) upgrades it
+            response.unreadable.append(str(err))
+            response.pending_agents.append(agent_id)
+            response.indexing = True
+        elif err is not None:
+            response.unreadable.append(str(err))  # the other agents still answer
+            continue
+        more_matched |= bool(more)
+        if agent_id in response.pending_agents:
+            read_only = state.unwritable(agent_id)
+            if read_only is None and on_pending is not None:
+                on_pending(agent_id)
+            elif read_only and agent_id in response.waiting_agents:  # said only to a caller
+                response.read_only.append(read_only)  # who waits for sessions stuck there
+    return more_matched
 
 
 def _search_agent(

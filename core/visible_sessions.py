@@ -26,22 +26,53 @@ def caller_host(db: AgentReader, caller: Caller) -> str:
     return caller.host or db.host
 
 
-def resolve_caller(state: StateDir, caller: Caller) -> None:
-    """A caller session must exist on the caller's host (``caller_host``: the session of the
-    same key on another host is another session); otherwise the caller is forbidden. (An
-    incognito caller may search: it never finds incognito sessions, its own included;
-    docs/visibility.md.) When its agent's database cannot be read, that is the answer (a
-    StoreError naming the file): the caller is not told it does not exist, and still sees
-    nothing."""
+class Resolved:
+    """A request's caller, checked once: ``open(agent)`` gives an agent's database for the
+    request, the caller's own being the one the check opened (kept open until the request
+    ends) and any other opened anew. One request opens the caller's database once (and so
+    holds at most two readers at a time: the caller's and the agent being read)."""
+
+    def __init__(self, state: StateDir, own: AgentReader | None = None,
+                 own_agent: str | None = None) -> None:
+        self.state = state
+        self._own = own
+        self._own_agent = own_agent
+
+    @contextmanager
+    def open(self, agent_id: str) -> Iterator[AgentReader]:
+        if self._own is not None and agent_id == self._own_agent:
+            yield self._own  # closed by ``resolved`` when the request ends
+            return
+        with self.state.open(agent_id) as db:
+            yield db
+
+
+@contextmanager
+def resolved(state: StateDir, caller: Caller) -> Iterator[Resolved]:
+    """Resolve ``caller`` for one request. A caller session must exist on the caller's host
+    (``caller_host``: the session of the same key on another host is another session);
+    otherwise the caller is forbidden. (An incognito caller may search: it never finds
+    incognito sessions, its own included; docs/visibility.md.) When its agent's database
+    cannot be read, that is the answer (a StoreError naming the file): the caller is not told
+    it does not exist, and still sees nothing. The database the check opened serves the rest
+    of the request (``Resolved.open``), whether or not the request reads that agent."""
     if caller.is_operator:
+        yield Resolved(state)
         return
     agent = caller.agent_id or ""
     if agent in state.agents():
         with state.open(agent) as db:
             if db.session(caller.key or "", caller_host(db, caller)) is not None:
+                yield Resolved(state, db, agent)
                 return
     where = f" on host {caller.host}" if caller.host else ""
     raise Forbidden(f"session {caller.key}{where} does not exist or may not search")
+
+
+def resolve_caller(state: StateDir, caller: Caller) -> None:
+    """Check ``caller`` exists (``resolved``), for who only needs the check."""
+    with resolved(state, caller):
+        pass
 
 
 def find_session(db: AgentReader, caller: Caller, key: str, host: str | None = None
@@ -67,15 +98,15 @@ def open_visible(state: StateDir, caller: Caller, session_key: str, host: str | 
     ``host``: the host of the session meant (``find_session``)."""
     key = normalize_key(session_key)
     state.require()
-    resolve_caller(state, caller)
-    agent = agent_of(key)
-    if agent not in state.agents() or not may_see_agent(caller, agent):
-        raise Forbidden(FORBIDDEN)
-    with state.open(agent) as db, db.snapshot():
-        session = find_session(db, caller, key, host)
-        if session is None or not visible_sessions(db, caller).sees(session.pk):
+    with resolved(state, caller) as who:
+        agent = agent_of(key)
+        if agent not in state.agents() or not may_see_agent(caller, agent):
             raise Forbidden(FORBIDDEN)
-        yield db, session
+        with who.open(agent) as db, db.snapshot():
+            session = find_session(db, caller, key, host)
+            if session is None or not visible_sessions(db, caller).sees(session.pk):
+                raise Forbidden(FORBIDDEN)
+            yield db, session
 
 
 class VisibleSessions(NamedTuple):

@@ -28,14 +28,14 @@ def test_a_database_appears_whole_or_not_at_all(tmp_path: Path, monkeypatch) -> 
     """Creating an agent's database (WAL, every migration) happens under a temporary name;
     a crash in the middle leaves no file that would read as a broken database."""
     from backscroll.core.state import StateDir
-    from backscroll.core.storage.sqlite import connection
+    from backscroll.core.storage.sqlite import driver
 
     state = StateDir(tmp_path / "state")
 
     def crash(*args, **kwargs) -> None:
         raise KeyboardInterrupt  # as a kill would stop it, between two statements
 
-    monkeypatch.setattr(connection, "migrate", crash)
+    monkeypatch.setattr(driver, "migrate", crash)
     with pytest.raises(KeyboardInterrupt):
         state.open("main", write=True)
     folder = state.db_path("main").parent

@@ -1,4 +1,4 @@
-"""Reader connections kept warm per thread between uses (``storage/sqlite/connection.Handle``):
+"""Reader connections kept warm per thread between uses (``storage/sqlite/handle.Handle``):
 used again only while they still read the same, current file."""
 
 from __future__ import annotations

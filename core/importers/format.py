@@ -68,6 +68,9 @@ class Database:
     locate: Callable[[Path], list[tuple[Path, str | None]]] | None = None
     store: Callable[[AgentWriter, Path, dict[str, Any] | None, str, ImportReport],
                     dict[str, Any]] | None = None
+    # ``locate`` may name databases outside the source folder (a list file there names
+    # them: Crush's ``projects.json``); each is taken when it is a regular file itself
+    outside: bool = False
 
 
 @dataclass(frozen=True)

@@ -108,7 +108,8 @@ def _scan_databases(scan: Scan, name: str, fmt: Doors) -> None:
             except OSError as err:
                 scan.problems.append(f"{file}: cannot be read ({err.strerror or err})")
                 continue
-            if stat.S_ISREG(st.st_mode) and _without_links(source.path, file.parent):
+            if stat.S_ISREG(st.st_mode) and (database.outside
+                                             or _without_links(source.path, file.parent)):
                 scan.files.append(FoundFile(str(file), name, source.agent_for(agent),
                                             combined_stat(str(file), st), database=True))
         return

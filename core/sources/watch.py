@@ -77,6 +77,7 @@ class _Watcher:
             watched = identity
             self.sync(self.sources)
             folders = [s.path for s in self.sources if is_folder(s.path)]
+            folders += [f for f in outside_folders(self.sources) if f not in folders]
             if self.notify is None or not folders:
                 self._poll(identity)
             else:
@@ -98,8 +99,7 @@ class _Watcher:
                     last_full = time.monotonic()
                 elif changes:
                     paths = [Path(path) for _change, path in changes]
-                    self.sync([s for s in self.sources
-                               if any(p.is_relative_to(s.path) for p in paths)])
+                    self.sync(changed_sources(self.sources, paths))
                 if _identity(self._current()) != identity:
                     return  # a folder came, went or was made anew, or the config changed
         except (OSError, RuntimeError) as err:  # the notifier failed: a folder vanished at start
@@ -137,9 +137,39 @@ class _Watcher:
         return sources
 
 
+def outside_folders(sources: list[Source]) -> dict[Path, Source]:
+    """The folders of the databases a source's format locates outside it
+    (``Database.outside``: Crush's project databases, which ``projects.json`` lists), each
+    with its source: watched too, so a write there is seen at once."""
+    found: dict[Path, Source] = {}
+    for source in sources:
+        fmt = formats.get(source.kind)
+        database = fmt.doors.database if fmt is not None else None
+        if database is None or not database.outside or database.locate is None:
+            continue
+        try:
+            located = database.locate(source.path)
+        except OSError:
+            continue
+        for file, _agent in located:
+            if not file.is_relative_to(source.path) and is_folder(file.parent):
+                found.setdefault(file.parent, source)
+    return found
+
+
+def changed_sources(sources: list[Source], paths: list[Path]) -> list[Source]:
+    """The sources a change at ``paths`` concerns: under a source, or in a folder of a
+    database it locates outside itself."""
+    outside = outside_folders(sources) if any(
+        not any(p.is_relative_to(s.path) for s in sources) for p in paths) else {}
+    return [s for s in sources if any(p.is_relative_to(s.path) or outside.get(p.parent) == s
+                                      for p in paths)]
+
+
 def _identity(sources: list[Source]) -> tuple:
-    """The sources and their folders' identity: a folder made anew is another folder."""
-    identity = []
+    """The sources and their folders' identity: a folder made anew is another folder; and
+    the folders located outside them (a project Crush lists anew is watched)."""
+    identity: list[Any] = [tuple(sorted(outside_folders(sources)))]
     for source in sources:
         try:
             st = source.path.stat()

@@ -13,7 +13,7 @@ SDK (the optional extra ``backscroll[mcp]``); the CLI imports it when ``backscro
   stray print (ours, a library's, a child process's) can never corrupt a frame.
 - **Long-lived**: the core's blocking calls run off the event loop on a few threads that live
   as long as the connection (``_workers``), so the reader connections each thread keeps
-  warm (``storage/sqlite/connection.Handle``) serve call after call; the visible-set cache and the
+  warm (``storage/sqlite/handle.Handle``) serve call after call; the visible-set cache and the
   config live as long as the process.
 """
 

@@ -12,7 +12,7 @@ from ...query import ParsedQuery
 from ..model import BranchRow, CardFilter, MatchFilters, SessionFilter, SessionRow
 from ..stored import parse_events
 from .fts import compile_query
-from .matching import Match
+from .matching import Matching
 from .reads import SESSION_COLUMNS, session_row
 
 CARD_COLUMNS = f"{SESSION_COLUMNS}, cwd, title, index_rows, last_message_at, host"
@@ -49,7 +49,7 @@ def card_clause(cards: CardFilter, params: dict[str, Any]) -> list[str]:
     return where
 
 
-class BrowseReads(Match):
+class BrowseReads(Matching):
     def session_cards(
         self, sessions: SessionFilter, cards: CardFilter = CardFilter(), limit: int | None = None
     ) -> list[SessionRow]:

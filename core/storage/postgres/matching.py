@@ -42,7 +42,7 @@ class _Checked:
     freqs: list[int]
 
 
-class Match(Reads):
+class Matching(Reads):
     def match(
         self,
         query: ParsedQuery,

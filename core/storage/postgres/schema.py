@@ -111,7 +111,7 @@ MIGRATIONS: list[Step] = [
     );
 
     -- bm25's document frequencies: how many exact index rows of the agent hold each lexeme,
-    -- kept by the write path in the same transactions as the rows (match.py reads them).
+    -- kept by the write path in the same transactions as the rows (matching.py reads them).
     CREATE TABLE lexeme_df (
         agent_id text NOT NULL REFERENCES agents ON DELETE CASCADE,
         lexeme   text COLLATE "C" NOT NULL,

@@ -4,7 +4,7 @@
 or changes a file); ``open(agent, write=True)`` a writer (creates the folders 0700 and the
 file 0600 whatever the umask, tightens looser ones of its own, sets WAL, migrates). One
 ``AgentReader``/``AgentWriter`` wraps one connection: use one per thread. A reader's
-connection is kept by its thread for the next reader of the same file (``connection.Handle``).
+connection is kept by its thread for the next reader of the same file (``handle.Handle``).
 The writer classes load on first use (``writer.py``): a process that only searches never
 imports the write path.
 """
@@ -22,7 +22,7 @@ from ...errors import StoreError, ValidationError
 from ...keys import check_agent_id
 from ..model import default_host
 from .browsing import BrowseReads
-from .connection import connect
+from .driver import connect
 from .sources import SourceReads
 
 if TYPE_CHECKING:

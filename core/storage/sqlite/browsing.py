@@ -12,8 +12,8 @@ from ...bounds import decode_json
 from ...errors import ValidationError
 from ...query import ParsedQuery
 from ..model import BranchRow, CardFilter, MatchFilters, SessionFilter, SessionRow
-from .matching import _body, _filter_sql, own_tag
-from .reads import SESSION_COLUMNS, SESSIONS_JOIN, Reads
+from .matching import Matching, _body, _filter_sql
+from .reads import SESSION_COLUMNS, SESSIONS_JOIN, own_tag
 
 CARD_COLUMNS = f"{SESSION_COLUMNS}, s.cwd, s.title, i.rows, s.last_message_at"
 ACTIVITY = "coalesce(s.last_message_at, s.updated_at)"  # as sessions_by_activity indexes it
@@ -49,7 +49,7 @@ def card_clause(cards: CardFilter) -> tuple[list[str], list[Any]]:
     return where, params
 
 
-class BrowseReads(Reads):
+class BrowseReads(Matching):
     def session_cards(
         self, sessions: SessionFilter, cards: CardFilter = CardFilter(), limit: int | None = None
     ) -> list[SessionRow]:

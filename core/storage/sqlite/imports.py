@@ -10,7 +10,7 @@ from typing import Any, Iterator
 from ...keys import normalize_key
 from ..model import Imported, SessionMeta
 from ..writeplan import ImportPlan, carry_out_import
-from .connection import sqlite_errors
+from .driver import sqlite_errors
 from .writes import Writes
 
 # Events per transaction of an import (``importing``): a commit per session was a third of

@@ -25,16 +25,15 @@ from __future__ import annotations
 
 import heapq
 import json
-import sqlite3
 from itertools import islice
-from pathlib import Path
 from typing import Any, Callable, Iterable, NamedTuple
 
 from ...indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT
 from ...query import ParsedQuery
 from ...rank import holding
 from ..model import CorpusStats, Matches, MatchFilters, MatchRow, PartCount, SessionScope
-from .connection import sqlite_errors
+from .driver import sqlite_errors
+from .reads import SUMS, Reads, own_tag, tree_tag
 
 MAX_TAGS = 48  # scope tags in one MATCH expression (an OR of tags costs per tag and per row)
 # Estimated FTS5 work (tokens x matches of the rarest token) a query may cost before only the
@@ -43,21 +42,6 @@ WORK_BUDGET = 60_000
 # "chunks" costs about CHUNK_COST row lookups of "stream" per session named: the planner
 # takes whichever of the two should pass over fewer rows.
 CHUNK_COST = 120
-# Every session's index rows and characters, summed (what index_totals keeps: schema.py, 8).
-SUMS = "SELECT coalesce(sum(rows), 0), coalesce(sum(chars), 0) FROM index_state"
-
-
-def own_tag(pk: int) -> str:
-    return f"s{pk}"
-
-
-def tree_tag(pk: int) -> str:
-    return f"t{pk}"
-
-
-def scope_text(pk: int, tree: str) -> str:
-    """The scope column of a row of session ``pk`` whose stored tree is ``tree``."""
-    return " ".join([own_tag(pk)] + [tree_tag(int(p)) for p in tree.split()])
 
 
 class _Group(NamedTuple):
@@ -119,11 +103,8 @@ def _tags(pks: Iterable[int]) -> tuple[str, ...]:
     return tuple(own_tag(p) for p in sorted(pks))
 
 
-class Matching:
-    """Matching methods of the reader and writer classes (``self.conn``, ``self.path``)."""
-
-    conn: sqlite3.Connection
-    path: Path
+class Matching(Reads):
+    """Matching methods of the reader and writer classes, over the reads."""
 
     def match(
         self,
@@ -189,9 +170,6 @@ class Matching:
         return Matches(rows, windowed, stats, bound >> ROWID_SHIFT if cut and bound else None)
 
     # ------------------------------------------------------------------ the steps
-
-    def _one(self, sql: str, params: Any = ()) -> Any:
-        return self.conn.execute(sql, params).fetchone()
 
     def _totals(self, scope: SessionScope) -> tuple[int, int]:
         """Rows and characters of the visible sessions: summed over them when they are the

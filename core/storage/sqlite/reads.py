@@ -13,8 +13,8 @@ from ...indexer import INDEXER_VERSION, IndexRow
 from ...keys import INCOGNITO_KINDS
 from ..model import IDLE, Progress, SessionBrief, SessionRow, default_host
 from ..stored import parse_events
-from .connection import Handle, sqlite_errors
-from .matching import SUMS, Matching, scope_text
+from .driver import sqlite_errors
+from .handle import Handle
 from .schema import LINK_INDEXES
 
 # The one formulation of "reconciliation has work here" (``SessionRow.pending`` in Python):
@@ -25,9 +25,24 @@ SESSION_COLUMNS = """s.pk, s.key, s.session_id, s.spawned_by, s.parent_key, s.la
     s.created_at, s.updated_at, s.last_seq, s.leaf_id, i.state, i.indexed_seq,
     i.indexer_version, i.problems"""
 SESSIONS_JOIN = "FROM sessions s JOIN index_state i ON i.session_pk = s.pk"
+# Every session's index rows and characters, summed (what index_totals keeps: schema.py, 8).
+SUMS = "SELECT coalesce(sum(rows), 0), coalesce(sum(chars), 0) FROM index_state"
 
 
-class Reads(Handle, Matching):
+def own_tag(pk: int) -> str:
+    return f"s{pk}"
+
+
+def tree_tag(pk: int) -> str:
+    return f"t{pk}"
+
+
+def scope_text(pk: int, tree: str) -> str:
+    """The scope column of a row of session ``pk`` whose stored tree is ``tree``."""
+    return " ".join([own_tag(pk)] + [tree_tag(int(p)) for p in tree.split()])
+
+
+class Reads(Handle):
     """Reading methods; ``self.conn`` is a connection in autocommit mode."""
 
     conn: sqlite3.Connection

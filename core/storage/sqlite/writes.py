@@ -17,9 +17,8 @@ from ...visibility import SessionLink
 from ..model import AppendResult, BranchRow, SessionMeta, now_ms
 from ..stored import id_spellings, in_log_order, names_as_parent, stored_entry_id
 from ..writeplan import Head, body_of, carry_out_append
-from .connection import BUSY_TIMEOUT_S, sqlite_errors
-from .matching import scope_text
-from .reads import Reads
+from .driver import BUSY_TIMEOUT_S, sqlite_errors
+from .reads import Reads, scope_text
 from .schema import CWD_COLUMN, SUMMARY_COLUMNS
 
 CHECKPOINT_WAIT_MS = 1000  # how long a purge waits for readers to leave the log

@@ -1,17 +1,16 @@
-"""Opening one agent's SQLite file: writers migrate it, readers never write to it.
+"""Connections to one agent's SQLite file: writers migrate it, readers never write to it.
 
 A writer connection creates the folder (0700) and the file, sets WAL and brings the schema up
 to date. A reader connection is opened ``mode=ro``: it never creates, migrates or changes a
 file, and refuses one it cannot read in one sentence (empty, older or newer schema, not
-SQLite). Every SQLite failure becomes a ``StoreError`` naming the file. A reader's connection
-is kept by its thread and handed to the next reader of the same file (``Handle``).
+SQLite). Every SQLite failure becomes a ``StoreError`` naming the file (``sqlite_errors``).
+The same job as PostgreSQL's ``driver.py``; the per-agent handle that holds a connection is
+``handle.py`` on both backends.
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import threading
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -71,89 +70,14 @@ def connect(path: Path, write: bool) -> sqlite3.Connection:
                 conn.execute(f"PRAGMA secure_delete = {'ON' if SECURE_DELETE else 'OFF'}")
                 migrate(conn, str(path))
             else:
-                _check_readable(conn, path)
+                check_readable(conn, path)
         except BaseException:
             conn.close()
             raise
     return conn
 
 
-class _Idle(threading.local):
-    """Read-only connections this thread finished with, by path, with the file they opened."""
-
-    def __init__(self) -> None:
-        self.readers: dict[str, tuple[tuple[int, ...], sqlite3.Connection]] = {}
-
-
-_idle = _Idle()
-READERS_KEPT = 8
-
-
-def _identity(path: Path) -> tuple[int, ...]:
-    """The file as last written outside SQLite's own log: another file, or this one
-    rewritten (a checkpoint, a copy over it), is not the file a kept connection opened."""
-    try:
-        found = os.stat(path)
-    except OSError:
-        return (-1,)
-    return (found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns)
-
-
-class Handle:
-    """One connection to one agent's database; the reader and writer classes add methods.
-
-    A reader's connection is kept by its thread when closed, and handed to the next reader of
-    the same file (if it is still that file and still readable): searching again finds
-    SQLite's page cache and prepared statements warm instead of opening the file anew.
-    """
-
-    def __init__(self, path: Path, agent_id: str, write: bool) -> None:
-        self.path = path
-        self.agent_id = agent_id
-        self.write = write
-        self.closed = False
-        self.identity = _identity(path)
-        kept = None if write else _idle.readers.pop(str(path), None)
-        if kept is not None and kept[0] == self.identity:
-            try:
-                with sqlite_errors(path):
-                    _check_readable(kept[1], path)
-            except BaseException:
-                kept[1].close()
-                raise
-            self.conn = kept[1]
-            return
-        if kept is not None:
-            kept[1].close()
-        self.conn = connect(path, write)
-
-    @property
-    def location(self) -> str:
-        return str(self.path)
-
-    def close(self) -> None:
-        if self.closed:
-            return
-        self.closed = True
-        if self.write or self.conn.in_transaction:
-            self.conn.close()
-            return
-        readers = _idle.readers
-        if len(readers) >= READERS_KEPT:
-            readers.pop(next(iter(readers)))[1].close()
-        previous = readers.pop(str(self.path), None)
-        if previous is not None and previous[1] is not self.conn:
-            previous[1].close()
-        readers[str(self.path)] = (self.identity, self.conn)
-
-    def __enter__(self):  # noqa: ANN204 - returns the concrete class
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _check_readable(conn: sqlite3.Connection, path: Path) -> None:
+def check_readable(conn: sqlite3.Connection, path: Path) -> None:
     state = recorded(conn)
     done = check(state, str(path))
     if state.version == 0:

@@ -1,0 +1,1 @@
+"""Crush (charmbracelet/crush): one ``crush.db`` per project, listed in ``projects.json``."""

@@ -1,0 +1,1 @@
+"""Goose (block/goose): its sessions database ``sessions.db`` and the older ``*.jsonl``."""
