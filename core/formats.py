@@ -32,6 +32,15 @@ GOOSE_ID = r"[0-9]{8}_[0-9]{1,9}"
 # Crush's session ids: UUIDs (charmbracelet/crush internal/session/session.go)
 
 
+def _vscode_folders(extension: str) -> tuple[str, ...]:
+    """A VS Code extension's task folders under the home in VS Code's builds and forks
+    (Linux, then macOS), but the first (its ``Format``'s own default)."""
+    hosts = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
+    bases = [".config", "Library/Application Support"]
+    return tuple(f"{base}/{host}/User/globalStorage/{extension}/tasks"
+                 for base in bases for host in hosts)[1:]
+
+
 class Format(NamedTuple):
     """One transcript format, as the rest of backscroll knows it."""
 
@@ -67,6 +76,9 @@ class Format(NamedTuple):
     # under the home: OpenClaw's ``~/.openclaw-<profile>``, its legacy ``~/.clawdbot``),
     # detected only when they exist.
     other_homes: tuple[str, ...] = ()
+    # False: the tool keeps no folder of its own (Aider writes into each project): it is read
+    # only from folders a person adds (``sources add``), never looked for in the home.
+    detected: bool = True
 
     @property
     def store_kind(self) -> str:
@@ -135,6 +147,16 @@ FORMATS: list[Format] = [
     Format("crush", "Crush", "crush", _IMPORTERS + "crush.format", "XDG_DATA_HOME",
            ".local/share", "crush", stored=("crush",), resume=("crush", "--session"),
            folder_env="CRUSH_GLOBAL_DATA"),
+    Format("cline", "Cline", "cline", _IMPORTERS + "cline.format", "",
+           ".config/Code/User/globalStorage/saoudrizwan.claude-dev", "tasks", stored=("cline",),
+           more_folders=_vscode_folders("saoudrizwan.claude-dev") + (".cline/data/tasks",)),
+    Format("roo-code", "Roo Code", "roo-code", _IMPORTERS + "cline.roo_format", "",
+           ".config/Code/User/globalStorage/rooveterinaryinc.roo-cline", "tasks",
+           stored=("roo-code",), more_folders=_vscode_folders("rooveterinaryinc.roo-cline")),
+    Format("continue", "Continue", "continue", _IMPORTERS + "continue_dev.format",
+           "CONTINUE_GLOBAL_DIR", ".continue", "sessions", stored=("continue",)),
+    Format("aider", "Aider", "aider", _IMPORTERS + "aider.format", "", "", stored=("aider",),
+           detected=False),
 ]
 
 

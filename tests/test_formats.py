@@ -115,6 +115,7 @@ def test_the_registry_agrees_with_the_packages() -> None:
     assert {"opencode", "kilo"} <= set(by_name)
     assert {"gemini", "copilot"} <= set(by_name)
     assert {"qwen-code", "cursor", "droid"} <= set(by_name)
+    assert {"cline", "roo-code", "continue", "aider"} <= set(by_name)
     assert by_name["claude-code"].default_agent == CLAUDE_AGENT
     assert by_name["claude-code"].stored == (CLAUDE_SOURCE,)
     assert by_name["codex"].default_agent == CODEX_AGENT

@@ -98,6 +98,11 @@ class Doors:
     # A format whose transcripts are SQLite databases: ``follow`` is not used for them; the
     # sync reads each changed database through ``database.read_new`` (sqlite_source.py)
     database: Database | None = None
+    # Its transcripts are whole documents the tool rewrites on every change (a JSON file, not
+    # a log of lines): sync reads none of their lines, the follower is given none and reads
+    # the file itself each time it changes (a carry not None: it was read before), recognising
+    # what is stored by derived ids (``importers/whole.py``).
+    whole: bool = False
 
     def import_into(self, state: StateDir, path: Path | str, agent: str | None) -> ImportReport:
         """``backscroll import NAME PATH``: with the command line's options."""

@@ -50,6 +50,8 @@ def default_folders() -> list[Source]:
     home = Path.home()
     found: list[Source] = []
     for f in formats.known():
+        if not f.detected:  # no folder of its own: only the folders a person adds
+            continue
         found.append(Source(f.name, f.default_folder(os.environ, home)))
         found += [Source(f.name, home / more) for more in f.more_folders
                   if is_folder(home / more)]

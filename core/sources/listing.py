@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import formats
 from ..fanout import for_each_agent
 from ..redact import redact
 from ..state import StateDir
@@ -50,8 +51,19 @@ def sources_status(state: StateDir) -> list[SourceStatus]:
     """Every source, including default folders that do not exist (so a person sees where
     backscroll looks)."""
     known, syncs = _remembered(state)
-    return [_status(source, known, syncs.get(source.root))
-            for source in all_sources(state.path, include_missing=True)]
+    sources = all_sources(state.path, include_missing=True)
+    return [_status(source, known, syncs.get(source.root)) for source in sources] + [
+        _not_detected(fmt.name, fmt.label) for fmt in formats.known()
+        if not fmt.detected and not any(s.kind == fmt.name for s in sources)]
+
+
+def _not_detected(kind: str, label: str) -> SourceStatus:
+    """A format read only from folders a person adds (``Format.detected`` False): how to add
+    one, and that the home is not searched for it."""
+    home = Path.home()
+    return SourceStatus(Source(kind, home, origin="opt-in"), False, 0, 0, 0, 0, None, [
+        f"{label} keeps no folder of its own: add the folders it ran in "
+        f"(`backscroll sources add {kind} ~/code`); the home is not searched"])
 
 
 def _status(source: Source, known: dict[str, FileState], last_sync: int | None) -> SourceStatus:

@@ -236,7 +236,7 @@ class _Follower:
         for attempt in (1, 2):
             file_report = ImportReport()
             try:
-                chunk = None if found.is_store or found.database else read_new(
+                chunk = None if found.is_store or found.database or _whole(found) else read_new(
                     path, before, from_start or attempt == 2, resume_long=attempt == 1,
                     whole=attempt == 2)
             except ReadProblem as err:
@@ -337,6 +337,9 @@ class _Follower:
             assert fmt.doors.database is not None
             return follow_database(self.db, found, self.carry if before else None, report,
                                    fmt.doors.database, deleted_mod.deleted_keys(self.deleted))
+        if chunk is None and not found.is_store:  # a whole file: it reads itself
+            return fmt.doors.follow(self.db, found, [], self.carry if before else None, report,
+                                    self.memo)
         if chunk is None:  # a session store: read whole, every time it changes (said then)
             assert fmt.doors.follow_store is not None
             fmt.doors.follow_store(self.db, found, report, deleted_mod.deleted_keys(self.deleted),
@@ -378,6 +381,12 @@ def _state(root: str, found: FoundFile, chunk: Chunk | None, followed: Followed,
         synced_at=now_ms(),
         problem=problem,
     )
+
+
+def _whole(found: FoundFile) -> bool:
+    """A file its format reads whole itself, every time it changes (``Doors.whole``)."""
+    fmt = formats.of_kind(found.kind)
+    return fmt is not None and fmt.doors.whole
 
 
 def _read_on_later(chunk: Chunk | None, followed: Followed) -> bool:

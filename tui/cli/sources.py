@@ -194,6 +194,7 @@ def _print_sources(statuses: list[SourceStatus]) -> None:
         dim = "" if status.present else "[dim]"
         table.add_row(
             f"{dim}{source.kind}",
+            "[dim](none: add a folder)" if source.origin == "opt-in" else
             f"{dim}{said(source.root)}"
             + ("" if source.origin == "detected" else " [dim](config)"),
             escape(source.agent or ("per folder" if source.per_folder else source.agent_for())),

@@ -77,7 +77,8 @@ def empty_state_text(path: str, statuses: list[SourceStatus] | None, key: str,
             text.append(key, style="bold cyan")
             text.append(" to take them in and follow them while this is open.\n\n", style="dim")
     else:
-        looked = ", ".join(home_relative(s.source.root) for s in statuses)
+        looked = ", ".join(home_relative(s.source.root) for s in statuses
+                           if s.source.origin != "opt-in")  # (no folder of its own)
         text.append(f"No transcript folders found (looked in {printable(looked, True)}).\n",
                     style="dim")
         text.append("Add one:            ", style="dim")
