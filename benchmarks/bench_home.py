@@ -403,6 +403,7 @@ def watch_latency(env: dict[str, str], state: StateDir, home: Path,
                 started = time.perf_counter()
                 write(word)
                 latency[kind].append(wait_found(state, word, started))
+                print(f"  watch {kind}: {latency[kind][-1] * 1000:,.0f} ms", flush=True)
                 time.sleep(0.2)  # apart, as messages come
     finally:
         if watcher.poll() is None:
