@@ -1,0 +1,532 @@
+"""A fake home holding every format at realistic sizes, synced as whole processes (not a test).
+
+Builds (or reuses, under ``--cache``) a home where each format's files sit in that format's
+real layout, made by the tests' and the other benchmarks' own builders (imported, not copied):
+a ~600 MB OpenCode ``opencode.db`` in WAL mode, ~3,000 Claude Code files, hundreds of Codex
+rollouts, OpenClaw agents, and some hundred MB across the other formats; ``--scale`` shrinks
+everything (``--scale 0.1`` for a quick run). Then, with ``HOME`` pointed at it and a fresh
+state dir, as whole processes (``python -m backscroll.tui.cli sync --json``):
+
+- the first sync: wall time, messages/s, the child's peak RSS; then the index is finished
+  in-process (``reconcile_all``) and timed;
+- a no-change sync of the whole home, p50 / p95 over ``--runs`` (the goal: at most 1 s);
+- ``backscroll watch`` latency, p50 / p95 over ``--runs``: a message with a unique word
+  appended to a Claude Code file (JSONL) and one inserted into ``opencode.db`` from a writer
+  connection (SQLite, WAL), each timed from the write until ``sessions_search`` (polled every
+  10 ms) finds it;
+- what each format's scan costs in a no-change sync (in-process, the registry cut to that one
+  format), to say where the second goes;
+
+against a baseline run in the same minute: ``rg -c WORD`` over the home (a Python grep when
+ripgrep is missing). The machine's load is printed before and after. Every child has a
+timeout. A format of the registry with no generator in ``GENERATORS`` is listed as "not in this
+run"; adding one is one small function and one line in that table.
+
+    .venv/bin/python benchmarks/bench_home.py [--scale 1] [--runs 10] [--cache DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import signal
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from backscroll.core import formats  # noqa: E402
+from backscroll.core.reconcile import reconcile_all  # noqa: E402
+from backscroll.core.search import SearchRequest, sessions_search  # noqa: E402
+from backscroll.core.sources import sync_sources  # noqa: E402
+from backscroll.core.state import StateDir  # noqa: E402
+from backscroll.core.visibility import OPERATOR  # noqa: E402
+
+DATA = Path("/work/shared/data")
+CLI = [sys.executable, "-m", "backscroll.tui.cli"]
+SYNC_TIMEOUT = 3600  # the first sync of a full-size home on a slow machine
+QUIET_TIMEOUT = 120
+FOUND_TIMEOUT = 30.0
+
+
+def n_of(count: float, scale: float) -> int:
+    return max(1, round(count * scale))
+
+
+def new_uuid(rng: random.Random) -> str:
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+def copies(template: Path, old_id: str, n: int, where: Callable[[str], Path],
+           rng: random.Random) -> int:
+    """``n`` copies of ``template``, each with its session id ``old_id`` replaced by a new one
+    (in its name and in its lines), at ``where(new_id)``; the bytes written."""
+    body = template.read_bytes()
+    written = 0
+    for _ in range(n):
+        sid = new_uuid(rng)
+        path = where(sid)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(body.replace(old_id.encode(), sid.encode()))
+        written += len(body)
+    return written
+
+
+def first_value(path: Path, key: str) -> str:
+    for line in path.read_text().splitlines():
+        value = json.loads(line).get(key) if line.strip() else None
+        if isinstance(value, str):
+            return value
+    raise ValueError(f"{path}: no {key}")
+
+
+# --------------------------------------------------------------------- one generator a format
+# Each takes (home, scale, rng) and returns the bytes it wrote. They import their builders
+# when called: a format whose test or sample is missing is "not in this run", not a crash.
+
+
+def gen_claude_code(home: Path, scale: float, rng: random.Random) -> int:
+    """~3,000 session files in ~60 project folders, from the real samples (fakehome's):
+    half short, a third tool-heavy, some with subagents, 1 % the 2.7 MB one."""
+    from tests.fakehome import CC_MAIN
+    samples = DATA / "claude-code"
+    mix = [("short.jsonl", 0.5), ("tool_heavy.jsonl", 0.35), ("subagent.jsonl", 0.14),
+           (f"{CC_MAIN}.jsonl", 0.01)]
+    written, total = 0, n_of(3000, scale)
+    root = home / ".claude" / "projects"
+    for name, share in mix:
+        template = samples / name
+        old = first_value(template, "sessionId")
+        written += copies(template, old, n_of(total * share, 1), lambda sid: root / (
+            f"-home-me-project{rng.randrange(n_of(60, scale))}") / f"{sid}.jsonl", rng)
+    return written
+
+
+def gen_codex(home: Path, scale: float, rng: random.Random) -> int:
+    """Hundreds of rollouts (the real 750 KB sample) in ``sessions/YYYY/MM/DD``."""
+    from tests.fakehome import ROLLOUT
+    old = ROLLOUT.removesuffix(".jsonl").split("-", 6)[-1]
+    return copies(DATA / "codex" / ROLLOUT, old, n_of(200, scale), lambda sid: (
+        home / ".codex" / "sessions" / "2026" / f"{rng.randrange(1, 13):02d}"
+        / f"{rng.randrange(1, 29):02d}" / f"rollout-2026-05-11T11-26-55-{sid}.jsonl"), rng)
+
+
+def gen_openclaw(home: Path, scale: float, rng: random.Random) -> int:
+    """The two real agents' session folders (with their ``sessions.json``), as many agents."""
+    written = 0
+    for i in range(n_of(20, scale)):
+        for name in ("chairong", "reinforcementsleeping_main"):
+            target = home / ".openclaw" / "agents" / f"{name}{i}" / "sessions"
+            shutil.copytree(DATA / "openclaw" / name, target)
+            written += sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
+    return written
+
+
+def _pi_like(home: Path, scale: float, rng: random.Random, which: str) -> int:
+    from tests import test_import_pi as pi
+    template, old = (pi.PI_FILE, pi.PI_ID) if which == "pi" else (pi.OMP_FILE, pi.OMP_ID)
+    folder = home / f".{which}" / "agent" / "sessions" / pi.PROJECT
+    stamp = template.name.split("_")[0]
+    return copies(template, old, n_of(60, scale), lambda sid: folder / f"{stamp}_{sid}.jsonl",
+                  rng)
+
+
+def gen_pi(home: Path, scale: float, rng: random.Random) -> int:
+    return _pi_like(home, scale, rng, "pi")
+
+
+def gen_omp(home: Path, scale: float, rng: random.Random) -> int:
+    return _pi_like(home, scale, rng, "omp")
+
+
+def _opencode_db(path: Path, mb: float) -> int:
+    from benchmarks.bench_opencode import build
+    from tests.test_import_opencode import Agent
+    agent = Agent(path)
+    build(agent, max(1, round(mb)))
+    agent.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    agent.conn.close()
+    return path.stat().st_size
+
+
+def gen_opencode(home: Path, scale: float, rng: random.Random) -> int:
+    """``opencode.db`` of ~600 MB (bench_opencode's sessions of 40 messages)."""
+    return _opencode_db(home / ".local/share/opencode/opencode.db", 600 * scale)
+
+
+def gen_kilo(home: Path, scale: float, rng: random.Random) -> int:
+    return _opencode_db(home / ".local/share/kilo/kilo.db", 30 * scale)
+
+
+def gen_gemini(home: Path, scale: float, rng: random.Random) -> int:
+    """Upsert logs (bench_gemini_copilot's, each answer written twice) in project folders."""
+    from benchmarks.bench_gemini_copilot import SID, _gemini
+    with tempfile.TemporaryDirectory() as tmp:
+        template = _gemini(Path(tmp), 300)
+        return copies(template, SID, n_of(60, scale), lambda sid: (
+            home / ".gemini" / "tmp" / f"proj{rng.randrange(8)}" / "chats"
+            / f"session-2026-05-01T10-00-{sid[:8]}.jsonl"), rng)
+
+
+def gen_copilot(home: Path, scale: float, rng: random.Random) -> int:
+    from benchmarks.bench_gemini_copilot import SID, _copilot
+    with tempfile.TemporaryDirectory() as tmp:
+        template = _copilot(Path(tmp) / "s", 300)
+        return copies(template, SID, n_of(60, scale), lambda sid: (
+            home / ".copilot" / "session-state" / sid / "events.jsonl"), rng)
+
+
+def gen_qwen_code(home: Path, scale: float, rng: random.Random) -> int:
+    from benchmarks.bench_appended_formats import SID, qwen_chat
+    with tempfile.TemporaryDirectory() as tmp:
+        template = qwen_chat(Path(tmp), 1000) / "projects/p/chats" / f"{SID}.jsonl"
+        return copies(template, SID, n_of(60, scale), lambda sid: (
+            home / ".qwen" / "projects" / f"p{rng.randrange(8)}" / "chats" / f"{sid}.jsonl"), rng)
+
+
+def gen_cursor(home: Path, scale: float, rng: random.Random) -> int:
+    from benchmarks.bench_appended_formats import SID, cursor_transcript
+    with tempfile.TemporaryDirectory() as tmp:
+        template = (cursor_transcript(Path(tmp), 1000) / "p" / "agent-transcripts" / SID
+                    / f"{SID}.jsonl")
+        return copies(template, SID, n_of(60, scale), lambda sid: (
+            home / ".cursor" / "projects" / f"home-dev-p{rng.randrange(8)}" / "agent-transcripts"
+            / sid / f"{sid}.jsonl"), rng)
+
+
+def gen_cursor_editor(home: Path, scale: float, rng: random.Random) -> int:
+    """The editor's global ``state.vscdb`` (bench_cursor_zed's composers and other keys)."""
+    from benchmarks.bench_cursor_zed import cursor_db
+    path = home / ".config" / "Cursor" / "User" / "globalStorage" / "state.vscdb"
+    path.parent.mkdir(parents=True)
+    cursor_db(path, n_of(600, scale), 50)
+    return path.stat().st_size
+
+
+def gen_zed(home: Path, scale: float, rng: random.Random) -> int:
+    from benchmarks.bench_cursor_zed import zed_db
+    path = home / ".local" / "share" / "zed" / "threads" / "threads.db"
+    path.parent.mkdir(parents=True)
+    zed_db(path, n_of(400, scale), 100)
+    return path.stat().st_size
+
+
+def gen_droid(home: Path, scale: float, rng: random.Random) -> int:
+    from tests.appended_formats import write_lines
+    from tests.test_import_droid import SID, message, start, text
+    lines = [start()] + [
+        message(f"m{i}", f"m{i - 1}" if i else None, i % 60, ("user", "assistant")[i % 2],
+                text(f"turn {i} of the refund flow " * 20)) for i in range(200)]
+    with tempfile.TemporaryDirectory() as tmp:
+        template = write_lines(Path(tmp) / "t.jsonl", *lines)
+        return copies(template, SID, n_of(200, scale), lambda sid: (
+            home / ".factory" / "sessions" / f"-home-dev-p{rng.randrange(8)}" / f"{sid}.jsonl"),
+            rng)
+
+
+GENERATORS: dict[str, Callable[[Path, float, random.Random], int]] = {
+    "claude-code": gen_claude_code,
+    "codex": gen_codex,
+    "openclaw": gen_openclaw,
+    "pi": gen_pi,
+    "omp": gen_omp,
+    "opencode": gen_opencode,
+    "kilo": gen_kilo,
+    "gemini": gen_gemini,
+    "copilot": gen_copilot,
+    "qwen-code": gen_qwen_code,
+    "cursor": gen_cursor,
+    "cursor-editor": gen_cursor_editor,
+    "zed": gen_zed,
+    "droid": gen_droid,
+}
+
+
+def build_home(home: Path, scale: float) -> dict[str, str]:
+    """Each format's generator in turn; per format, what it made or why it is not there."""
+    made: dict[str, str] = {}
+    for fmt in formats.known():
+        make = GENERATORS.get(fmt.name)
+        if make is None:
+            made[fmt.name] = "not in this run (no generator)"
+            continue
+        started = time.perf_counter()
+        try:
+            size = make(home, scale, random.Random(fmt.name))
+        except BaseException as err:  # noqa: BLE001 - a missing sample or test (pytest.skip)
+            if isinstance(err, KeyboardInterrupt):
+                raise
+            made[fmt.name] = f"not in this run ({type(err).__name__}: {err})"[:120]
+            continue
+        made[fmt.name] = f"{size / 1e6:,.0f} MB, built in {time.perf_counter() - started:.0f} s"
+        print(f"  {fmt.name:<14} {made[fmt.name]}", flush=True)
+    return made
+
+
+# ------------------------------------------------------------------------------ measuring
+
+
+def p50_p95(samples: list[float]) -> str:
+    if not samples:
+        return "no sample"
+    ordered = sorted(samples)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return f"p50 {statistics.median(ordered) * 1000:,.0f} ms, p95 {p95 * 1000:,.0f} ms"
+
+
+def run_sync(env: dict[str, str], timeout: float) -> tuple[float, dict]:
+    started = time.perf_counter()
+    done = subprocess.run([*CLI, "sync", "--json"], env=env, capture_output=True, text=True,
+                          timeout=timeout)
+    took = time.perf_counter() - started
+    if done.returncode:
+        raise SystemExit(f"sync failed ({done.returncode}): {done.stderr[-2000:]}")
+    return took, json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def wait_indexed(state: StateDir, started: float, limit: float = 3600) -> float:
+    """Seconds from ``started`` until no agent has a reconciler running (the first sync left
+    one in the background per agent) and nothing is left to index."""
+    while time.perf_counter() - started < limit:
+        reconcile_all(state)  # what no background reconciler holds, here
+        running = False
+        for agent in state.agents():
+            with state.open(agent) as db:
+                running = running or db.read_progress().running
+        if not running:
+            break
+        time.sleep(0.5)
+    return time.perf_counter() - started
+
+
+def timed(command: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    subprocess.run(command, env=env, capture_output=True, timeout=QUIET_TIMEOUT, check=True)
+    return time.perf_counter() - started
+
+
+def found(state: StateDir, word: str) -> bool:
+    try:
+        return bool(sessions_search(state, SearchRequest(query=word), OPERATOR).results)
+    except Exception:  # noqa: BLE001 - a database being written
+        return False
+
+
+def wait_found(state: StateDir, word: str, started: float, limit: float = FOUND_TIMEOUT) -> float:
+    """Seconds from ``started`` until a search finds ``word`` (polled every 10 ms), or inf."""
+    while not found(state, word):
+        if time.perf_counter() - started > limit:
+            return float("inf")
+        time.sleep(0.01)
+    return time.perf_counter() - started
+
+
+def baseline(home: Path) -> tuple[str, float]:
+    """Seconds to grep the whole home for a word it does not hold (rg, else Python)."""
+    word = "absent" + uuid.uuid4().hex[:10]
+    started = time.perf_counter()
+    if shutil.which("rg"):
+        subprocess.run(["rg", "-c", "--hidden", "--no-ignore", "-a", word, str(home)],
+                       capture_output=True, timeout=600)
+        return "rg -c WORD", time.perf_counter() - started
+    needle = word.encode()
+    for path in home.rglob("*"):
+        if path.is_file():
+            with path.open("rb") as handle:
+                while chunk := handle.read(1 << 20):
+                    if needle in chunk:
+                        break
+    return "Python grep", time.perf_counter() - started
+
+
+class Writers:
+    """Where a new message goes: a Claude Code file (append) and opencode.db (insert)."""
+
+    def __init__(self, home: Path) -> None:
+        from tests.test_import_opencode import Agent
+        self.claude = min((home / ".claude" / "projects").rglob("*.jsonl"))
+        db = home / ".local/share/opencode/opencode.db"
+        self.opencode = None
+        if db.is_file():
+            agent = Agent.__new__(Agent)  # the writer side of an existing database
+            agent.path = db
+            agent.conn = sqlite3.connect(db, isolation_level=None)
+            agent.conn.execute("PRAGMA journal_mode=WAL")
+            agent.n = 10**9 + random.randrange(10**9)  # ids apart from the build's
+            self.sid = agent.conn.execute("SELECT id FROM session LIMIT 1").fetchone()[0]
+            self.opencode = agent
+
+    def jsonl(self, word: str) -> None:
+        from tests.fakehome import append, claude_user
+        append(self.claude, claude_user(self.claude, str(uuid.uuid4()), f"look at {word}"))
+
+    def sqlite(self, word: str) -> None:
+        from tests.test_import_opencode import text
+        assert self.opencode is not None
+        self.opencode.message("user", [text(f"look at {word}")], sid=self.sid)
+
+    def close(self) -> None:
+        if self.opencode is not None:
+            self.opencode.conn.close()
+
+
+def watch_latency(env: dict[str, str], state: StateDir, home: Path,
+                  runs: int) -> dict[str, list[float]]:
+    writers = Writers(home)
+    watcher = subprocess.Popen([*CLI, "watch", "--json"], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    latency: dict[str, list[float]] = {"jsonl": [], "sqlite": []}
+    try:
+        # ready once a first message written after its start is found (its catch-up is done)
+        word = f"warmup{uuid.uuid4().hex[:12]}"
+        writers.jsonl(word)
+        if wait_found(state, word, time.perf_counter(), 300) == float("inf"):
+            print("  watch: the warm-up message was not found in 300 s", flush=True)
+            return latency
+        kinds = [("jsonl", writers.jsonl)]
+        if writers.opencode is not None:
+            kinds.append(("sqlite", writers.sqlite))
+        for _ in range(runs):
+            for kind, write in kinds:
+                word = f"latency{uuid.uuid4().hex[:12]}"
+                started = time.perf_counter()
+                write(word)
+                latency[kind].append(wait_found(state, word, started))
+                print(f"  watch {kind}: {latency[kind][-1] * 1000:,.0f} ms", flush=True)
+                time.sleep(0.2)  # apart, as messages come
+    finally:
+        if watcher.poll() is None:
+            os.killpg(watcher.pid, signal.SIGINT)
+        try:
+            watcher.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(watcher.pid, signal.SIGKILL)
+            watcher.wait(30)
+        writers.close()
+    return latency
+
+
+def per_format_scan(state: StateDir, runs: int = 3) -> list[tuple[str, float]]:
+    """In-process, a no-change sync with the registry cut to one format: the best of ``runs``."""
+    whole = list(formats.FORMATS)
+    costs = []
+    try:
+        for fmt in whole:
+            formats.FORMATS[:] = [fmt]
+            best = float("inf")
+            for _ in range(runs):
+                started = time.perf_counter()
+                sync_sources(state)
+                best = min(best, time.perf_counter() - started)
+            costs.append((fmt.name, best))
+    finally:
+        formats.FORMATS[:] = whole
+    return sorted(costs, key=lambda item: -item[1])
+
+
+def folder_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--cache", type=Path, help="keep the built home here (reused)")
+    args = parser.parse_args()
+    load_before = os.getloadavg()
+    tmp = Path(tempfile.mkdtemp(prefix="bench_home-"))
+    root = args.cache or tmp
+    home = root / f"home-{args.scale:g}"
+    marker = root / f"home-{args.scale:g}.json"
+    if marker.is_file():
+        made = json.loads(marker.read_text())
+        print(f"home: {home} (cached)")
+    else:
+        shutil.rmtree(home, ignore_errors=True)
+        print(f"building {home} at scale {args.scale:g}", flush=True)
+        made = build_home(home, args.scale)
+        marker.write_text(json.dumps(made))
+    total = folder_size(home)
+    files = sum(1 for p in home.rglob("*") if p.is_file())
+    state = StateDir(tmp / "state")
+    env = {**os.environ, "HOME": str(home), "BACKSCROLL_STATE_DIR": str(state.path)}
+    for variable in {f.home_env for f in formats.known()} | {f.folder_env for f in formats.known()}:
+        env.pop(variable, None) if variable else None
+        os.environ.pop(variable, None) if variable else None
+    os.environ.update(HOME=env["HOME"], BACKSCROLL_STATE_DIR=env["BACKSCROLL_STATE_DIR"])
+    try:
+        print(f"home: {total / 1e6:,.0f} MB in {files:,} files", flush=True)
+        first, report = run_sync(env, SYNC_TIMEOUT)
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"first sync: {first:.1f} s, {report.get('messages', 0):,} messages", flush=True)
+        started = time.perf_counter()
+        indexed = wait_indexed(state, started)
+        print(f"indexed: {indexed:.1f} s after the first sync", flush=True)
+        quiet = [run_sync(env, QUIET_TIMEOUT)[0] for _ in range(args.runs)]
+        print(f"no-change sync: {p50_p95(quiet)}", flush=True)
+        start_only = [timed([*CLI, "--version"], env) for _ in range(args.runs)]
+        in_process = []
+        for _ in range(args.runs):
+            started = time.perf_counter()
+            sync_sources(state)
+            in_process.append(time.perf_counter() - started)
+        base_name, base = baseline(home)
+        latency = watch_latency(env, state, home, args.runs)
+        scans = per_format_scan(state)
+        load_after = os.getloadavg()
+    finally:
+        shutil.rmtree(tmp / "state", ignore_errors=True)
+        if args.cache is None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    messages = report.get("messages", 0)
+    print()
+    print(f"scale {args.scale:g}: {total / 1e6:,.0f} MB in {files:,} files; "
+          f"load {' '.join(f'{x:.2f}' for x in load_before)} before, "
+          f"{' '.join(f'{x:.2f}' for x in load_after)} after ({os.cpu_count()} cores)")
+    print()
+    print("| format | in the home |")
+    print("|---|---|")
+    for name, what in made.items():
+        print(f"| {name} | {what} |")
+    for name in sorted(set(GENERATORS) - set(made)):
+        print(f"| {name} | generator without a registered format |")
+    print()
+    quiet_p50 = statistics.median(quiet)
+    print("| measure | value | vs baseline |")
+    print("|---|---|---|")
+    print(f"| baseline: {base_name} over the home | {base * 1000:,.0f} ms | 1 |")
+    print(f"| first sync (process) | {first:.1f} s, {messages:,} messages, "
+          f"{messages / first:,.0f} messages/s, peak RSS {rss:,.0f} MB | {first / base:.1f} |")
+    print(f"| index finished after it (in-process) | {indexed:.1f} s | |")
+    print(f"| no-change sync (process, {args.runs} runs) | {p50_p95(quiet)} "
+          f"({'meets' if quiet_p50 <= 1 else 'misses'} 1 s) | {quiet_p50 / base:.2f} |")
+    print(f"| of it: a process that starts and exits (`backscroll --version`) | "
+          f"{p50_p95(start_only)} | |")
+    print(f"| of it: the no-change sync in-process | {p50_p95(in_process)} | |")
+    for kind, label in (("jsonl", "Claude Code append"), ("sqlite", "opencode.db insert")):
+        samples = latency[kind]
+        missed = sum(s == float("inf") for s in samples)
+        kept = [s for s in samples if s != float("inf")]
+        note = f", {missed} not found in {FOUND_TIMEOUT:.0f} s" if missed else ""
+        print(f"| watch: {label} until found ({len(samples)} runs) | {p50_p95(kept)}{note} | |")
+    print()
+    print("no-change sync per format (in-process, the registry cut to one format, best of 3):")
+    for name, cost in scans:
+        print(f"  {name:<14} {cost * 1000:8.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
