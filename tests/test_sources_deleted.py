@@ -100,3 +100,91 @@ def test_a_session_store_does_not_bring_a_deleted_session_back(
     sync(state)
     assert [k for k, _ in hits(state, "wombatnote")] == [key]
     assert hits(state, "quetzalsecret") == []
+
+
+# Files rewritten whole (``Doors.whole``, ``importers/whole.py``): a deleted conversation stays
+# out when its file is rewritten; what the file merely gains after the delete opens it anew.
+
+def _cline_turn(ts: int, text: str) -> dict[str, Any]:
+    return {"role": "assistant", "ts": ts, "content": [{"type": "text", "text": text}]}
+
+
+def _continue_turn(text: str) -> dict[str, Any]:
+    return {"message": {"role": "assistant", "content": text}, "contextItems": []}
+
+
+def test_a_deleted_cline_task_rewritten_whole_is_not_taken_in_again(state: StateDir) -> None:
+    """Cline's ``api_conversation_history.json`` (cline ``disk.ts``, tests/test_import_cline.py)."""
+    from .test_import_cline import KEY, cline_home, cline_task, write
+    from .wholefiles import search
+
+    file = cline_home(Path.home(), [*cline_task(), _cline_turn(1767000005000, "quetzalsecret")])
+    assert sync_sources(state).problems == []
+    assert search(state, "quetzalsecret") == [KEY]
+    delete_session(state, KEY)
+
+    # trimmed (Cline condenses): nothing of the deleted task comes back
+    write(file, cline_task()[:1])
+    report = sync_sources(state)
+    assert report.problems == [] and report.events == 0
+    assert any("not taken in again" in note for note in report.notes)
+    # grown and rewritten: still nothing
+    write(file, [*cline_task()[:1], _cline_turn(1767000005000, "quetzalsecret again"),
+                 _cline_turn(1767000009000, "a wombatnote")])
+    assert sync_sources(state).events == 0
+    assert search(state, "quetzalsecret") == [] and search(state, "flamingo") == []
+    with state.open("cline") as db:
+        assert db.session(KEY) is None
+    # a new task in another file is taken in as ever
+    other = file.parent.parent / "1768000000000" / file.name
+    write(other, cline_task(1768000000000)[:1])
+    report = sync_sources(state)
+    assert report.sessions == {"agent:cline:cline:1768000000000"}
+    assert search(state, "flamingo") == ["agent:cline:cline:1768000000000"]
+
+
+def test_a_deleted_cline_task_takes_in_only_what_it_gains_after(state: StateDir) -> None:
+    from .test_import_cline import KEY, cline_home, cline_task, write
+    from .wholefiles import events_of, search
+
+    file = cline_home(Path.home())
+    sync_sources(state)
+    delete_session(state, KEY)
+    write(file, cline_task())  # rewritten as it was: no empty session comes back
+    assert sync_sources(state).events == 0
+    with state.open("cline") as db:
+        assert db.session(KEY) is None
+    write(file, [*cline_task(), _cline_turn(1767000009000, "a wombatnote")])
+    assert sync_sources(state).messages == 1
+    assert search(state, "wombatnote") == [KEY] and search(state, "flamingo") == []
+    assert len([e for e in events_of(state, "cline", KEY) if e.get("type") == "message"]) == 1
+
+
+def test_a_deleted_continue_session_rewritten_whole_is_not_taken_in_again(
+    state: StateDir
+) -> None:
+    """Continue's ``sessions/<id>.json`` (continuedev ``core/util/history.ts``)."""
+    from .test_import_continue import KEY, history, sessions, write_session
+    from .wholefiles import search
+
+    file = write_session(sessions(), [*history(), _continue_turn("quetzalsecret")])
+    assert sync_sources(state).problems == []
+    assert search(state, "quetzalsecret") == [KEY]
+    delete_session(state, KEY)
+
+    write_session(sessions(), history()[:1])  # the user edits the first message: a cut
+    report = sync_sources(state)
+    assert report.problems == [] and report.events == 0
+    write_session(sessions(), [*history()[:1], _continue_turn("quetzalsecret again"),
+                               _continue_turn("a wombatnote")])  # grown and rewritten
+    assert sync_sources(state).events == 0
+    assert search(state, "quetzalsecret") == [] and search(state, "lemur") == []
+    with state.open("continue") as db:
+        assert db.session(KEY) is None
+    # a new session in another file is taken in as ever
+    sid = "1c0ffee0-1b7e-4d2c-9a61-0c2f4b5d6e7f"
+    (file.parent / f"{sid}.json").write_text(json.dumps(
+        {"sessionId": sid, "title": "t", "history": [_continue_turn("a numbatquote")]}))
+    report = sync_sources(state)
+    assert report.sessions == {f"agent:continue:continue:{sid}"}
+    assert search(state, "numbatquote") == [f"agent:continue:continue:{sid}"]
