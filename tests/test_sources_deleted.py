@@ -188,3 +188,48 @@ def test_a_deleted_continue_session_rewritten_whole_is_not_taken_in_again(
     report = sync_sources(state)
     assert report.sessions == {f"agent:continue:continue:{sid}"}
     assert search(state, "numbatquote") == [f"agent:continue:continue:{sid}"]
+
+
+def test_a_deleted_aider_run_takes_in_only_what_is_appended_after(state: StateDir) -> None:
+    """Aider's ``.aider.chat.history.md`` (aider ``aider/io.py``): appended, read whole."""
+    from backscroll.core.sources import add_source
+
+    from .test_import_aider import RUN_1, as_aider, project
+    from .wholefiles import events_of, search
+
+    file = project(Path.home() / "code")
+    add_source(state.path, "aider", Path.home() / "code", None)
+    sync_sources(state)
+    (key,) = search(state, "heron")
+    delete_session(state, key)
+    with file.open("a") as out:
+        out.write(as_aider("\n#### now the wombatnote\n\nDone with the wombatnote.\n"))
+    report = sync_sources(state)
+    assert report.problems == [] and report.messages == 2
+    assert search(state, "wombatnote") == [key] and search(state, "heron") == []
+    assert not any("heron" in json.dumps(e) for e in events_of(state, "aider", key))
+    # rewritten without its start: the run stays as it is now
+    file.write_text(as_aider(RUN_1.replace("heron", "heron2")))
+    assert sync_sources(state).events == 0
+    assert search(state, "heron") == [] and search(state, "heron2") == []
+
+
+def test_a_deleted_qwen_chat_takes_in_only_what_is_appended_after(state: StateDir) -> None:
+    """Qwen Code's ``ChatRecord`` JSONL (the appended formats' driver, ``importers/appended.py``)."""
+    from .appended_formats import append_lines, hits, write_lines
+    from .test_import_qwen import KEY, SID, conversation, user
+
+    path = Path.home() / ".qwen/projects/-home-dev-weather-app/chats" / f"{SID}.jsonl"
+    write_lines(path, *conversation(), user("u5", "u4", 5, "the quetzalsecret password"))
+    sync(state)
+    assert [k for k, _ in hits(state, "quetzalsecret")] == [KEY]
+    delete_session(state, KEY)
+    append_lines(path, user("u6", "u5", 6, "a later wombatnote"))
+    sync(state)
+    assert hits(state, "quetzalsecret") == [] and hits(state, "forecast") == []
+    assert [k for k, _ in hits(state, "wombatnote")] == [KEY]
+    assert not any("quetzalsecret" in text for text in texts_of(state, KEY))
+    path.write_bytes(b" " + path.read_bytes())  # read again from the start
+    sync(state)
+    assert hits(state, "quetzalsecret") == [] and hits(state, "forecast") == []
+    assert [k for k, _ in hits(state, "wombatnote")] == [KEY]
