@@ -233,3 +233,38 @@ def test_a_deleted_qwen_chat_takes_in_only_what_is_appended_after(state: StateDi
     sync(state)
     assert hits(state, "quetzalsecret") == [] and hits(state, "forecast") == []
     assert [k for k, _ in hits(state, "wombatnote")] == [KEY]
+
+
+def test_a_deleted_cursor_or_droid_chat_takes_in_only_what_is_appended_after(
+    state: StateDir
+) -> None:
+    """Cursor CLI's agent transcripts and Factory Droid's sessions (the appended driver), as
+    tests/test_import_cursor_cli.py and tests/test_import_droid.py build them."""
+    from . import test_import_cursor_cli as cursor
+    from . import test_import_droid as droid
+    from .appended_formats import append_lines, hits, write_lines
+
+    cases = [
+        (cursor.KEY, cursor.folder() / f"{cursor.SID}.jsonl",
+         [*cursor.conversation(), cursor.said("the quetzalsecret password")],
+         cursor.said("a later wombatnote")),
+        (droid.KEY, droid.session_file(),
+         [*droid.conversation(), droid.message("m5", "m4", 5, "user",
+                                               droid.text("the quetzalsecret password"))],
+         droid.message("m6", "m5", 6, "user", droid.text("a later wombatnote"))),
+    ]
+    for key, path, lines, later in cases:
+        write_lines(path, *lines)
+        sync(state)
+        assert [k for k, _ in hits(state, "quetzalsecret")] == [key]
+        delete_session(state, key)
+        append_lines(path, later)
+        sync(state)
+        assert hits(state, "quetzalsecret") == []
+        assert [k for k, _ in hits(state, "wombatnote")] == [key]
+        path.write_bytes(b" " + path.read_bytes())  # read again from the start
+        sync(state)
+        assert hits(state, "quetzalsecret") == []
+        assert not any("quetzalsecret" in text for text in texts_of(state, key))
+        assert [k for k, _ in hits(state, "wombatnote")] == [key]
+        delete_session(state, key)  # the next case's words stand alone
