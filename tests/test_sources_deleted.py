@@ -100,3 +100,171 @@ def test_a_session_store_does_not_bring_a_deleted_session_back(
     sync(state)
     assert [k for k, _ in hits(state, "wombatnote")] == [key]
     assert hits(state, "quetzalsecret") == []
+
+
+# Files rewritten whole (``Doors.whole``, ``importers/whole.py``): a deleted conversation stays
+# out when its file is rewritten; what the file merely gains after the delete opens it anew.
+
+def _cline_turn(ts: int, text: str) -> dict[str, Any]:
+    return {"role": "assistant", "ts": ts, "content": [{"type": "text", "text": text}]}
+
+
+def _continue_turn(text: str) -> dict[str, Any]:
+    return {"message": {"role": "assistant", "content": text}, "contextItems": []}
+
+
+def test_a_deleted_cline_task_rewritten_whole_is_not_taken_in_again(state: StateDir) -> None:
+    """Cline's ``api_conversation_history.json`` (cline ``disk.ts``, tests/test_import_cline.py)."""
+    from .test_import_cline import KEY, cline_home, cline_task, write
+    from .wholefiles import search
+
+    file = cline_home(Path.home(), [*cline_task(), _cline_turn(1767000005000, "quetzalsecret")])
+    assert sync_sources(state).problems == []
+    assert search(state, "quetzalsecret") == [KEY]
+    delete_session(state, KEY)
+
+    # trimmed (Cline condenses): nothing of the deleted task comes back
+    write(file, cline_task()[:1])
+    report = sync_sources(state)
+    assert report.problems == [] and report.events == 0
+    assert any("not taken in again" in note for note in report.notes)
+    # grown and rewritten: still nothing
+    write(file, [*cline_task()[:1], _cline_turn(1767000005000, "quetzalsecret again"),
+                 _cline_turn(1767000009000, "a wombatnote")])
+    assert sync_sources(state).events == 0
+    assert search(state, "quetzalsecret") == [] and search(state, "flamingo") == []
+    with state.open("cline") as db:
+        assert db.session(KEY) is None
+    # a new task in another file is taken in as ever
+    other = file.parent.parent / "1768000000000" / file.name
+    write(other, cline_task(1768000000000)[:1])
+    report = sync_sources(state)
+    assert report.sessions == {"agent:cline:cline:1768000000000"}
+    assert search(state, "flamingo") == ["agent:cline:cline:1768000000000"]
+
+
+def test_a_deleted_cline_task_takes_in_only_what_it_gains_after(state: StateDir) -> None:
+    from .test_import_cline import KEY, cline_home, cline_task, write
+    from .wholefiles import events_of, search
+
+    file = cline_home(Path.home())
+    sync_sources(state)
+    delete_session(state, KEY)
+    write(file, cline_task())  # rewritten as it was: no empty session comes back
+    assert sync_sources(state).events == 0
+    with state.open("cline") as db:
+        assert db.session(KEY) is None
+    write(file, [*cline_task(), _cline_turn(1767000009000, "a wombatnote")])
+    assert sync_sources(state).messages == 1
+    assert search(state, "wombatnote") == [KEY] and search(state, "flamingo") == []
+    assert len([e for e in events_of(state, "cline", KEY) if e.get("type") == "message"]) == 1
+
+
+def test_a_deleted_continue_session_rewritten_whole_is_not_taken_in_again(
+    state: StateDir
+) -> None:
+    """Continue's ``sessions/<id>.json`` (continuedev ``core/util/history.ts``)."""
+    from .test_import_continue import KEY, history, sessions, write_session
+    from .wholefiles import search
+
+    file = write_session(sessions(), [*history(), _continue_turn("quetzalsecret")])
+    assert sync_sources(state).problems == []
+    assert search(state, "quetzalsecret") == [KEY]
+    delete_session(state, KEY)
+
+    write_session(sessions(), history()[:1])  # the user edits the first message: a cut
+    report = sync_sources(state)
+    assert report.problems == [] and report.events == 0
+    write_session(sessions(), [*history()[:1], _continue_turn("quetzalsecret again"),
+                               _continue_turn("a wombatnote")])  # grown and rewritten
+    assert sync_sources(state).events == 0
+    assert search(state, "quetzalsecret") == [] and search(state, "lemur") == []
+    with state.open("continue") as db:
+        assert db.session(KEY) is None
+    # a new session in another file is taken in as ever
+    sid = "1c0ffee0-1b7e-4d2c-9a61-0c2f4b5d6e7f"
+    (file.parent / f"{sid}.json").write_text(json.dumps(
+        {"sessionId": sid, "title": "t", "history": [_continue_turn("a numbatquote")]}))
+    report = sync_sources(state)
+    assert report.sessions == {f"agent:continue:continue:{sid}"}
+    assert search(state, "numbatquote") == [f"agent:continue:continue:{sid}"]
+
+
+def test_a_deleted_aider_run_takes_in_only_what_is_appended_after(state: StateDir) -> None:
+    """Aider's ``.aider.chat.history.md`` (aider ``aider/io.py``): appended, read whole."""
+    from backscroll.core.sources import add_source
+
+    from .test_import_aider import RUN_1, as_aider, project
+    from .wholefiles import events_of, search
+
+    file = project(Path.home() / "code")
+    add_source(state.path, "aider", Path.home() / "code", None)
+    sync_sources(state)
+    (key,) = search(state, "heron")
+    delete_session(state, key)
+    with file.open("a") as out:
+        out.write(as_aider("\n#### now the wombatnote\n\nDone with the wombatnote.\n"))
+    report = sync_sources(state)
+    assert report.problems == [] and report.messages == 2
+    assert search(state, "wombatnote") == [key] and search(state, "heron") == []
+    assert not any("heron" in json.dumps(e) for e in events_of(state, "aider", key))
+    # rewritten without its start: the run stays as it is now
+    file.write_text(as_aider(RUN_1.replace("heron", "heron2")))
+    assert sync_sources(state).events == 0
+    assert search(state, "heron") == [] and search(state, "heron2") == []
+
+
+def test_a_deleted_qwen_chat_takes_in_only_what_is_appended_after(state: StateDir) -> None:
+    """Qwen Code's ``ChatRecord`` JSONL (the appended formats' driver, ``importers/appended.py``)."""
+    from .appended_formats import append_lines, hits, write_lines
+    from .test_import_qwen import KEY, SID, conversation, user
+
+    path = Path.home() / ".qwen/projects/-home-dev-weather-app/chats" / f"{SID}.jsonl"
+    write_lines(path, *conversation(), user("u5", "u4", 5, "the quetzalsecret password"))
+    sync(state)
+    assert [k for k, _ in hits(state, "quetzalsecret")] == [KEY]
+    delete_session(state, KEY)
+    append_lines(path, user("u6", "u5", 6, "a later wombatnote"))
+    sync(state)
+    assert hits(state, "quetzalsecret") == [] and hits(state, "forecast") == []
+    assert [k for k, _ in hits(state, "wombatnote")] == [KEY]
+    assert not any("quetzalsecret" in text for text in texts_of(state, KEY))
+    path.write_bytes(b" " + path.read_bytes())  # read again from the start
+    sync(state)
+    assert hits(state, "quetzalsecret") == [] and hits(state, "forecast") == []
+    assert [k for k, _ in hits(state, "wombatnote")] == [KEY]
+
+
+def test_a_deleted_cursor_or_droid_chat_takes_in_only_what_is_appended_after(
+    state: StateDir
+) -> None:
+    """Cursor CLI's agent transcripts and Factory Droid's sessions (the appended driver), as
+    tests/test_import_cursor_cli.py and tests/test_import_droid.py build them."""
+    from . import test_import_cursor_cli as cursor
+    from . import test_import_droid as droid
+    from .appended_formats import append_lines, hits, write_lines
+
+    cases = [
+        (cursor.KEY, cursor.folder() / f"{cursor.SID}.jsonl",
+         [*cursor.conversation(), cursor.said("the quetzalsecret password")],
+         cursor.said("a later wombatnote")),
+        (droid.KEY, droid.session_file(),
+         [*droid.conversation(), droid.message("m5", "m4", 5, "user",
+                                               droid.text("the quetzalsecret password"))],
+         droid.message("m6", "m5", 6, "user", droid.text("a later wombatnote"))),
+    ]
+    for key, path, lines, later in cases:
+        write_lines(path, *lines)
+        sync(state)
+        assert [k for k, _ in hits(state, "quetzalsecret")] == [key]
+        delete_session(state, key)
+        append_lines(path, later)
+        sync(state)
+        assert hits(state, "quetzalsecret") == []
+        assert [k for k, _ in hits(state, "wombatnote")] == [key]
+        path.write_bytes(b" " + path.read_bytes())  # read again from the start
+        sync(state)
+        assert hits(state, "quetzalsecret") == []
+        assert not any("quetzalsecret" in text for text in texts_of(state, key))
+        assert [k for k, _ in hits(state, "wombatnote")] == [key]
+        delete_session(state, key)  # the next case's words stand alone

@@ -35,6 +35,8 @@ class ImportReport:
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     holders: dict[str, str] = field(default_factory=dict)  # session key -> the file feeding it
+    # keys deleted in backscroll from the file being read (sync sets it; ``sources/deleted.py``)
+    deleted: frozenset[str] = frozenset()
 
     def add(self, key: str, events: int, messages: int = 0) -> None:
         self.sessions += 1

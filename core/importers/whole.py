@@ -15,6 +15,7 @@ from typing import Any
 
 from ..bounds import MAX_STORE_BYTES, decode_json, open_regular
 from ..errors import ValidationError
+from ..keys import normalize_key
 from .common import ImportReport
 
 
@@ -79,17 +80,33 @@ def chain(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def unseen(events: list[dict[str, Any]], mark: Any) -> tuple[list[dict[str, Any]], list[Any]]:
+def unseen(events: list[dict[str, Any]], mark: Any, key: str | None = None,
+           report: ImportReport | None = None) -> tuple[list[dict[str, Any]], list[Any]]:
     """``events`` (header first) without the entries the last read stored, when the file still
     begins with them (it grew: the common change), and this read's mark for the next one. The
     mark is how many entries were read and a hash of their ids; a file that no longer begins
     with them (trimmed, condensed, edited) gives every entry, and the stored ones are
-    recognised by id as always."""
+    recognised by id as always.
+
+    A conversation deleted in backscroll (``key`` in ``report.deleted``, SECURITY.md 3) gives
+    only what the file gained after it (its session opens anew on that), and nothing (``[]``:
+    store nothing) when the file no longer begins with what was read: what it holds then
+    cannot be told apart from the deleted entries, so none of it is taken in again (and the
+    mark stays the last one, so entries a later rewrite adds after it are taken in)."""
     ids = [str(e.get("id")) for e in events[1:]]
     new_mark = [len(ids), _ids_hash(ids)]
+    deleted = (key is not None and report is not None and bool(report.deleted)
+               and normalize_key(key) in report.deleted)
     if (isinstance(mark, list) and len(mark) == 2 and isinstance(mark[0], int)
             and 0 < mark[0] <= len(ids) and _ids_hash(ids[:mark[0]]) == mark[1]):
+        if deleted and mark[0] == len(ids):
+            return [], new_mark  # nothing after the delete: not even an empty session
         return [events[0], *events[1 + mark[0]:]], new_mark
+    if deleted:
+        assert report is not None
+        report.notes.append(f"{key}: deleted in backscroll and its file rewritten since; "
+                            "not taken in again")
+        return [], mark  # (kept: what a later rewrite adds after it is still told apart)
     return events, new_mark
 
 

@@ -12,6 +12,10 @@ lines had been taken in (``lines``) and the session's key (``keys``). Afterwards
   what follows still lands in the session the file holds;
 - a session store (``sessions.json``) that still names the session does not create it again,
   empty; the transcript's next line does.
+- a file rewritten whole (``Doors.whole``): its follower gets the deleted keys
+  (``ImportReport.deleted``) and ``importers/whole.unseen`` takes in, of a deleted
+  conversation, only what follows what had been read, and nothing once the file no longer
+  begins with that.
 
 The record lives in the file state's ``context`` beside what the format needs to read on (its
 *carry*): ``{"deleted": {...}, "carry": <carry>}``, a plain carry while nothing was deleted.

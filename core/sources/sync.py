@@ -338,6 +338,7 @@ class _Follower:
             return follow_database(self.db, found, self.carry if before else None, report,
                                    fmt.doors.database, deleted_mod.deleted_keys(self.deleted))
         if chunk is None and not found.is_store:  # a whole file: it reads itself
+            report.deleted = deleted_mod.deleted_keys(self.deleted)  # (importers/whole.py)
             return fmt.doors.follow(self.db, found, [], self.carry if before else None, report,
                                     self.memo)
         if chunk is None:  # a session store: read whole, every time it changes (said then)

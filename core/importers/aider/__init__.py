@@ -187,8 +187,9 @@ def import_history(db: AgentWriter, agent_id: str, file: Path, report: ImportRep
             label=label_of(Path(folder).name, first or run.stamp or "aider"),
             created_at=started, updated_at=started,
             source=SOURCE)
-        events, done[run.session_id] = unseen([header, *entries], marks.get(run.session_id))
-        if len(events) > 1 or not live:
+        events, done[run.session_id] = unseen([header, *entries], marks.get(run.session_id),
+                                              meta.key, report)
+        if events and (len(events) > 1 or not live):
             store_converted(db, meta, events, report, file, live=live)
     return done
 

@@ -303,8 +303,9 @@ def import_task(db: AgentWriter, agent_id: str, source: str, file: Path, report:
         return None
     _task, meta, events = done
     meta = meta._replace(key=meta.key.replace("{agent}", agent_id))
-    events, mark = unseen(events, mark)
-    store_converted(db, meta, events, report, file, live=live)
+    events, mark = unseen(events, mark, meta.key, report)
+    if events:  # (none: a conversation deleted in backscroll)
+        store_converted(db, meta, events, report, file, live=live)
     return meta.session_id, mark
 
 

@@ -210,8 +210,10 @@ def import_session(db: AgentWriter, agent_id: str, file: Path, report: ImportRep
     if done is None:
         return None
     meta, events = done
-    events, mark = unseen(events, mark)
     meta = meta._replace(key=meta.key.replace("{agent}", agent_id))
+    events, mark = unseen(events, mark, meta.key, report)
+    if not events:  # a conversation deleted in backscroll
+        return meta.session_id, mark
     if live:
         meta = meta._replace(created_at=None, updated_at=None)  # (a file's time: it moves)
     store_converted(db, meta, events, report, file, live=live)
