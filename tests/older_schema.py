@@ -12,6 +12,7 @@ from pathlib import Path
 from backscroll.core.storage.sqlite.schema import SCHEMA_VERSION
 
 UNDO = {
+    10: "ALTER TABLE sessions DROP COLUMN archived;",
     9: "DROP INDEX sessions_by_spawner; DROP INDEX sessions_by_parent;",
     8: "DROP TRIGGER index_totals_added; DROP TRIGGER index_totals_removed; "
        "DROP TRIGGER index_totals_changed; DROP TABLE index_totals;",
@@ -33,6 +34,7 @@ def downgrade(path: Path, version: int) -> None:
 
 # What each PostgreSQL migration (core/storage/postgres/schema.py) added, taken away again.
 PG_UNDO = {
+    6: "ALTER TABLE backscroll.sessions DROP COLUMN archived;",
     5: """
     DROP INDEX backscroll.sessions_by_key;
     ALTER TABLE backscroll.sessions DROP COLUMN host CASCADE;
@@ -62,5 +64,34 @@ def pg_downgrade(url: str, version: int) -> None:
             if n in PG_UNDO:
                 conn.execute(PG_UNDO[n])
         conn.execute("DROP TABLE backscroll.migrations")
+        conn.execute("UPDATE backscroll.meta SET value = %s WHERE key = 'schema_version'",
+                     (str(version),))
+
+
+def undo_named(path: Path, version: int) -> None:
+    """Take the current-schema SQLite database at ``path`` back to the named state of its first
+    ``version`` steps (its table of names kept, the later names taken out), as a backscroll with
+    only those steps left it."""
+    from backscroll.core.storage.sqlite.schema import MIGRATIONS
+
+    steps = range(SCHEMA_VERSION, version, -1)
+    with closing(sqlite3.connect(path)) as conn:
+        conn.executescript(" ".join(UNDO[n] for n in steps) + f" PRAGMA user_version = {version};")
+        conn.executemany("DELETE FROM migrations WHERE name = ?",
+                         [(MIGRATIONS[n - 1][0],) for n in steps])
+        conn.commit()
+
+
+def pg_undo_named(url: str, version: int) -> None:
+    """``undo_named`` for PostgreSQL: back to the named state of the first ``version`` steps."""
+    import psycopg
+
+    from backscroll.core.storage.postgres.schema import MIGRATIONS as PG_MIGRATIONS
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for n in range(len(PG_MIGRATIONS), version, -1):
+            conn.execute(PG_UNDO[n])
+            conn.execute("DELETE FROM backscroll.migrations WHERE name = %s",
+                         (PG_MIGRATIONS[n - 1][0],))
         conn.execute("UPDATE backscroll.meta SET value = %s WHERE key = 'schema_version'",
                      (str(version),))

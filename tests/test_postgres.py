@@ -243,14 +243,17 @@ def test_the_tree_read_walks_the_link_indexes(pg_url: str, tmp_path: Path, monke
 
 def schema_4_set_back(pg_cluster, url: str, version: int, capsys, monkeypatch,
                       indexes: tuple[str, ...] = ("sessions_by_spawner", "sessions_by_parent"),
-                      ) -> tuple[str, str]:
+                      named: str | None = None) -> tuple[str, str]:
     """``url``'s database made by `db init`, then marked as holding schema ``version`` without
     the ``indexes`` of a later migration; a writer's and a reader's URL (logins that do not
     own it). The schema is as a backscroll from before named migrations left it (no table of
-    names: ``meta.schema_version`` only)."""
+    names: ``meta.schema_version`` only), or with ``named`` as one that lacks that step only."""
     assert run(capsys, monkeypatch, "db", "init", "--url", url)[0] == 0
     sql(url, "DROP INDEX " + ", ".join(f"backscroll.{name}" for name in indexes))
-    sql(url, "DROP TABLE backscroll.migrations")
+    if named is None:
+        sql(url, "DROP TABLE backscroll.migrations")
+    else:
+        sql(url, f"DELETE FROM backscroll.migrations WHERE name = '{named}'")
     sql(url, f"UPDATE backscroll.meta SET value = '{version}' WHERE key = 'schema_version'")
     driver.close_pools(url)
     database = url.split("@/")[1].split("?")[0]
@@ -263,13 +266,15 @@ def test_a_writer_who_is_not_the_owner_works_on_a_schema_only_missing_indexes(
     """A member of the writer role may not create indexes (the owner may): on a schema whose
     missing migrations add indexes only (``INDEX_ONLY``), it writes and searches as it is,
     readers too, and the owner's `db init` upgrades it later. (Schema 4 was such a migration;
-    schema 5's host column is not, so a later index-only migration stands in for it.)"""
-    later = schema.SCHEMA_VERSION + 1
+    schema 5's host column and 0006's archived flag are not, so a later index-only migration
+    stands in for it.)"""
+    base = schema.SCHEMA_VERSION  # every step but the later one (named: 0006 is not index-only)
+    later = base + 1
     monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, (
         "9999_sessions_later", "CREATE INDEX sessions_later ON sessions (agent_id, created_at);")])
     monkeypatch.setattr(schema, "INDEX_ONLY", schema.INDEX_ONLY | {"9999_sessions_later"})
-    writer_url, reader_url = schema_4_set_back(pg_cluster, empty_db, schema.NUMBERED,
-                                               capsys, monkeypatch, ("sessions_later",))
+    writer_url, reader_url = schema_4_set_back(pg_cluster, empty_db, base, capsys, monkeypatch,
+                                               ("sessions_later",), named="9999_sessions_later")
     state = str(tmp_path / "state")
 
     def cli(url: str, *argv: str, stdin: str = "") -> tuple[int, str, str]:
@@ -284,9 +289,9 @@ def test_a_writer_who_is_not_the_owner_works_on_a_schema_only_missing_indexes(
         assert code == 0 and [r["messageId"] for r in found["results"]] == ["u1"], err
         assert not found.get("indexing") and "warning" not in found
     version = "SELECT value FROM backscroll.meta WHERE key = 'schema_version'"
-    assert sql(empty_db, version) == [(str(schema.NUMBERED),)]
+    assert sql(empty_db, version) == [(str(base),)]
     code, out, _err = run(capsys, monkeypatch, "db", "init", "--url", empty_db, "--json")
-    assert code == 0 and json.loads(out)["schemaBefore"] == schema.NUMBERED
+    assert code == 0 and json.loads(out)["schemaBefore"] == base
     assert sql(empty_db, version) == [(str(later),)]
     assert sql(empty_db, "SELECT count(*) FROM pg_indexes WHERE indexname = 'sessions_later'"
                ) == [(1,)]

@@ -404,6 +404,11 @@ class SourceWrites(Protocol):
         another session; True when moved."""
         ...
 
+    def mark_archived(self, session_id: str, archived: bool = True) -> bool:
+        """Say whether the session ``session_id``'s transcript is in a cold archive
+        (``SessionRow.archived``); True when that changed something."""
+        ...
+
     def mark_missing(self, paths: Iterable[str], since: int) -> None:
         """These files are gone from disk: their rows (and sessions) stay, marked."""
         ...

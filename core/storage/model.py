@@ -25,7 +25,7 @@ def default_host() -> str:
     return "localhost"
 
 
-ARCHIVED_LABEL = " (archived)"  # a session whose transcript its agent moved to cold storage
+ARCHIVED_LABEL = " (archived)"  # shown after a cold session's label (for people; never read back)
 
 
 class SessionRow(NamedTuple):
@@ -44,6 +44,9 @@ class SessionRow(NamedTuple):
     indexed_seq: int
     indexer_version: int
     problems: str | None
+    # Its transcript was moved to a cold archive by its agent (OpenClaw's store): a stored flag
+    # (``sessions.archived``), set by the importer that reads the archive, never by a label.
+    archived: bool = False
     # Read only by ``Reads.session_cards`` (a list of conversations); see schema.SUMMARY_COLUMNS.
     cwd: str | None = None
     title: str | None = None  # the first indexed user message, redacted, cut
@@ -52,12 +55,6 @@ class SessionRow(NamedTuple):
     # The machine label of the host it came from (core/hosts.py); "" for a session a team
     # server stored before it kept hosts (PostgreSQL schema 5), until its host claims it.
     host: str = ""
-
-    @property
-    def archived(self) -> bool:
-        """Its transcript was moved to a cold archive by its agent (OpenClaw's store): its
-        label says so (``ARCHIVED_LABEL``, given when the archive is read)."""
-        return bool(self.label) and self.label.endswith(ARCHIVED_LABEL)  # type: ignore[union-attr]
 
     @property
     def last_activity(self) -> int:

@@ -14,9 +14,9 @@ How the store maps onto sessions (docs/importers.md):
 - events are the JSONL lines themselves: they go through the JSONL importer's path
   (``openclaw.read_events`` / ``store_transcript``), so validation, trees and keys are its own;
 - a cold window (``session_transcript_cold_archives``) is read from its archive once, verified
-  (length, SHA-256 of the compressed bytes, the envelope's header and counts); a cold current
-  window's label ends `` (archived)``, and so does an older window's made-up one
-  (``SessionRow.archived``: results say ``archived: true``).
+  (length, SHA-256 of the compressed bytes, the envelope's header and counts); its session is
+  marked archived (``mark_archived``: a stored flag, ``SessionRow.archived``, so results say
+  ``archived: true``); for people its label ends `` (archived)`` too, never read back.
 
 The store is opened read-only (``mode=ro``: never created, never written, never checkpointed;
 not ``immutable``, which would miss the ``-wal``), in one read transaction, so a window moved
@@ -481,10 +481,11 @@ def store_read(db: AgentWriter, read: StoreRead, report: ImportReport,
         stored = _stored_view(view, window) if window.archived else view
         store_transcript(db, stored, file, report,
                          TranscriptRead(part, lines, [as_imported(e) for e in events], header))
+        db.mark_archived(window.session_id, window.archived)  # a flag, never its label
         key = stored.key_of(window.session_id)
         if window.archived and window.current and key is not None:
             db.relink_session(stored.meta_of(key, stored.store[key]))  # stored hot before
-        elif window.archived:  # an older window: its made-up label says cold too
+        elif window.archived:  # an older window: its made-up label says cold too (for people)
             archive = f"agent:{view.agent_id}:reset:{window.session_id}"
             db.rekey_session(window.session_id, archive, archive_label(
                 "reset", key or window.session_id, _when(window.ended)) + ARCHIVED)

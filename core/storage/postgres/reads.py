@@ -16,7 +16,7 @@ from .text import load_text
 PENDING = "(state <> 'clean' OR indexer_version <> %(version)s)"
 
 SESSION_COLUMNS = """pk, key, session_id, spawned_by, parent_key, label, source, created_at,
-    updated_at, last_seq, leaf_id, state, indexed_seq, indexer_version, problems"""
+    updated_at, last_seq, leaf_id, state, indexed_seq, indexer_version, problems, archived"""
 
 
 def session_row(row: tuple) -> SessionRow:

@@ -274,13 +274,20 @@ MIGRATIONS.append(("0005_session_hosts", """
     ALTER TABLE source_syncs ADD PRIMARY KEY (agent_id, host, root);
 """))
 
+# A session whose transcript its agent moved to a cold archive (OpenClaw's store) says so in a
+# column of its own (SessionRow.archived), as in the SQLite backend (0010_session_archived).
+MIGRATIONS.append(("0006_session_archived", """
+    ALTER TABLE sessions ADD COLUMN archived boolean NOT NULL DEFAULT false;
+"""))
+
 # The steps numbered by hand before migrations had names: a schema without a table of names
 # whose meta.schema_version is N has applied the first N of them.
 NUMBERED = 5
 # The steps that add indexes only: the code reads and writes a schema lacking only these as it
 # is. Creating an index takes the table's owner; a writer that is only a member of the writer
 # role goes on without them until the owner's `db init` (or a writer logged in as the owner)
-# adds them. 0005's host column is read and written by every query: not such a step.
+# adds them. 0005's host column is read and written by every query: not such a step, nor
+# 0006's archived column (read with every session).
 INDEX_ONLY = frozenset({"0004_link_indexes"})
 check_names(MIGRATIONS, INDEX_ONLY)
 # meta.schema_version counts the steps applied (what an older backscroll compares).

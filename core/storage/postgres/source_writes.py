@@ -84,6 +84,16 @@ class SourceWrites(Imports, SourceReads):
                          "WHERE pk = %s", (key, _clean(label), row[0]))
         return True
 
+    def mark_archived(self, session_id: str, archived: bool = True) -> bool:
+        """As the SQLite backend's."""
+        with self.transaction() as conn:
+            changed = conn.execute(
+                "UPDATE sessions SET archived = %s WHERE archived <> %s AND pk IN ("
+                "SELECT pk FROM sessions WHERE agent_id = %s AND session_id = %s "
+                "AND host IN (%s, '') ORDER BY host DESC LIMIT 1)",
+                (archived, archived, self.agent_id, session_id, self.host)).rowcount
+        return changed > 0
+
     def mark_missing(self, paths: Iterable[str], since: int) -> None:
         with self.transaction() as conn:
             conn.execute(

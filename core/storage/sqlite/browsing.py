@@ -13,7 +13,7 @@ from ...errors import ValidationError
 from ...query import ParsedQuery
 from ..model import BranchRow, CardFilter, MatchFilters, SessionFilter, SessionRow
 from .matching import Matching, _body, _filter_sql
-from .reads import SESSION_COLUMNS, SESSIONS_JOIN, own_tag
+from .reads import SESSION_COLUMNS, SESSIONS_JOIN, own_tag, session_row
 
 CARD_COLUMNS = f"{SESSION_COLUMNS}, s.cwd, s.title, i.rows, s.last_message_at"
 ACTIVITY = "coalesce(s.last_message_at, s.updated_at)"  # as sessions_by_activity indexes it
@@ -66,7 +66,7 @@ class BrowseReads(Matching):
         sql += f" ORDER BY {ACTIVITY} DESC, s.key"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
-        return [SessionRow(*row, host=self.host) for row in self._all(sql, [*params, *more_params])]
+        return [session_row(row, self.host) for row in self._all(sql, [*params, *more_params])]
 
     def session_pks_passing(self, cards: CardFilter) -> set[int]:
         """Every session that passes ``cards`` (a search narrows the visible sessions by it)."""

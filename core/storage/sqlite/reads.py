@@ -23,7 +23,15 @@ PENDING = "(i.state != 'clean' OR i.indexer_version != :version)"
 
 SESSION_COLUMNS = """s.pk, s.key, s.session_id, s.spawned_by, s.parent_key, s.label, s.source,
     s.created_at, s.updated_at, s.last_seq, s.leaf_id, i.state, i.indexed_seq,
-    i.indexer_version, i.problems"""
+    i.indexer_version, i.problems, s.archived"""
+ARCHIVED_AT = 15  # SESSION_COLUMNS' archived: SQLite's 0 or 1, a bool in SessionRow
+
+
+def session_row(row: tuple, host: str) -> SessionRow:
+    """A row of ``SESSION_COLUMNS`` (and perhaps the card columns) as a ``SessionRow``."""
+    return SessionRow(*row[:ARCHIVED_AT], bool(row[ARCHIVED_AT]), *row[ARCHIVED_AT + 1:], host=host)
+
+
 SESSIONS_JOIN = "FROM sessions s JOIN index_state i ON i.session_pk = s.pk"
 # Every session's index rows and characters, summed (what index_totals keeps: schema.py, 8).
 SUMS = "SELECT coalesce(sum(rows), 0), coalesce(sum(chars), 0) FROM index_state"
@@ -72,7 +80,7 @@ class Reads(Handle):
 
     def sessions(self) -> list[SessionRow]:
         rows = self._all(f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} ORDER BY s.pk")
-        return [SessionRow(*row, host=self.host) for row in rows]
+        return [session_row(row, self.host) for row in rows]
 
     def session_briefs(self, odd_only: bool = False, below: str | None = None,
                        host: str | None = None) -> list[SessionBrief]:
@@ -137,13 +145,13 @@ class Reads(Handle):
             "WHERE s.pk IN (SELECT value FROM json_each(?))",
             (json.dumps(sorted(pks)),),
         )
-        return {row[0]: SessionRow(*row, host=self.host) for row in rows}
+        return {row[0]: session_row(row, self.host) for row in rows}
 
     def session(self, key: str, host: str | None = None) -> SessionRow | None:
         if host is not None and host != self.host:
             return None
         row = self._one(f"SELECT {SESSION_COLUMNS} {SESSIONS_JOIN} WHERE s.key = ?", (key.lower(),))
-        return SessionRow(*row, host=self.host) if row else None
+        return session_row(row, self.host) if row else None
 
     def key_hosts(self, key: str) -> list[str]:
         return [self.host] if self.session(key) is not None else []

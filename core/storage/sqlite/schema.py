@@ -262,6 +262,13 @@ MIGRATIONS.append(("0009_link_indexes", """
 """))
 LINK_INDEXES = 9
 
+# A session whose transcript its agent moved to a cold archive (OpenClaw's store) says so in a
+# column of its own (SessionRow.archived), set by the importer that reads the archive: never
+# read from a label, which a person may end with "(archived)" too. Existing sessions are not.
+MIGRATIONS.append(("0010_session_archived", """
+    ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
+"""))
+
 # The steps that were numbered by hand before migrations had names: a file without a table of
 # names whose user_version is N has applied the first N of them.
 NUMBERED = 9

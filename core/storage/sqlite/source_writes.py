@@ -86,6 +86,15 @@ class SourceWrites(Imports, SourceReads):
                          (key, label, row[0]))
         return True
 
+    def mark_archived(self, session_id: str, archived: bool = True) -> bool:
+        """Say whether the session ``session_id``'s transcript is in a cold archive (an OpenClaw
+        store's cold window): a stored flag, never read from its label."""
+        with self.transaction() as conn:
+            changed = conn.execute("UPDATE sessions SET archived = ? WHERE session_id = ? "
+                                   "AND archived != ?", (int(archived), session_id,
+                                                         int(archived))).rowcount
+        return changed > 0
+
     def mark_missing(self, paths: Iterable[str], since: int) -> None:
         """These files are gone from disk: their rows (and sessions) stay, marked."""
         with self.transaction() as conn:
