@@ -98,6 +98,10 @@ class HistoryPane(VerticalScroll):
         self.shown: tuple[str, str] | None = None  # (session key, hit message id)
         self.palette = DEFAULT_PALETTE
         self._last: tuple[HistoryResponse, str | None, Clock] | None = None
+        # A hit drawn but not yet scrolled to with its laid-out place: the after-refresh
+        # callback can run before the parts' Layout messages reach the screen (another task),
+        # so each screen layout tries again until the hit has a place.
+        self._hit_pending = False
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self.placeholder, style="dim"), id="history-head", classes="history-part")
@@ -108,6 +112,7 @@ class HistoryPane(VerticalScroll):
     def show_note(self, text: str | Text, style: str = "dim") -> None:
         self.shown = None
         self._last = None
+        self._hit_pending = False
         note = text if isinstance(text, Text) else Text(text, style=style)
         self.query_one("#history-head", Static).update(note)
         for part in ("#history-before", "#history-after"):
@@ -149,14 +154,25 @@ class HistoryPane(VerticalScroll):
             hit.display = True
         self.shown = (response.session_key, hit_id or "")
         self.scroll_home(animate=False)
+        self._hit_pending = index is not None
         if index is not None:
             self.call_after_refresh(self.scroll_to_hit)
         elif hit_id is None:
             self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
 
+    def on_mount(self) -> None:
+        self.screen.screen_layout_refresh_signal.subscribe(self, self._laid_out)
+
+    def _laid_out(self, screen: object) -> None:
+        if self._hit_pending:
+            self.scroll_to_hit()
+
     def scroll_to_hit(self) -> None:
         hit = self.query_one("#history-hit", Static)
-        if hit.display:
+        if not hit.display:
+            self._hit_pending = False
+        elif hit.virtual_region.height:  # laid out: its place is known
+            self._hit_pending = False
             self.scroll_to_center(hit, animate=False, origin_visible=True, immediate=True)
 
     def plain_text(self) -> str:
