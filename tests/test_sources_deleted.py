@@ -295,11 +295,14 @@ def _appended_case(state: StateDir, agent: str, key: str, path: Path, later: str
     assert [k for k, _ in found(state, "wombatnote")] == [key]
 
 
-def test_a_deleted_pi_session_takes_in_only_what_is_appended_after(state: StateDir) -> None:
-    """Pi's session JSONL (pi-mono ``session-manager.ts``; the shared real sample)."""
-    from .test_import_pi import PI_KEY, pi_home
+@pytest.mark.parametrize("tool", ["pi", "omp"])
+def test_a_deleted_pi_session_takes_in_only_what_is_appended_after(state: StateDir,
+                                                                  tool: str) -> None:
+    """Pi's and Oh My Pi's session JSONL (pi-mono ``session-manager.ts``; the shared real
+    samples)."""
+    from .test_import_pi import OMP_KEY, PI_KEY, pi_home
 
-    path = pi_home(Path.home())["pi"]
+    path = pi_home(Path.home())[tool]
     with path.open("a", encoding="utf-8") as out:
         out.write(json.dumps({"type": "message", "timestamp": "2025-12-09T03:00:00.000Z",
                               "message": {"role": "user", "content": [
@@ -307,7 +310,7 @@ def test_a_deleted_pi_session_takes_in_only_what_is_appended_after(state: StateD
     later = json.dumps({"type": "message", "timestamp": "2025-12-09T03:01:00.000Z",
                         "message": {"role": "user", "content": [
                             {"type": "text", "text": "a later wombatnote"}]}})
-    _appended_case(state, "pi", PI_KEY, path, later)
+    _appended_case(state, tool, PI_KEY if tool == "pi" else OMP_KEY, path, later)
 
 
 def test_a_deleted_gemini_chat_takes_in_only_what_is_appended_after(state: StateDir) -> None:
