@@ -268,3 +268,159 @@ def test_a_deleted_cursor_or_droid_chat_takes_in_only_what_is_appended_after(
         assert not any("quetzalsecret" in text for text in texts_of(state, key))
         assert [k for k, _ in hits(state, "wombatnote")] == [key]
         delete_session(state, key)  # the next case's words stand alone
+
+
+# Pi / Oh My Pi, Gemini CLI, Copilot CLI (appended JSONL) and OpenClaw's own SQLite store.
+
+def _appended_case(state: StateDir, agent: str, key: str, path: Path, later: str,
+                   secret: str = "quetzalsecret") -> None:
+    """``key`` (fed by ``path``, which holds ``secret``) deleted; ``later`` (a line holding
+    "wombatnote") appended: only that line is taken in; then the file read again from the
+    start: the deleted lines stay out."""
+    from .appended_formats import hits as found
+
+    sync(state)
+    assert [k for k, _ in found(state, secret)] == [key]
+    delete_session(state, key)
+    with path.open("a", encoding="utf-8") as out:
+        out.write(later + "\n")
+    sync(state)
+    assert found(state, secret) == []
+    assert [k for k, _ in found(state, "wombatnote")] == [key]
+    assert not any(secret in text for text in texts_of(state, key))
+    path.write_bytes(b" " + path.read_bytes())  # read again from the start
+    sync(state)
+    assert found(state, secret) == []
+    assert not any(secret in text for text in texts_of(state, key))
+    assert [k for k, _ in found(state, "wombatnote")] == [key]
+
+
+@pytest.mark.parametrize("tool", ["pi", "omp"])
+def test_a_deleted_pi_session_takes_in_only_what_is_appended_after(state: StateDir,
+                                                                  tool: str) -> None:
+    """Pi's and Oh My Pi's session JSONL (pi-mono ``session-manager.ts``; the shared real
+    samples)."""
+    from .test_import_pi import OMP_KEY, PI_KEY, pi_home
+
+    path = pi_home(Path.home())[tool]
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"type": "message", "timestamp": "2025-12-09T03:00:00.000Z",
+                              "message": {"role": "user", "content": [
+                                  {"type": "text", "text": "the quetzalsecret password"}]}}) + "\n")
+    later = json.dumps({"type": "message", "timestamp": "2025-12-09T03:01:00.000Z",
+                        "message": {"role": "user", "content": [
+                            {"type": "text", "text": "a later wombatnote"}]}})
+    _appended_case(state, tool, PI_KEY if tool == "pi" else OMP_KEY, path, later)
+
+
+def test_a_deleted_gemini_chat_takes_in_only_what_is_appended_after(state: StateDir) -> None:
+    """Gemini CLI's JSONL chat log (gemini-cli ``chatRecordingService.ts``)."""
+    from .test_import_gemini import KEY, chat_dir, gemini, meta, user, write
+
+    path = chat_dir() / "session-2026-05-01T10-00-11111111.jsonl"
+    write(path, meta(), user("u1", "the quetzalsecret password"), gemini("g1", "noted"))
+    _appended_case(state, "gemini", KEY, path, json.dumps(user("u2", "a later wombatnote")))
+
+
+def test_a_deleted_copilot_session_takes_in_only_what_is_appended_after(
+    state: StateDir
+) -> None:
+    """Copilot CLI's ``session-state/<id>/events.jsonl`` (tests/test_import_copilot.py)."""
+    from .test_import_copilot import KEY, answer, events_file, said, start, write
+
+    path = events_file()
+    write(path, start(), said("the quetzalsecret password"), answer("noted"))
+    _appended_case(state, "copilot", KEY, path, json.dumps(said("a later wombatnote")))
+
+
+def test_a_deleted_openclaw_store_session_is_not_taken_in_again(state: StateDir) -> None:
+    """OpenClaw's own SQLite store (``openclaw-agent.sqlite``, tests/test_openclaw_store.py):
+    the rule of every SQLite format (``follow_database``): a session deleted in backscroll is
+    not taken in again from the database, whatever the agent adds to it."""
+    from .appended_formats import hits as found
+    from .test_openclaw_store import Store, header, message
+
+    store = Store(Path.home() / ".openclaw", "main")
+    try:
+        store.node("agent:main:main", "s-1", label="Daily chat")
+        store.window("s-1", "agent:main:main")
+        store.events("s-1", [header("s-1"), message("m1", None, "user", "quetzalsecret")])
+        sync(state)
+        ((key, _),) = found(state, "quetzalsecret")
+        delete_session(state, key)
+        # (a) the agent adds an event to the window
+        store.events("s-1", [message("m2", "m1", "assistant", "a wombatnote")], start=3)
+        sync(state)
+        assert found(state, "quetzalsecret") == [] and found(state, "wombatnote") == []
+        with state.open("main") as db:
+            assert db.session(key) is None
+        # (b) the store read again from the start (its watermark lost): still nothing
+        with state.open("main", write=True) as db:
+            (file_state,) = db.file_states().values()
+            assert file_state.context and '"carry":"' in file_state.context
+            db.save_file_state(file_state._replace(context=file_state.context.replace(
+                '"carry":', '"carry":null,"x":')))
+        store.touch("s-1")
+        sync(state)
+        assert found(state, "quetzalsecret") == [] and found(state, "wombatnote") == []
+        # another conversation of the store is taken in as ever
+        store.node("agent:main:other", "s-2")
+        store.window("s-2", "agent:main:other")
+        store.events("s-2", [header("s-2"), message("n1", None, "user", "a numbatquote")])
+        sync(state)
+        assert [k for k, _ in found(state, "numbatquote")] == ["agent:main:other"]
+        assert found(state, "quetzalsecret") == []
+        # the deleted node reset: its new window is a new conversation, taken in (and on)
+        store.window("s-3", "agent:main:main", reason="reset")
+        store.con.execute("UPDATE session_nodes SET current_session_id = 's-3' "
+                          "WHERE session_key = 'agent:main:main'")
+        store.events("s-3", [header("s-3"), message("r1", None, "user", "a tapirword")])
+        sync(state)
+        assert [k for k, _ in found(state, "tapirword")] == [key]
+        store.events("s-3", [message("r2", "r1", "assistant", "an okapiword")], start=3)
+        sync(state)
+        assert [k for k, _ in found(state, "okapiword")] == [key]
+        assert found(state, "quetzalsecret") == [] and found(state, "wombatnote") == []
+    finally:
+        store.con.close()
+
+
+def test_a_deleted_legacy_json_chat_rewritten_whole_is_not_taken_in_again(
+    state: StateDir
+) -> None:
+    """Gemini CLI's older ``chats/session-*.json`` (gemini-cli ``chatRecordingService.ts``
+    before the JSONL log) and Copilot CLI's ``history-session-state/<id>.json``: files
+    rewritten whole, read whole; a deleted conversation of one is not taken in again (the
+    rule of the SQLite formats: these layouts are no longer written by the current CLIs)."""
+    from .appended_formats import hits as found
+    from .test_import_copilot import KEY as COPILOT
+    from .test_import_copilot import SID
+    from .test_import_gemini import chat_dir, gemini, meta, user
+
+    sid = "22222222-3333-4444-5555-666666666666"
+    chat = chat_dir("legacy") / "session-2026-05-01T10-00-22222222.json"
+    record = {**meta(sid), "messages": [user("a1", "the quetzalsecret password")]}
+    legacy = Path.home() / ".copilot" / "history-session-state" / f"{SID}.json"
+    legacy.parent.mkdir(parents=True)
+    timeline: dict[str, Any] = {"sessionId": SID, "startTime": "2026-05-01T10:00:00.000Z",
+                                "chatMessages": [], "timeline": [
+                                    {"id": "t-1", "timestamp": "2026-05-01T10:00:01.000Z",
+                                     "type": "user", "text": "the zorillasecret password"}]}
+    chat.write_text(json.dumps(record, indent=2))
+    legacy.write_text(json.dumps(timeline, indent=2))
+    sync(state)
+    cases = [(f"agent:gemini:gemini:{sid}", "quetzalsecret"), (COPILOT, "zorillasecret")]
+    for key, secret in cases:
+        assert [k for k, _ in found(state, secret)] == [key]
+        delete_session(state, key)
+    record["messages"].append(gemini("a2", "a wombatnote"))  # rewritten whole, grown
+    chat.write_text(json.dumps(record, indent=2))
+    timeline["timeline"].append({"id": "t-2", "timestamp": "2026-05-01T10:00:02.000Z",
+                                 "type": "copilot", "text": "a wombatnote"})
+    legacy.write_text(json.dumps(timeline, indent=2))
+    report = sync_sources(state)
+    assert report.problems == [] and report.events == 0
+    for key, secret in cases:
+        assert found(state, secret) == [] and found(state, "wombatnote") == []
+        with state.open(key.split(":")[1]) as db:
+            assert db.session(key) is None

@@ -369,3 +369,13 @@ class Followed:
 
 
 RESTART = Followed(restart=True)
+
+
+def deleted_here(report: ImportReport, key: str, file: Path) -> bool:
+    """A conversation read whole from ``file`` that was deleted in backscroll (``key`` in
+    ``report.deleted``, which sync sets; ``sources/deleted.py``): said once, not taken in."""
+    if not report.deleted or normalize_key(key) not in report.deleted:
+        return False
+    report.notes.append(f"{file}: holds a conversation deleted in backscroll; not taken in "
+                        "again")
+    return True

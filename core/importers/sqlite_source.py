@@ -182,7 +182,8 @@ def follow_database(db: AgentWriter, found: FollowedFile, carry: str | None,
     file = found.file
     watermark = load_watermark(carry)
     try:
-        if door.store is not None:  # the format stores what it reads
+        if door.store is not None:  # the format stores what it reads (and skips ``deleted``)
+            report.deleted = deleted
             after = door.store(db, file, watermark, found.agent, report)
             return Followed(json.dumps(after, ensure_ascii=False, separators=(",", ":")))
         assert door.read_new is not None

@@ -16,6 +16,11 @@ lines had been taken in (``lines``) and the session's key (``keys``). Afterwards
   (``ImportReport.deleted``) and ``importers/whole.unseen`` takes in, of a deleted
   conversation, only what follows what had been read, and nothing once the file no longer
   begins with that.
+- an agent's SQLite database (``importers/sqlite_source.follow_database``, OpenClaw's store
+  through its ``store`` door, which gets the keys as ``ImportReport.deleted``): a deleted
+  session is not taken in again from it; an older JSON file a follower reads whole itself
+  (Gemini CLI, Copilot CLI) is not taken in when its conversation was deleted
+  (``importers/common.deleted_here``).
 
 The record lives in the file state's ``context`` beside what the format needs to read on (its
 *carry*): ``{"deleted": {...}, "carry": <carry>}``, a plain carry while nothing was deleted.

@@ -347,6 +347,7 @@ class _Follower:
                              self.memo)
             return Followed()
         carry = None if chunk.from_start or before is None else self.carry
+        report.deleted = deleted_mod.deleted_keys(self.deleted)  # (a file also read whole)
         return fmt.doors.follow(self.db, found, chunk.lines, carry, report, self.memo)
 
     def _count(self, found: FoundFile, file_report: ImportReport) -> None:

@@ -15,6 +15,7 @@ from ...transcript import iso_to_ms
 from ..common import (
     ImportReport,
     NumberedLines,
+    deleted_here,
     each_file,
     found_inside,
     import_agent_id,
@@ -110,6 +111,9 @@ def import_session_file(db: AgentWriter, agent_id: str, file: Path, report: Impo
             return None
         converted = convert_legacy(value, session_id)
     session_id = converted.session_id or file.stem
+    if file.name != "events.jsonl" and deleted_here(
+            report, f"agent:{agent_id}:copilot:{session_id}", file):
+        return None  # an older session file, read whole: deleted in backscroll
     live = live and db.session_key_of(session_id) is not None
     store_session(db, agent_id, file, session_id, converted, report, live)
     return session_id, carry

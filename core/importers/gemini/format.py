@@ -21,7 +21,7 @@ def _follow(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: s
     message's last entry."""
     file = found.file
     if file.name.endswith(".json"):
-        import_chat(db, found.agent, file, report, live=True)
+        import_chat(db, found.agent, file, report, live=True, whole=True)
         return Followed()
     if carry is None:
         done = import_chat(db, found.agent, file, report, lines, live=True)

@@ -17,6 +17,7 @@ from ...transcript import iso_to_ms
 from ..common import (
     ImportReport,
     NumberedLines,
+    deleted_here,
     each_file,
     found_inside,
     import_agent_id,
@@ -104,11 +105,12 @@ def read_records(file: Path, report: ImportReport,
 
 
 def import_chat(db: AgentWriter, agent_id: str, file: Path, report: ImportReport,
-                lines: NumberedLines | None = None,
-                live: bool = False) -> tuple[str, dict[str, str | None]] | None:
+                lines: NumberedLines | None = None, live: bool = False,
+                whole: bool = False) -> tuple[str, dict[str, str | None]] | None:
     """Read, convert and store one chat file; its session id and the carry to read on from,
     or None. ``live``: a sync reading a chat being written (a session already stored takes
-    the live write path)."""
+    the live write path). ``whole``: a ``.json`` chat read whole, not taken in when its
+    conversation was deleted in backscroll."""
     records = read_records(file, report, lines)
     if not records:
         return None
@@ -117,6 +119,8 @@ def import_chat(db: AgentWriter, agent_id: str, file: Path, report: ImportReport
     session_id = str_or_none(meta.get("sessionId"))
     if session_id is None:
         report.notes.append(f"{file}: no sessionId; not a Gemini CLI chat, skipped")
+        return None
+    if whole and deleted_here(report, f"agent:{agent_id}:gemini:{session_id}", file):
         return None
     live = live and db.session_key_of(session_id) is not None
     store_chat(db, agent_id, file, session_id, converted, report, live)

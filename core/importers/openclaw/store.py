@@ -447,10 +447,26 @@ def store_database(db: AgentWriter, path: Path, watermark: dict[str, Any] | None
     since = {sid: Mark.of_json(mark) for sid, mark in windows.items()} \
         if isinstance(windows, dict) else {}
     read = read_store_file(path, report, since, agent)
+    if report.deleted:  # sessions deleted in backscroll (``sources/deleted.py``)
+        read.windows = [w for w in read.windows
+                        if not _deleted_window(db, read.agent_id, w, report.deleted,
+                                               watermark is None or w.session_id in since)]
     with db.importing():
         store_read(db, read, report, live=watermark is not None)
     return {"version": read.version,
             "windows": {sid: mark.as_json() for sid, mark in read.marks.items()}}
+
+
+def _deleted_window(db: AgentWriter, agent: str, window: Window, deleted: frozenset[str],
+                    known: bool) -> bool:
+    """A window not to take in: it fed a session deleted in backscroll (the rule of every
+    SQLite format, ``sqlite_source.follow_database``). A window the store gained after the
+    delete (a reset of the node: not in the watermark the delete left, or stored since) is a
+    new conversation and is taken in."""
+    keys = {normalize_key(window.session_key),
+            normalize_key(f"agent:{agent}:reset:{window.session_id}")}
+    return known and not keys.isdisjoint(deleted) \
+        and db.session_key_of(window.session_id) is None
 
 
 def store_read(db: AgentWriter, read: StoreRead, report: ImportReport,
