@@ -209,7 +209,6 @@ def test_kinds_are_checked() -> None:
 
 # ------------------------------------------------------------------ sessions_list's filters
 
-NOW_MS = int(time.time() * 1000)
 LISTED = {
     # key: (label, first message, minutes ago)
     "agent:main:main": (None, "planning the garden", 60 * 24 * 30),
@@ -223,9 +222,10 @@ LISTED = {
 
 @pytest.fixture
 def listed(state: StateDir) -> StateDir:
+    now_ms = int(time.time() * 1000)  # at the test, not at collection: the filters count from now
     with state.open("main", write=True) as db:
         for key, (label, text, minutes) in LISTED.items():
-            ms = NOW_MS - minutes * 60_000 - BASE_MS
+            ms = now_ms - minutes * 60_000 - BASE_MS
             db.append(SessionMeta(key, label=label), json.dumps(msg(f"{key}-1", None, "user",
                                                                     text, ms=ms)))
     return state

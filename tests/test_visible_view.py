@@ -21,7 +21,7 @@ from backscroll.core.storage import SessionMeta, SessionScope
 from backscroll.core.visibility import Caller, Policy, SessionLink, visible_keys, within_own_tree
 
 from .events import leaf, msg
-from .older_schema import downgrade
+from .older_schema import UNDO
 
 pytestmark = pytest.mark.backends
 
@@ -101,13 +101,14 @@ def test_the_tree_read_sees_what_every_session_gives(fresh_state, backend, fores
 
 @pytest.mark.sqlite_only
 def test_a_file_without_the_link_indexes_is_read_through_every_session(state: StateDir) -> None:
-    """Schema 8 (before the link indexes) stays readable: the tree read falls back to every
-    session, with the same answer."""
+    """A file without the link indexes (step 0009, index-only) stays readable: the tree read
+    falls back to every session, with the same answer."""
     build(state, "sqlite", CHAIN)
     caller = Caller("agent:a:subagent:s1", Policy("tree"))
     with state.open("a") as db:
         current = (visible._view(db, caller), len(db.session_briefs(below=caller.key)))
-    downgrade(state.db_path("a"), 8)
+    with closing(sqlite3.connect(state.db_path("a"))) as conn:  # lacks the link indexes only
+        conn.executescript(UNDO[9] + " DELETE FROM migrations WHERE name = '0009_link_indexes';")
     with state.open("a") as db:
         assert (visible._view(db, caller), len(db.session_briefs(below=caller.key))) == (
             current[0], len(CHAIN))

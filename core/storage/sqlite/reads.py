@@ -15,7 +15,7 @@ from ..model import IDLE, Progress, SessionBrief, SessionRow, default_host
 from ..stored import parse_events
 from .driver import sqlite_errors
 from .handle import Handle
-from .schema import LINK_INDEXES
+from .schema import LINK_INDEXES_PRESENT
 
 # The one formulation of "reconciliation has work here" (``SessionRow.pending`` in Python):
 # dirty, claimed, or clean under another indexer version. Needs ``:version`` bound.
@@ -104,7 +104,7 @@ class Reads(Handle):
                 params[f"lo{n}"], params[f"hi{n}"] = lo, hi
                 clauses.append(f"s.key >= :lo{n}" + ("" if hi is None else f" AND s.key < :hi{n}"))
             where = "WHERE " + " OR ".join(f"({clause})" for clause in clauses)
-        elif below is not None and self._one("PRAGMA user_version")[0] >= LINK_INDEXES:
+        elif below is not None and self._one(LINK_INDEXES_PRESENT)[0] == 2:
             # Each step down through both link indexes (SQLite's OR of two indexes).
             params["root"] = below.lower()
             where = """WHERE s.key IN (

@@ -260,7 +260,6 @@ MIGRATIONS.append(("0009_link_indexes", """
     CREATE INDEX sessions_by_spawner ON sessions(lower(spawned_by));
     CREATE INDEX sessions_by_parent ON sessions(lower(parent_key));
 """))
-LINK_INDEXES = 9
 
 # A session whose transcript its agent moved to a cold archive (OpenClaw's store) says so in a
 # column of its own (SessionRow.archived), set by the importer that reads the archive: never
@@ -273,10 +272,11 @@ MIGRATIONS.append(("0010_session_archived", """
 # names whose user_version is N has applied the first N of them.
 NUMBERED = 9
 # The steps that add indexes only: a reader reads a file lacking only these as it is (a writer
-# adds them). The link indexes decide how Reads.session_briefs walks a tree, by user_version:
-# every file that counts LINK_INDEXES steps has them (a writer applies every step it knows).
+# adds them). The link indexes decide how Reads.session_briefs walks a tree: asked of the
+# file itself (a file may lack 0009 and have a later step, so no count of steps tells).
 INDEX_ONLY = frozenset({"0006_events_messages_index", "0009_link_indexes"})
-LINK_INDEXES = 9
+LINK_INDEXES_PRESENT = ("SELECT count(*) FROM sqlite_master WHERE type = 'index' "
+                        "AND name IN ('sessions_by_spawner', 'sessions_by_parent')")
 check_names(MIGRATIONS, INDEX_ONLY)
 # user_version counts the steps a file has applied (what an older backscroll compares).
 SCHEMA_VERSION = len(MIGRATIONS)
