@@ -51,6 +51,8 @@ class EmptyState(Vertical, can_focus=True):
     def action_take_in(self) -> None:
         self.post_message(TakeInRequested())
 
+SHOWN_PLACES = 3  # folders named on the empty screen; `backscroll sources` lists every one
+
 
 def empty_state_text(path: str, statuses: list[SourceStatus] | None, key: str,
                      taking_in: bool = False) -> Text:
@@ -77,8 +79,12 @@ def empty_state_text(path: str, statuses: list[SourceStatus] | None, key: str,
             text.append(key, style="bold cyan")
             text.append(" to take them in and follow them while this is open.\n\n", style="dim")
     else:
-        looked = ", ".join(home_relative(s.source.root) for s in statuses
-                           if s.source.origin != "opt-in")  # (no folder of its own)
+        places = [home_relative(s.source.root) for s in statuses
+                  if s.source.origin != "opt-in"]  # (no folder of its own)
+        # The first few name it; the rest would push what to do next off a small screen.
+        looked = ", ".join(places[:SHOWN_PLACES])
+        if len(places) > SHOWN_PLACES:
+            looked += f" and {len(places) - SHOWN_PLACES} more: `backscroll sources` lists them"
         text.append(f"No transcript folders found (looked in {printable(looked, True)}).\n",
                     style="dim")
         text.append("Add one:            ", style="dim")
