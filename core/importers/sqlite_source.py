@@ -35,7 +35,7 @@ from ..errors import StoreError, ValidationError
 from ..keys import normalize_key
 from ..state import StateDir
 from ..storage import AgentWriter
-from .common import Followed, ImportReport, store_converted
+from .common import Followed, ImportReport, NumberedLines, store_converted
 from .format import Database, FollowedFile, SessionRead
 
 __all__ = ["SessionRead", "follow_database", "open_readonly", "require_columns"]
@@ -216,3 +216,9 @@ def import_whole_files(state: StateDir, agent_id: str, files: list[Path],
             for one in sessions:
                 store_converted(db, one.meta, one.events, report, file)
     return report
+
+
+def not_followed(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,
+                 report: ImportReport, memo: dict[str, Any]) -> Followed:
+    """The ``follow`` door of a database format: never called (Cursor editor, Zed, OpenCode)."""
+    raise AssertionError("a database is read from its watermark, not followed by lines")
