@@ -222,3 +222,17 @@ def not_followed(db: AgentWriter, found: FollowedFile, lines: NumberedLines, car
                  report: ImportReport, memo: dict[str, Any]) -> Followed:
     """The ``follow`` door of a database format: never called (Cursor editor, Zed, OpenCode)."""
     raise AssertionError("a database is read from its watermark, not followed by lines")
+
+
+def json_object(value: Any) -> dict[str, Any] | None:
+    """A column's JSON object (text or bytes), or None when it is not one (OpenCode's ``data``,
+    Cursor editor's ``cursorDiskKV`` values)."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if not isinstance(value, str):
+        return None
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
