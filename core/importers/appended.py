@@ -36,6 +36,7 @@ from .common import (
     over_bound,
     store_converted,
 )
+from .format import FollowedFile
 
 Records = list[tuple[int, dict[str, Any]]]  # (line number, the line's JSON object)
 
@@ -213,3 +214,14 @@ def text_of(value: Any) -> str:
 def _dumps(session_id: str, carry: dict[str, Any]) -> str:
     return json.dumps({**carry, "sessionId": session_id}, ensure_ascii=False,
                       separators=(",", ":"))
+
+
+def follow_door(reader: Reader) -> Callable[..., Followed]:
+    """The ``follow`` door of a format read by ``reader``: ``follow_file`` on the file found
+    (Cursor CLI, Factory Droid, Qwen Code)."""
+
+    def follow(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,
+               report: ImportReport, memo: dict[str, Any]) -> Followed:
+        return follow_file(db, found.agent, reader, found.file, lines, carry, report)
+
+    return follow

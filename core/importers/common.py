@@ -11,7 +11,7 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ..bounds import check_encoded, open_regular, read_lines, too_long
 from ..errors import ValidationError
@@ -20,6 +20,9 @@ from ..keys import check_agent_id, normalize_key
 from ..redact import redact
 from ..storage import AgentWriter, SessionMeta
 from ..transcript import active_branch, decode_line, moves_leaf, parse_event
+
+if TYPE_CHECKING:
+    from ..state import StateDir
 
 LABEL_CHARS = 80
 
@@ -217,6 +220,22 @@ def each_file(file: Path, report: ImportReport) -> Iterator[None]:
             file, None, f"import {data_problem(err)}; "
             "sessions stored before it are kept, the rest of this file is not imported"
         )
+
+
+def import_each(state: StateDir, agent_id: str, files: list[Path], report: ImportReport,
+                nothing: str, one: Callable[[AgentWriter, Path], object]) -> ImportReport:
+    """Store each of ``files`` with ``one(db, file)``, a file's bad data stopping that file
+    alone (``each_file``). No files: the report when finding them left notes, else
+    ``ValidationError(nothing)``."""
+    if not files and report.notes:
+        return report
+    if not files:
+        raise ValidationError(nothing)
+    with state.open(agent_id, write=True) as db, db.importing():
+        for file in files:
+            with each_file(file, report):
+                one(db, file)
+    return report
 
 
 def _named_after(file: Path, session_id: str | None) -> Path | None:

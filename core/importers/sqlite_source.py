@@ -29,12 +29,13 @@ import json
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..errors import StoreError, ValidationError
 from ..keys import normalize_key
+from ..state import StateDir
 from ..storage import AgentWriter
-from .common import Followed, ImportReport, store_converted
+from .common import Followed, ImportReport, NumberedLines, store_converted
 from .format import Database, FollowedFile, SessionRead
 
 __all__ = ["SessionRead", "follow_database", "open_readonly", "require_columns"]
@@ -195,3 +196,43 @@ def follow_database(db: AgentWriter, found: FollowedFile, carry: str | None,
             continue
         store_converted(db, read.meta, read.events, report, file, live=watermark is not None)
     return Followed(json.dumps(after, ensure_ascii=False, separators=(",", ":")))
+
+
+def import_whole_files(state: StateDir, agent_id: str, files: list[Path],
+                       read_new: Callable[..., tuple[list, Any]]) -> ImportReport:
+    """Read each file whole with ``read_new(file, None, agent_id, report)`` and store its
+    sessions; a busy or unreadable file is skipped with its reason (Crush, Goose)."""
+    report = ImportReport()
+    with state.open(agent_id, write=True) as db, db.importing():
+        for file in files:
+            try:
+                sessions, _after = read_new(file, None, agent_id, report)
+            except sqlite3.Error as err:
+                report.skip(file, None, str(busy_or_bad(file, err)))
+                continue
+            except ValidationError as err:
+                report.skip(file, None, str(err).removeprefix(f"{file}: "))
+                continue
+            for one in sessions:
+                store_converted(db, one.meta, one.events, report, file)
+    return report
+
+
+def not_followed(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,
+                 report: ImportReport, memo: dict[str, Any]) -> Followed:
+    """The ``follow`` door of a database format: never called (Cursor editor, Zed, OpenCode)."""
+    raise AssertionError("a database is read from its watermark, not followed by lines")
+
+
+def json_object(value: Any) -> dict[str, Any] | None:
+    """A column's JSON object (text or bytes), or None when it is not one (OpenCode's ``data``,
+    Cursor editor's ``cursorDiskKV`` values)."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if not isinstance(value, str):
+        return None
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None

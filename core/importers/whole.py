@@ -66,6 +66,23 @@ def ms_to_iso(ms: Any) -> str | None:
     return when.strftime("%Y-%m-%dT%H:%M:%S.") + f"{when.microsecond // 1000:03d}Z"
 
 
+def iso(ms: int) -> str:
+    """Epoch milliseconds as an ISO time with milliseconds, ``Z`` for UTC (Cursor editor, Zed)."""
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(
+        timespec="milliseconds").replace("+00:00", "Z")
+
+
+def append_linked(events: list[dict[str, Any]], entry: dict[str, Any], when: int | None) -> None:
+    """Append ``entry`` hanging from the entry before it (none when only the header is there),
+    stamped with ``when`` (its message too) when known (Cursor editor, Zed)."""
+    entry["parentId"] = events[-1]["id"] if len(events) > 1 else None
+    if when:
+        entry["timestamp"] = iso(when)
+        if "message" in entry:
+            entry["message"]["timestamp"] = when
+    events.append(entry)
+
+
 def chain(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each entry hangs from the one before (a whole file is one line of conversation); an
     entry met twice (same derived id) is kept once."""

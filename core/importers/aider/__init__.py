@@ -32,9 +32,9 @@ from ...state import StateDir
 from ...storage import AgentWriter, SessionMeta
 from ..common import (
     ImportReport,
-    each_file,
     found_inside,
     import_agent_id,
+    import_each,
     import_path,
     label_of,
     store_converted,
@@ -206,13 +206,8 @@ def import_aider(state: StateDir, path: Path, agent: str | None = None) -> Impor
         else sorted(p for p in path.rglob("*") if is_transcript_name(p.name) and p.is_file()
                     and found_inside(path, p, report))
     )
-    if not files and report.notes:
-        return report
-    if not files:
-        raise ValidationError(f"{path} holds no aider chat history (expected "
-                              f"{HISTORY_NAME} files in project folders, or one of them)")
-    with state.open(agent_id, write=True) as db, db.importing():
-        for file in files:
-            with each_file(file, report):
-                import_history(db, agent_id, file, report)
-    return report
+    return import_each(
+        state, agent_id, files, report,
+        f"{path} holds no aider chat history (expected {HISTORY_NAME} files in project "
+        "folders, or one of them)",
+        lambda db, file: import_history(db, agent_id, file, report))

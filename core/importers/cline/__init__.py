@@ -37,9 +37,9 @@ from ...state import StateDir
 from ...storage import AgentWriter, SessionMeta
 from ..common import (
     ImportReport,
-    each_file,
     found_inside,
     import_agent_id,
+    import_each,
     import_path,
     label_of,
     store_converted,
@@ -323,14 +323,8 @@ def import_tasks(state: StateDir, path: Path, agent: str | None = None,
                     and p.is_file() and found_inside(path, p, report)
                     and not (p.name == UI_FILE and has_history(p)))
     )
-    if not files and report.notes:
-        return report
-    if not files:
-        raise ValidationError(
-            f"{path} holds no {LABELS[source]} tasks (expected the extension's tasks folder "
-            f"with <id>/{HISTORY_FILE} files, or one of them)")
-    with state.open(agent_id, write=True) as db, db.importing():
-        for file in files:
-            with each_file(file, report):
-                import_task(db, agent_id, source, file, report)
-    return report
+    return import_each(
+        state, agent_id, files, report,
+        f"{path} holds no {LABELS.get(source, source)} tasks (expected the extension's tasks "
+        f"folder with <id>/{HISTORY_FILE} files, or one of them)",
+        lambda db, file: import_task(db, agent_id, source, file, report))

@@ -30,9 +30,9 @@ from ...storage import AgentWriter, SessionMeta
 from ...transcript import iso_to_ms
 from ..common import (
     ImportReport,
-    each_file,
     found_inside,
     import_agent_id,
+    import_each,
     import_path,
     label_of,
     store_converted,
@@ -232,13 +232,8 @@ def import_continue(state: StateDir, path: Path, agent: str | None = None) -> Im
         else sorted(p for p in path.glob("*.json") if p.is_file() and is_transcript_name(p.name)
                     and found_inside(path, p, report))
     )
-    if not files and report.notes:
-        return report
-    if not files:
-        raise ValidationError(f"{path} holds no Continue sessions (expected ~/.continue/sessions "
-                              "with <id>.json files, or one of them)")
-    with state.open(agent_id, write=True) as db, db.importing():
-        for file in files:
-            with each_file(file, report):
-                import_session(db, agent_id, file, report)
-    return report
+    return import_each(
+        state, agent_id, files, report,
+        f"{path} holds no Continue sessions (expected ~/.continue/sessions with <id>.json "
+        "files, or one of them)",
+        lambda db, file: import_session(db, agent_id, file, report))

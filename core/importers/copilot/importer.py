@@ -16,9 +16,9 @@ from ..common import (
     ImportReport,
     NumberedLines,
     deleted_here,
-    each_file,
     found_inside,
     import_agent_id,
+    import_each,
     import_path,
     json_lines,
     label_of,
@@ -48,17 +48,11 @@ def import_copilot(state: StateDir, path: Path, agent: str | None = None) -> Imp
     files = [path] if path.is_file() else sorted(
         p for p in path.rglob("*.json*") if is_session_file(p.name) and p.is_file()
         and found_inside(path, p, report))
-    if not files and report.notes:
-        return report
-    if not files:
-        raise ValidationError(
-            f"{path} holds no Copilot CLI sessions (expected ~/.copilot with "
-            "session-state/<id>/events.jsonl or history-session-state/<id>.json, or one file)")
-    with state.open(agent_id, write=True) as db, db.importing():
-        for file in files:
-            with each_file(file, report):
-                import_session_file(db, agent_id, file, report)
-    return report
+    return import_each(
+        state, agent_id, files, report,
+        f"{path} holds no Copilot CLI sessions (expected ~/.copilot with "
+        "session-state/<id>/events.jsonl or history-session-state/<id>.json, or one file)",
+        lambda db, file: import_session_file(db, agent_id, file, report))
 
 
 def _newer_layout(file: Path, session_id: str) -> bool:

@@ -24,6 +24,7 @@ from typing import Any
 from ...storage import SessionMeta
 from ..common import label_of
 from ..format import SessionRead
+from ..whole import append_linked, iso
 
 
 def ms_of(value: Any) -> int | None:
@@ -41,11 +42,6 @@ def ms_of(value: Any) -> int | None:
             when = when.replace(tzinfo=timezone.utc)
         return int(when.timestamp() * 1000)
     return None
-
-
-def iso(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(
-        timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _str(value: Any) -> str | None:
@@ -71,12 +67,7 @@ def convert_composer(cid: str, composer: dict[str, Any], bubbles: list[tuple[str
     first_prompt: str | None = None
 
     def add(entry: dict[str, Any]) -> None:
-        entry["parentId"] = events[-1]["id"] if len(events) > 1 else None
-        if when:
-            entry["timestamp"] = iso(when)
-            if "message" in entry:
-                entry["message"]["timestamp"] = when
-        events.append(entry)
+        append_linked(events, entry, when)
 
     for bid, bubble in bubbles:
         when = ms_of(bubble.get("createdAt")) or _client_time(bubble) or when

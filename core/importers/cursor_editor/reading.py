@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlparse
 
 from ..common import ImportReport
 from ..format import SessionRead
-from ..sqlite_source import open_readonly, require_columns
+from ..sqlite_source import json_object, open_readonly, require_columns
 from .convert import convert_composer
 
 TABLES = {"cursorDiskKV": ("key", "value")}
@@ -51,7 +51,7 @@ def read_new(path: Path, watermark: dict[str, Any] | None, agent: str, report: I
             changed = sorted(c for c, sig in now.items() if seen.get(c) != sig)
             records = {}
             for cid in changed:
-                composer = _decoded(_value(conn, "composerData:" + cid))
+                composer = json_object(_value(conn, "composerData:" + cid))
                 if composer is None:
                     _bad(report, path, bad, cid, f"composer {cid}: its record is not a JSON "
                          "object; skipped")
@@ -102,18 +102,6 @@ def _value(conn: sqlite3.Connection, key: str) -> Any:
     return row[0] if row else None
 
 
-def _decoded(value: Any) -> dict[str, Any] | None:
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", "replace")
-    if not isinstance(value, str):
-        return None
-    try:
-        data = json.loads(value)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def _bad(report: ImportReport, path: Path, bad: set[str], key: str, sentence: str) -> None:
     """A record that cannot be read: said once (the watermark remembers it)."""
     if key not in bad:
@@ -139,7 +127,7 @@ def _bubbles(conn: sqlite3.Connection, path: Path, cid: str, composer: dict[str,
         bid = header.get("bubbleId") if isinstance(header, dict) else None
         if not isinstance(bid, str) or bid not in stored:
             continue
-        bubble = _decoded(stored[bid])
+        bubble = json_object(stored[bid])
         if bubble is None:
             _bad(report, path, bad, f"{cid}:{bid}", f"composer {cid}: bubble {bid} is not a "
                  "JSON object; skipped")
@@ -174,7 +162,7 @@ def _workspace_folders(path: Path) -> dict[str, str]:
             row = None
         finally:
             conn.close()
-        data = _decoded(row[0]) if row else None
+        data = json_object(row[0]) if row else None
         listed = data.get("allComposers") if data else None
         for one in listed if isinstance(listed, list) else []:
             if isinstance(one, dict) and isinstance(one.get("composerId"), str):

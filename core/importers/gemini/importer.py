@@ -18,9 +18,9 @@ from ..common import (
     ImportReport,
     NumberedLines,
     deleted_here,
-    each_file,
     found_inside,
     import_agent_id,
+    import_each,
     import_path,
     json_lines,
     label_of,
@@ -58,17 +58,11 @@ def import_gemini(state: StateDir, path: Path, agent: str | None = None) -> Impo
     files = [path] if path.is_file() else sorted(
         p for p in path.rglob("*.json*") if is_chat(p.name) and "chats" in p.parts
         and p.is_file() and found_inside(path, p, report))
-    if not files and report.notes:
-        return report
-    if not files:
-        raise ValidationError(
-            f"{path} holds no Gemini CLI chats (expected ~/.gemini/tmp/<project>/chats/"
-            "session-*.json or .jsonl, or one chat file)")
-    with state.open(agent_id, write=True) as db, db.importing():
-        for file in files:
-            with each_file(file, report):
-                import_chat(db, agent_id, file, report)
-    return report
+    return import_each(
+        state, agent_id, files, report,
+        f"{path} holds no Gemini CLI chats (expected ~/.gemini/tmp/<project>/chats/"
+        "session-*.json or .jsonl, or one chat file)",
+        lambda db, file: import_chat(db, agent_id, file, report))
 
 
 def read_records(file: Path, report: ImportReport,

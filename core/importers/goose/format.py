@@ -4,15 +4,14 @@ read whole when it changes (``Database.locate`` finds them all)."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from ...errors import ValidationError
 from ...state import StateDir
 from ...storage import AgentWriter
-from ..common import Followed, ImportReport, NumberedLines, import_agent_id, import_path, store_converted
+from ..common import Followed, ImportReport, NumberedLines, import_agent_id, import_path
 from ..format import Database, Doors, FollowedFile
-from ..sqlite_source import busy_or_bad
+from ..sqlite_source import import_whole_files
 from .reading import read_new
 
 DATABASE = "sessions.db"
@@ -36,20 +35,7 @@ def import_goose(state: StateDir, path: Path, agent: str | None = None) -> Impor
         raise ValidationError(f"{path} holds no Goose sessions (expected {DATABASE} or "
                               "*.jsonl in it, or one of them itself)")
     agent_id = import_agent_id(agent, "goose")
-    report = ImportReport()
-    with state.open(agent_id, write=True) as db, db.importing():
-        for file in files:
-            try:
-                sessions, _after = read_new(file, None, agent_id, report)
-            except sqlite3.Error as err:
-                report.skip(file, None, str(busy_or_bad(file, err)))
-                continue
-            except ValidationError as err:
-                report.skip(file, None, str(err).removeprefix(f"{file}: "))
-                continue
-            for one in sessions:
-                store_converted(db, one.meta, one.events, report, file)
-    return report
+    return import_whole_files(state, agent_id, files, read_new)
 
 
 def follow(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,

@@ -11,7 +11,6 @@ Part and message shapes: anomalyco/opencode ``packages/opencode/src/session/mess
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 
 from ...storage import SessionMeta
 from ..common import ImportReport, label_of
+from ..sqlite_source import json_object
 
 # custom entries keep the part without its bulky payloads
 _DROPPED = frozenset({"id", "sessionID", "messageID"})
@@ -51,7 +51,7 @@ def convert_session(path: Path, row: tuple, messages: list[tuple], parts: list[t
     parent_key = prefix + parent if isinstance(parent, str) and parent else None
     by_message: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for part_id, message_id, data in parts:
-        part = decode(data)
+        part = json_object(data)
         if part is None:
             _bad(report, path, bad, part_id, f"part {part_id} of session {sid}")
             continue
@@ -71,7 +71,7 @@ def convert_session(path: Path, row: tuple, messages: list[tuple], parts: list[t
     first_prompt: str | None = None
     decoded = []
     for message_id, message_created, data in messages:
-        info = decode(data)
+        info = json_object(data)
         if info is None:
             _bad(report, path, bad, message_id, f"message {message_id} of session {sid}")
             continue
@@ -170,16 +170,3 @@ def _tool(part_id: str, part: dict[str, Any], message: Any) -> list[dict[str, An
     if "timestamp" in call:
         result["timestamp"] = call["timestamp"]
     return [call, result]
-
-
-def decode(value: Any) -> dict[str, Any] | None:
-    """A ``data`` column's JSON object, or None when it is not one."""
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", "replace")
-    if not isinstance(value, str):
-        return None
-    try:
-        data = json.loads(value)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None

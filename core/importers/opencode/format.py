@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...storage import AgentWriter
-from ..common import Followed, ImportReport, NumberedLines
-from ..format import Database, Doors, FollowedFile
+from ..common import ImportReport
+from ..format import Database, Doors
+from ..sqlite_source import not_followed
 from .importer import importer
 from .legacy import read_tree
 from .reading import read_new
@@ -24,13 +24,9 @@ def doors(database: str, source: str, label: str, default_agent: str,
             return read_tree(path, watermark, agent, report, source)
         return read_new(path, watermark, agent, report, source)
 
-    def follow(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,
-               report: ImportReport, memo: dict[str, Any]) -> Followed:
-        raise AssertionError("a database is read from its watermark, not followed by lines")
-
     return Doors(
         import_path=importer((database,), trees, read, label, default_agent),
-        follow=follow,
+        follow=not_followed,
         transcript=lambda name: name == database,
         same_family=same_family,
         database=Database((database,), read, trees),

@@ -35,9 +35,9 @@ from ...transcript import iso_to_ms
 from ..common import (
     ImportReport,
     NumberedLines,
-    each_file,
     found_inside,
     import_agent_id,
+    import_each,
     import_path,
     label_of,
     store_converted,
@@ -217,15 +217,8 @@ def import_pi(state: StateDir, path: Path, agent: str | None = None,
         else sorted(p for p in path.rglob("*.jsonl")
                     if p.is_file() and found_inside(path, p, report))
     )
-    if not files and report.notes:
-        return report
-    if not files:
-        raise ValidationError(
-            f"{path} holds no {_LABELS[source]} sessions (expected the agent's sessions folder "
-            "with --<cwd>--/<time>_<id>.jsonl files, or one session file)"
-        )
-    with state.open(agent_id, write=True) as db, db.importing():
-        for file in files:
-            with each_file(file, report):
-                import_file(db, agent_id, source, file, report)
-    return report
+    return import_each(
+        state, agent_id, files, report,
+        f"{path} holds no {_LABELS.get(source, source)} sessions (expected the agent's "
+        "sessions folder with --<cwd>--/<time>_<id>.jsonl files, or one session file)",
+        lambda db, file: import_file(db, agent_id, source, file, report))

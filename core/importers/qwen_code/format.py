@@ -4,23 +4,13 @@ its session folders, so nothing else under the home is walked."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from ...storage import AgentWriter
-from ..appended import follow_file
-from ..common import Followed, ImportReport, NumberedLines
-from ..format import Doors, FollowedFile
+from ..appended import follow_door
+from ..format import Doors
 from .importer import READER, chat_folders, import_qwen_code
-
-
-def _follow(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,
-            report: ImportReport, memo: dict[str, Any]) -> Followed:
-    return follow_file(db, found.agent, READER, found.file, lines, carry, report)
-
 
 DOORS = Doors(
     import_path=import_qwen_code,
-    follow=_follow,
+    follow=follow_door(READER),
     transcript=lambda name: name.endswith(".jsonl"),
     session_folders=chat_folders,
 )

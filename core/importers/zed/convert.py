@@ -29,6 +29,7 @@ from typing import Any
 from ...storage import SessionMeta
 from ..common import label_of
 from ..format import SessionRead
+from ..whole import append_linked, iso
 
 
 def millis(text: Any) -> int | None:
@@ -42,13 +43,6 @@ def millis(text: Any) -> int | None:
     if when.tzinfo is None:
         return None
     return int(when.timestamp() * 1000)
-
-
-def iso(ms: int) -> str:
-    from datetime import timezone
-
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(
-        timespec="milliseconds").replace("+00:00", "Z")
 
 
 def folder_of(folder_paths: Any) -> str | None:
@@ -86,12 +80,7 @@ def convert_thread(row: tuple, thread: dict[str, Any], agent: str,
     first_prompt: str | None = None
 
     def add(entry: dict[str, Any]) -> None:
-        entry["parentId"] = events[-1]["id"] if len(events) > 1 else None
-        if when:
-            entry["timestamp"] = iso(when)
-            if "message" in entry:
-                entry["message"]["timestamp"] = when
-        events.append(entry)
+        append_linked(events, entry, when)
 
     def message(entry_id: str, role: str, content: list[dict[str, Any]]) -> None:
         body: dict[str, Any] = {"role": role, "content": content}

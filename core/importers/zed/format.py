@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ...storage import AgentWriter
-from ..common import Followed, ImportReport, NumberedLines
-from ..format import Database, Doors, FollowedFile
+from ..common import ImportReport
+from ..format import Database, Doors
 from ..opencode.importer import importer
+from ..sqlite_source import not_followed
 from .reading import read_new
 
 
@@ -18,14 +18,9 @@ def _read(path: Path, watermark: dict[str, Any] | None, agent: str,
     return read_new(path, watermark, agent, report)
 
 
-def _follow(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,
-            report: ImportReport, memo: dict[str, Any]) -> Followed:
-    raise AssertionError("a database is read from its watermark, not followed by lines")
-
-
 DOORS = Doors(
     import_path=importer(("threads.db",), (), _read, "Zed", "zed"),
-    follow=_follow,
+    follow=not_followed,
     transcript=lambda name: name == "threads.db",
     database=Database(("threads.db",), _read),
 )
