@@ -24,18 +24,16 @@ from typing import Any
 import pytest
 
 from backscroll.core import formats
-from backscroll.core.history import HistoryRequest, sessions_history
 from backscroll.core.importers.cursor_editor import reading as reading_module
-from backscroll.core.reconcile import reconcile_all
 from backscroll.core.resume import resume_command
 from backscroll.core.search import SearchRequest, sessions_search
-from backscroll.core.sources import sync_sources
 from backscroll.core.sources.detect import all_sources
 from backscroll.core.sources.watch import _transcript_change
 from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR
 
 from .fakehome import hits
+from .sqlite_formats import files_bytes, history, sync
 
 pytestmark = pytest.mark.backends
 
@@ -119,14 +117,6 @@ def cursor(user_folder: Path):
     one.conn.close()
 
 
-def sync(state: StateDir):
-    report = sync_sources(state)
-    reconcile_all(state)
-    return report
-
-
-def history(state: StateDir, key: str, tools: bool = False) -> list[dict[str, Any]]:
-    return sessions_history(state, HistoryRequest(key, include_tools=tools), OPERATOR).messages
 
 
 def key(cid: str = CID) -> str:
@@ -137,9 +127,6 @@ def texts(state: StateDir, cid: str = CID) -> list[str]:
     return [c["text"] for m in history(state, key(cid)) for c in m["content"]
             if c["type"] == "text"]
 
-
-def files_bytes(path: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in (path, Path(f"{path}-wal"))}
 
 
 def test_first_sync_append_and_a_no_change_sync_opens_nothing(

@@ -22,16 +22,14 @@ from typing import Any
 import pytest
 
 from backscroll.core import formats
-from backscroll.core.history import HistoryRequest, sessions_history
 from backscroll.core.importers.goose import reading as reading_module
 from backscroll.core.reconcile import reconcile_all
 from backscroll.core.resume import resume_command
-from backscroll.core.sources import sync_sources
 from backscroll.core.sources.detect import all_sources
 from backscroll.core.state import StateDir
-from backscroll.core.visibility import OPERATOR
 
 from .fakehome import hits
+from .sqlite_formats import files_bytes, history, sync
 
 pytestmark = pytest.mark.backends
 
@@ -140,22 +138,11 @@ def agent(sessions_dir: Path):
     agent.conn.close()
 
 
-def sync(state: StateDir):
-    report = sync_sources(state)
-    reconcile_all(state)
-    return report
-
-
-def history(state: StateDir, key: str, tools: bool = False) -> list[dict[str, Any]]:
-    return sessions_history(state, HistoryRequest(key, include_tools=tools), OPERATOR).messages
 
 
 def key(sid: str = SID) -> str:
     return f"agent:goose:goose:{sid}"
 
-
-def files_bytes(path: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in (path, Path(f"{path}-wal"))}
 
 
 def test_first_sync_then_only_what_is_new(state: StateDir, agent: Agent,
