@@ -185,6 +185,30 @@ def cmd_history(state: StateDir, args: argparse.Namespace) -> int:
     return 0
 
 
+FORCE = "replace it with --force"
+
+
+def cmd_export(state: StateDir, args: argparse.Namespace) -> int:
+    """The conversation to standard output, or to a file by the rule the browser's export
+    follows (``core.export.check_target``), checked before the conversation is read."""
+    from backscroll.core.export import check_format, check_target, export_conversation, write_file
+
+    check_format(args.format)
+    to_file = args.output not in ("-", "")
+    if to_file:
+        check_target(args.output, args.force, FORCE)
+    caller = caller_from_args(state, args)
+    text = export_conversation(state, args.key, caller, args.format, args.host,
+                               args.include_tools)
+    if not to_file:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+    path, size = write_file(args.output, text.encode("utf-8"), args.force, FORCE)
+    print(f"exported {shown(args.key)} ({size:,} bytes, redacted) to {shown(path)}")
+    return 0
+
+
 def cmd_mcp(state: StateDir, args: argparse.Namespace) -> int:
     """Serve MCP on stdio as the caller fixed here; the SDK is loaded only now."""
     caller = caller_from_args(state, args)
