@@ -27,7 +27,7 @@ from .redact import redact
 from .search import SearchRequest, check_request
 from .state import StateDir
 from .storage import AgentReader, MatchFilters, SessionRow
-from .transcript import INDEXED_ROLES, active_branch, shown_messages
+from .transcript import INDEXED_ROLES, TOOL_ROLES, active_branch, shown_messages
 from .visibility import Caller
 from .visible_sessions import open_visible
 
@@ -92,11 +92,12 @@ def conversation_outline(state: StateDir, caller: Caller, session_key: str,
 
 def conversation_window(
     state: StateDir, caller: Caller, session_key: str, start: int, stop: int,
-    field_max_chars: int = FIELD_MAX_CHARS, host: str | None = None,
+    field_max_chars: int = FIELD_MAX_CHARS, host: str | None = None, cut_note: str = "…",
 ) -> list[dict[str, Any]]:
     """Messages ``start`` to ``stop`` (outline positions, at most ``WINDOW_MAX``) rendered as
-    ``sessions_history`` renders them, tool traffic included. A message with nothing left to
-    show (an empty turn) is an empty list of blocks."""
+    ``sessions_history`` renders them, tool traffic included; a text cut at
+    ``field_max_chars`` ends with ``cut_note`` (``HistoryRequest.cut_note``). A message with
+    nothing left to show (an empty turn) is an empty list of blocks."""
     with open_visible(state, caller, session_key, host) as (db, session):
         branch = _branch(db, session)
         start = max(0, start)
@@ -106,13 +107,30 @@ def conversation_window(
     messages = []
     for offset, seq in enumerate(wanted):
         event = events.get(seq, {})
-        rendered = render_message(event, Cleaner(field_max_chars), True, branch.created_at) if (
-            event) else None
+        rendered = render_message(event, Cleaner(field_max_chars, cut_note), True,
+                                  branch.created_at) if event else None
         outline = branch.outline
         index = start + offset
         messages.append(rendered or {"id": outline.ids[index], "role": outline.roles[index],
                                      "timestamp": outline.timestamps[index], "content": []})
     return messages
+
+
+def failed_tool_results(state: StateDir, caller: Caller, session_key: str,
+                        host: str | None = None) -> list[int]:
+    """The outline positions of the tool results the agent's runtime marked as errors
+    (``isError``), oldest first: what "next failed call" walks. Reads the tool messages of
+    the branch only."""
+    with open_visible(state, caller, session_key, host) as (db, session):
+        branch = _branch(db, session)
+        tools = [n for n, role in enumerate(branch.outline.roles) if role in TOOL_ROLES]
+        failed: list[int] = []
+        for chunk in range(0, len(tools), WINDOW_MAX):
+            part = tools[chunk:chunk + WINDOW_MAX]
+            events = db.events_at(session.pk, [branch.seqs[n] for n in part])
+            failed += [n for n in part
+                       if ((events.get(branch.seqs[n]) or {}).get("message") or {}).get("isError")]
+    return failed
 
 
 def window_around(

@@ -11,16 +11,13 @@ its result inside, paired by ``tool_pairs``; thinking is folded too.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 from html import escape
 from typing import Any
 
 from .history import HistoryResponse
 from .redact import redact
-from .tool_pairs import FAILED, pair_tool_calls, result_block, status_of
-
-SUMMARY_ARGUMENT_CHARS = 120  # of a call's arguments, on its folded line
+from .tool_pairs import FAILED, arguments_preview, pair_tool_calls, result_block, status_of
 
 CSS = """
 :root { color-scheme: light dark; --fg: #1d1f21; --bg: #fdfdfc; --muted: #6a6f75;
@@ -71,24 +68,6 @@ def _when(ms: int) -> tuple[str, str]:
     return moment.isoformat(timespec="seconds"), f"{moment:%Y-%m-%d %H:%M:%S} UTC"
 
 
-def _one_line(text: str, limit: int = SUMMARY_ARGUMENT_CHARS) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def _arguments_preview(arguments: str) -> str:
-    """The start of a call's arguments: a lone string argument (a command, a path) bare."""
-    try:
-        parsed = json.loads(arguments)
-    except ValueError:
-        return _one_line(arguments)
-    if isinstance(parsed, dict):
-        strings = [v for v in parsed.values() if isinstance(v, str)]
-        if len(parsed) == 1 and strings:
-            return _one_line(strings[0])
-    return _one_line(arguments)
-
-
 def _result_text(result: dict[str, Any]) -> str:
     return "\n".join(str(b.get("text") or b.get("placeholder") or "")
                      for b in result.get("content", []))
@@ -105,7 +84,7 @@ def _tool_details(call: dict[str, Any] | None, result: dict[str, Any] | None) ->
     summary = [f'<span class="tool-name">{escape(str(name))}</span>', _status_span(status)]
     if call is not None:
         summary.append(f'<span class="args-preview">'
-                       f'{escape(_arguments_preview(str(call.get("arguments", ""))))}</span>')
+                       f'{escape(arguments_preview(str(call.get("arguments", ""))))}</span>')
     else:
         summary.append('<span class="args-preview">(a result; its call is not shown)</span>')
     css = "tool failed" if status == FAILED else "tool"

@@ -11,11 +11,13 @@ answered has no result (``status`` "no result").
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 OK, FAILED, NO_RESULT = "ok", "failed", "no result"
+PREVIEW_CHARS = 120  # of a call's arguments, on its folded line
 
 
 @dataclass
@@ -71,3 +73,35 @@ def pair_tool_calls(messages: Sequence[dict[str, Any]]) -> ToolPairs:
         elif message.get("role") == "user":
             open_calls = []
     return pairs
+
+
+def one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def arguments_preview(arguments: str, limit: int = PREVIEW_CHARS) -> str:
+    """The start of a call's arguments (a JSON text) on one line: a lone string argument (a
+    command, a path) bare, as a person would type it."""
+    try:
+        parsed = json.loads(arguments)
+    except ValueError:
+        return one_line(arguments, limit)
+    if isinstance(parsed, dict) and len(parsed) == 1:
+        [value] = parsed.values()
+        if isinstance(value, str):
+            return one_line(value, limit)
+    return one_line(arguments, limit)
+
+
+def arguments_whole(arguments: str) -> str:
+    """A call's arguments laid out to read: a lone string bare, else indented JSON."""
+    try:
+        parsed = json.loads(arguments)
+    except ValueError:
+        return arguments
+    if isinstance(parsed, dict) and len(parsed) == 1:
+        [value] = parsed.values()
+        if isinstance(value, str):
+            return value
+    return json.dumps(parsed, ensure_ascii=False, indent=2)

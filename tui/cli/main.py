@@ -126,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--offset", default=None, help="skip this many newest messages (the "
                    "nextOffset of the previous page); not with --message-id")
     p.add_argument("--include-tools", action="store_true", help="include tool calls and results")
+    p.add_argument("--full", action="store_true",
+                   help="every text, tool call and result whole (not cut at 4,000 characters), "
+                   "and no 80 KiB cap: with --limit or --message-id to choose the window")
     p.add_argument("--host", metavar="NAME", help="the session of this host (default: this "
                    "machine's, else the only host holding the key)")
     _add_caller_args(p, "show it only if this session may see it, as that session would")
