@@ -86,7 +86,7 @@ SEARCH = (
               "copy the command that resumes the conversation (Claude Code, Codex) or its key",
               tooltip="Copy the resume command", title="Copy resume command"),
     KeyAction("export", "export", "e", "Export",
-              "export the highlighted conversation (Markdown or JSON, redacted)",
+              "export the highlighted conversation (Markdown, JSON or HTML, redacted)",
               tooltip="Export the conversation", title="Export conversation"),
 )
 
