@@ -337,8 +337,11 @@ class Planner:
             if item.kind == "main" or (item.kind == "subagent" and demo_text.SUBTASKS[item.task][3]
                                        and not item.key.split(":")[-1].startswith("incognito")):
                 spawners.setdefault(item.agent, []).append(item)
-        whole = len(self.items) < target  # the showcase is whole, with room for the incident
-        while len(self.items) < target - whole:
+        # the incident takes the last filler's place; with no filler, it comes on top, unless
+        # the number of sessions was asked for
+        room = len(self.items) < target
+        whole = room or self.sessions is None
+        while len(self.items) < target - room:
             self.filler(spawners)
         if whole:
             showing = self.incident()
