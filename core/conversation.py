@@ -135,7 +135,7 @@ def failed_tool_results(state: StateDir, caller: Caller, session_key: str,
 
 def window_around(
     state: StateDir, caller: Caller, session_key: str, message_id: str | None, count: int,
-    host: str | None = None,
+    host: str | None = None, cut_note: str = "…",
 ) -> HistoryResponse:
     """``count`` messages around ``message_id`` (None: the newest ones), as a history answer
     (a preview pane shows it): read from the outline, so a long conversation costs a window,
@@ -152,7 +152,8 @@ def window_around(
             "(it may be on an abandoned branch, a tool message, or unknown)"
         )
     start = max(0, min(focus - count // 2, total - count))
-    messages = conversation_window(state, caller, session_key, start, start + count, host=host)
+    messages = conversation_window(state, caller, session_key, start, start + count, host=host,
+                                   cut_note=cut_note)
     return HistoryResponse(outline.session_key, outline.session_id, messages,
                            truncated=len(messages) < total, has_more=start > 0,
                            has_newer=start + len(messages) < total, host=host)
