@@ -290,3 +290,17 @@ def test_writing_to_a_closed_standard_output_is_not_a_traceback(
 
     monkeypatch.setattr(sys, "stdout", Gone())
     assert main(["export", KEY, "--state-dir", str(filled.path)]) == 0
+
+
+@pytest.mark.backends
+def test_both_backends_export_alike_and_find_the_failed_calls(state: StateDir) -> None:
+    """The export and the failed calls the conversation screen walks read storage through
+    the role protocols: the same answers on SQLite and PostgreSQL."""
+    from backscroll.core.conversation import conversation_outline, failed_tool_results
+
+    store(state, KEY, conversation())
+    page = export_conversation(state, KEY, OPERATOR, "html", include_tools=True)
+    assert page.count('<details class="tool failed">') == 1 and SECRET not in page
+    outline = conversation_outline(state, OPERATOR, KEY)
+    assert outline.roles == ("user", "assistant", "toolResult", "assistant")
+    assert failed_tool_results(state, OPERATOR, KEY) == [2]
