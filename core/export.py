@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -72,12 +73,21 @@ def _markdown_block(block: dict[str, Any]) -> list[str]:
     if kind == "image":
         return [f"*{block['placeholder']}*"]
     if kind == "toolCall":
-        return [f"**tool call** `{block['name']}`", "```json", block["arguments"], "```"]
+        fence = _fence(block["arguments"])
+        return [f"**tool call** `{block['name']}`", f"{fence}json", block["arguments"], fence]
     if kind == "toolResult":
         inner = "\n".join(b.get("text", b.get("placeholder", "")) for b in block["content"])
         status = " (error)" if block.get("isError") else ""
-        return [f"**tool result** `{block.get('name') or 'tool'}`{status}", "```", inner, "```"]
+        fence = _fence(inner)
+        return [f"**tool result** `{block.get('name') or 'tool'}`{status}", fence, inner, fence]
     return []
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks in ``text``, so output holding a fence
+    of its own (a README, a diff) cannot close the block early."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def check_target(path: Path | str, overwrite: bool = False, how: str = "overwrite it") -> Path:

@@ -59,7 +59,7 @@ details.failed { border-color: var(--fail); }
 pre { margin: .2rem 0 .4rem; padding: .4rem .5rem; background: var(--code);
   white-space: pre-wrap; overflow-wrap: anywhere; font: 13px/1.4 ui-monospace, Menlo,
   Consolas, monospace; }
-@media print { details > .body { display: block; } body { max-width: none; } }
+@media print { body { max-width: none; } }
 """
 
 

@@ -304,3 +304,14 @@ def test_both_backends_export_alike_and_find_the_failed_calls(state: StateDir) -
     outline = conversation_outline(state, OPERATOR, KEY)
     assert outline.roles == ("user", "assistant", "toolResult", "assistant")
     assert failed_tool_results(state, OPERATOR, KEY) == [2]
+
+
+def test_markdown_fences_hold_output_with_fences_of_its_own(state: StateDir) -> None:
+    store(state, KEY, [
+        {"role": "assistant", "content": [{"type": "toolCall", "id": "c", "name": "read",
+                                           "arguments": {"path": "README.md"}}]},
+        {"role": "toolResult", "toolName": "read", "content": [
+            {"type": "text", "text": "# Title\n```sh\nmake\n```\nthe end"}]},
+    ])
+    exported = export_conversation(state, KEY, OPERATOR, "markdown")
+    assert "````\n# Title\n```sh\nmake\n```\nthe end\n````" in exported
