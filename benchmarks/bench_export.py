@@ -78,6 +78,20 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def in_process(state: StateDir, runs: int) -> dict[str, list[float]]:
+    """Where a process's time goes: the export itself, without the start and the imports."""
+    from backscroll.core.export import export_conversation
+    from backscroll.core.visibility import OPERATOR
+
+    times: dict[str, list[float]] = {"json": [], "markdown": [], "html": []}
+    for _ in range(runs):
+        for fmt, values in times.items():
+            started = time.perf_counter()
+            export_conversation(state, KEY, OPERATOR, fmt, include_tools=True)
+            values.append((time.perf_counter() - started) * 1000)
+    return times
+
+
 def uptime() -> str:
     try:
         return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
@@ -117,6 +131,7 @@ def main() -> None:
                 done = subprocess.run(command, capture_output=True, check=True)
                 times[name].append((time.perf_counter() - started) * 1000)
                 sizes[name] = len(done.stdout) if "-o" not in command else out.stat().st_size
+        inside = in_process(state, max(3, args.runs // 3))
     base = statistics.median(times[rows[0][0]])
     print(f"{args.messages:,} messages, {args.runs} runs each, whole processes")
     print("| command | p50 ms | p95 ms | x baseline | output bytes |")
@@ -125,6 +140,10 @@ def main() -> None:
         p50 = statistics.median(times[name])
         print(f"| `{name.strip()}` | {p50:,.0f} | {percentile(times[name], 0.95):,.0f} | "
               f"{p50 / base:.1f} | {sizes[name]:,} |")
+    print("in one process (export_conversation, the same conversation, tools included):")
+    for fmt, values in inside.items():
+        print(f"  {fmt:<8} p50 {statistics.median(values):,.0f} ms  "
+              f"p95 {percentile(values, 0.95):,.0f} ms")
     print(f"after: {uptime()}")
 
 
