@@ -27,7 +27,7 @@ from .redact import redact
 from .search import SearchRequest, check_request
 from .state import StateDir
 from .storage import AgentReader, MatchFilters, SessionRow
-from .transcript import INDEXED_ROLES, active_branch, shown_messages
+from .transcript import INDEXED_ROLES, TOOL_ROLES, active_branch, shown_messages
 from .visibility import Caller
 from .visible_sessions import open_visible
 
@@ -92,11 +92,12 @@ def conversation_outline(state: StateDir, caller: Caller, session_key: str,
 
 def conversation_window(
     state: StateDir, caller: Caller, session_key: str, start: int, stop: int,
-    field_max_chars: int = FIELD_MAX_CHARS, host: str | None = None,
+    field_max_chars: int = FIELD_MAX_CHARS, host: str | None = None, cut_note: str = "…",
 ) -> list[dict[str, Any]]:
     """Messages ``start`` to ``stop`` (outline positions, at most ``WINDOW_MAX``) rendered as
-    ``sessions_history`` renders them, tool traffic included. A message with nothing left to
-    show (an empty turn) is an empty list of blocks."""
+    ``sessions_history`` renders them, tool traffic included; a text cut at
+    ``field_max_chars`` ends with ``cut_note`` (``HistoryRequest.cut_note``). A message with
+    nothing left to show (an empty turn) is an empty list of blocks."""
     with open_visible(state, caller, session_key, host) as (db, session):
         branch = _branch(db, session)
         start = max(0, start)
@@ -106,8 +107,8 @@ def conversation_window(
     messages = []
     for offset, seq in enumerate(wanted):
         event = events.get(seq, {})
-        rendered = render_message(event, Cleaner(field_max_chars), True, branch.created_at) if (
-            event) else None
+        rendered = render_message(event, Cleaner(field_max_chars, cut_note), True,
+                                  branch.created_at) if event else None
         outline = branch.outline
         index = start + offset
         messages.append(rendered or {"id": outline.ids[index], "role": outline.roles[index],
@@ -115,9 +116,26 @@ def conversation_window(
     return messages
 
 
+def failed_tool_results(state: StateDir, caller: Caller, session_key: str,
+                        host: str | None = None) -> list[int]:
+    """The outline positions of the tool results the agent's runtime marked as errors
+    (``isError``), oldest first: what "next failed call" walks. Reads the tool messages of
+    the branch only."""
+    with open_visible(state, caller, session_key, host) as (db, session):
+        branch = _branch(db, session)
+        tools = [n for n, role in enumerate(branch.outline.roles) if role in TOOL_ROLES]
+        failed: list[int] = []
+        for chunk in range(0, len(tools), WINDOW_MAX):
+            part = tools[chunk:chunk + WINDOW_MAX]
+            events = db.events_at(session.pk, [branch.seqs[n] for n in part])
+            failed += [n for n in part
+                       if ((events.get(branch.seqs[n]) or {}).get("message") or {}).get("isError")]
+    return failed
+
+
 def window_around(
     state: StateDir, caller: Caller, session_key: str, message_id: str | None, count: int,
-    host: str | None = None,
+    host: str | None = None, cut_note: str = "…",
 ) -> HistoryResponse:
     """``count`` messages around ``message_id`` (None: the newest ones), as a history answer
     (a preview pane shows it): read from the outline, so a long conversation costs a window,
@@ -134,7 +152,8 @@ def window_around(
             "(it may be on an abandoned branch, a tool message, or unknown)"
         )
     start = max(0, min(focus - count // 2, total - count))
-    messages = conversation_window(state, caller, session_key, start, start + count, host=host)
+    messages = conversation_window(state, caller, session_key, start, start + count, host=host,
+                                   cut_note=cut_note)
     return HistoryResponse(outline.session_key, outline.session_id, messages,
                            truncated=len(messages) < total, has_more=start > 0,
                            has_newer=start + len(messages) < total, host=host)

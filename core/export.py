@@ -1,16 +1,20 @@
-"""Export a whole conversation (active branch, tools included), redacted, as Markdown or JSON,
-and write it to a file that only its owner can read."""
+"""Export a whole conversation (active branch; tool calls and results unless left out),
+redacted, as Markdown, JSON or a self-contained HTML page (``export_html``), and write it to
+a file that only its owner can read, by one rule of what may be written over
+(``check_target``), the same for the browser and the command line."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from .errors import StoreError, ValidationError
+from .export_html import render_html
 from .file_modes import FILE_MODE
 from .history import HistoryRequest, sessions_history
 from .redact import redact
@@ -19,20 +23,26 @@ from .visibility import Caller
 
 EXPORT_MAX_BYTES = 256 * 1024 * 1024
 EXPORT_FIELD_CHARS = 1_000_000
-FORMATS = ("markdown", "json")
+FORMATS = ("markdown", "json", "html")
+EXTENSIONS = {"markdown": ".md", "json": ".json", "html": ".html"}
+
+
+def check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise ValidationError(f"export format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    return fmt
 
 
 def export_conversation(state: StateDir, key: str, caller: Caller, fmt: str = "markdown",
-                        host: str | None = None) -> str:
+                        host: str | None = None, include_tools: bool = True) -> str:
     """The conversation as the caller may see it (of ``host``: ``visible.find_session``);
-    every text field is redacted."""
-    if fmt not in FORMATS:
-        raise ValidationError(f"export format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    every text field is redacted, and whole up to ``EXPORT_FIELD_CHARS``."""
+    check_format(fmt)
     history = sessions_history(
         state,
         HistoryRequest(
             session_key=key,
-            include_tools=True,
+            include_tools=include_tools,
             max_bytes=EXPORT_MAX_BYTES,
             field_max_chars=EXPORT_FIELD_CHARS,
             host=host or None,
@@ -41,6 +51,8 @@ def export_conversation(state: StateDir, key: str, caller: Caller, fmt: str = "m
     )
     if fmt == "json":
         return json.dumps(history.as_json(), ensure_ascii=False, indent=2) + "\n"
+    if fmt == "html":
+        return render_html(history)
     lines = [f"# {redact(history.session_key)}", "", f"Session id: `{history.session_id}`", ""]
     for message in history.messages:
         when = datetime.fromtimestamp(message["timestamp"] / 1000, tz=timezone.utc)
@@ -61,12 +73,40 @@ def _markdown_block(block: dict[str, Any]) -> list[str]:
     if kind == "image":
         return [f"*{block['placeholder']}*"]
     if kind == "toolCall":
-        return [f"**tool call** `{block['name']}`", "```json", block["arguments"], "```"]
+        fence = _fence(block["arguments"])
+        return [f"**tool call** `{block['name']}`", f"{fence}json", block["arguments"], fence]
     if kind == "toolResult":
         inner = "\n".join(b.get("text", b.get("placeholder", "")) for b in block["content"])
         status = " (error)" if block.get("isError") else ""
-        return [f"**tool result** `{block.get('name') or 'tool'}`{status}", "```", inner, "```"]
+        fence = _fence(inner)
+        return [f"**tool result** `{block.get('name') or 'tool'}`{status}", fence, inner, fence]
     return []
+
+
+def _fence(text: str) -> str:
+    """A code fence longer than any run of backticks in ``text``, so output holding a fence
+    of its own (a README, a diff) cannot close the block early."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def check_target(path: Path | str, overwrite: bool = False, how: str = "overwrite it") -> Path:
+    """The file an export may be written to, or one sentence why not: a folder, a device, a
+    pipe or a socket never (renamed over, it would become a file holding the conversation);
+    an existing file or a symlink (even a dangling one) only with ``overwrite``, and then the
+    link itself is replaced, never its target. ``how``: how the caller asks to overwrite
+    (the command line's ``--force``)."""
+    target = Path(path).expanduser().absolute()
+    if target.is_dir():
+        raise ValidationError(f"{target} is a folder: give a file name to export to")
+    if target.exists() and not target.is_symlink() and not target.is_file():
+        raise ValidationError(
+            f"{target} is not a regular file (a device, a pipe or a socket): give a file name "
+            "to export to"
+        )
+    if (target.exists() or target.is_symlink()) and not overwrite:
+        raise ValidationError(f"{target} already exists: choose another path or {how}")
+    return target
 
 
 def write_export(
@@ -77,25 +117,24 @@ def write_export(
     fmt: str = "markdown",
     overwrite: bool = False,
     host: str | None = None,
+    include_tools: bool = True,
 ) -> tuple[Path, int]:
     """Export ``key`` to ``path`` (mode 0600 whatever the umask); return (path, bytes).
 
-    An existing file is refused unless ``overwrite``, a device or a pipe always; a symlink is
-    never followed (the link itself would be replaced, never its target). The file is written
-    beside the target and renamed over it, so a reader never sees half an export and an old
-    file's loose mode is not kept.
+    The target is checked before the conversation is read and again before it is written
+    (``check_target``). The file is written beside the target and renamed over it, so a
+    reader never sees half an export and an old file's loose mode is not kept.
     """
-    target = Path(path).expanduser().absolute()
-    data = export_conversation(state, key, caller, fmt, host).encode("utf-8")
-    if target.is_dir():
-        raise ValidationError(f"{target} is a folder: give a file name to export to")
-    if target.exists() and not target.is_symlink() and not target.is_file():
-        raise ValidationError(  # renamed over, a device or a pipe would become a file
-            f"{target} is not a regular file (a device, a pipe or a socket): give a file name "
-            "to export to"
-        )
-    if (target.exists() or target.is_symlink()) and not overwrite:
-        raise ValidationError(f"{target} already exists: choose another path or overwrite it")
+    check_format(fmt)
+    check_target(path, overwrite)
+    data = export_conversation(state, key, caller, fmt, host, include_tools).encode("utf-8")
+    return write_file(path, data, overwrite)
+
+
+def write_file(path: Path | str, data: bytes, overwrite: bool = False,
+               how: str = "overwrite it") -> tuple[Path, int]:
+    """``data`` to ``path`` by the rule of ``check_target``, atomically, mode 0600."""
+    target = check_target(path, overwrite, how)
     try:
         fd, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as err:

@@ -54,6 +54,9 @@ class HistoryRequest:
     max_bytes: int = ANSWER_MAX_BYTES  # exports raise these caps; the tool answer keeps them
     field_max_chars: int = FIELD_MAX_CHARS
     host: str | None = None  # the session's host (``visible.find_session``)
+    # What ends a text cut at ``field_max_chars``: a bare "…" for agents and scripts; a
+    # person's view says how much is left out and how to see it (``{more}``: characters)
+    cut_note: str = "…"
 
 
 @dataclass
@@ -105,8 +108,9 @@ class HistoryResponse:
 class Cleaner:
     """Redacts and cuts text fields, remembering whether it did either."""
 
-    def __init__(self, max_chars: int = FIELD_MAX_CHARS) -> None:
+    def __init__(self, max_chars: int = FIELD_MAX_CHARS, cut_note: str = "…") -> None:
         self.max_chars = max_chars
+        self.cut_note = cut_note
         self.redacted = False
         self.cut = False
 
@@ -117,7 +121,8 @@ class Cleaner:
         self.cut = self.cut or bounded is not value
         if len(clean) > self.max_chars:
             self.cut = True
-            clean = clean[: self.max_chars] + "…"
+            clean = clean[: self.max_chars] + self.cut_note.format(
+                more=len(clean) - self.max_chars)
         return clean
 
     def block(self, block: Any, include_tools: bool) -> dict[str, Any] | None:
@@ -321,7 +326,7 @@ class _Messages:
         return not self.request.include_tools and self.candidates[i][2] in TOOL_ROLES
 
     def _render(self, event: dict[str, Any]) -> _Rendered | None:
-        cleaner = Cleaner(self.request.field_max_chars)
+        cleaner = Cleaner(self.request.field_max_chars, self.request.cut_note)
         message = render_message(event, cleaner, self.request.include_tools, self.default_ts)
         if message is None:
             return None

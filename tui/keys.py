@@ -86,7 +86,7 @@ SEARCH = (
               "copy the command that resumes the conversation (Claude Code, Codex) or its key",
               tooltip="Copy the resume command", title="Copy resume command"),
     KeyAction("export", "export", "e", "Export",
-              "export the highlighted conversation (Markdown or JSON, redacted)",
+              "export the highlighted conversation (Markdown, JSON or HTML, redacted)",
               tooltip="Export the conversation", title="Export conversation"),
 )
 
@@ -109,6 +109,19 @@ CONVERSATION = (
     KeyAction("conversation.hit", "to_hit", "h", "To hit", "back to the current hit",
               hint="to the hit", show=False),
     KeyAction("conversation.find", "find", "slash", "Find", "search within this conversation"),
+    KeyAction("conversation.select_next", "select_next", "right_square_bracket", "Select",
+              "select the next / previous message (the bar on its left)", show=False),
+    KeyAction("conversation.select_previous", "select_previous", "left_square_bracket",
+              "Select previous", "select the previous message", show=False,
+              row_with="conversation.select_next"),
+    KeyAction("conversation.unfold", "toggle_fold", "enter", "Unfold",
+              "unfold the selected message: its tool calls and results whole, a cut text read "
+              "whole; again: fold it", hint="unfold"),
+    KeyAction("conversation.failed", "next_failed", "f", "Next failed",
+              "next / previous failed tool call (its result marked an error)",
+              hint="next failed call"),
+    KeyAction("conversation.failed_previous", "previous_failed", "F", "Previous failed",
+              "previous failed tool call", show=False, row_with="conversation.failed"),
     KeyAction("conversation.resume", "resume", "r", "Resume",
               "copy the command that resumes it (Claude Code, Codex) or its key"),
     KeyAction("conversation.export", "export", "e", "Export", "export this conversation"),
@@ -174,8 +187,10 @@ _BY_ID = {k.id: k for k in (*APP, *SEARCH, *CONVERSATION, *FIND, *FILTERS, *VIEW
                              *EXPORT, *HELP)}
 # How a key is written: compact for hints, as a keymap names it (but ? and /) in the help.
 _SHORT = {"question_mark": "?", "slash": "/", "escape": "esc", "down": "↓", "up": "↑",
-          "pagedown": "pgdn", "pageup": "pgup"}
-_NAMED = {"question_mark": "?", "slash": "/"}
+          "pagedown": "pgdn", "pageup": "pgup", "right_square_bracket": "]",
+          "left_square_bracket": "["}
+_NAMED = {"question_mark": "?", "slash": "/", "right_square_bracket": "]",
+          "left_square_bracket": "["}
 
 
 def bindings(actions: Iterable[KeyAction]) -> list[Binding]:

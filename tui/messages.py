@@ -79,6 +79,24 @@ class WindowRead(Message):
 
 
 @dataclass
+class WholeRead(Message):
+    """The message at outline position ``index`` read whole, to unfold it."""
+
+    index: int
+    message: dict[str, Any]
+
+
+@dataclass
+class FailedFound(Message):
+    """The outline positions of a conversation's failed tool results, for ``f`` / ``F``
+    (``forward``: which way the key that asked goes)."""
+
+    outline: Outline
+    positions: list[int]
+    forward: bool
+
+
+@dataclass
 class HitsFound(Message):
     """The hits of a search within one conversation (or why the query was refused);
     ``opening``: those of the query it was opened with."""

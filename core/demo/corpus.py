@@ -14,7 +14,9 @@ disk usage...); sub-agents two levels deep (``sessions_spawn`` tool calls whose 
 and an incognito sub-agent); sessions in French, Spanish, German, Vietnamese, Chinese,
 Japanese and Korean; pasted (fake) secrets; a screenshot upload; rewound branches (a
 ``leaf`` control back to an earlier entry) and one regenerated answer (a sibling branch
-without leaf control); and ~12% of sessions flagged ``imported`` (stored unindexed).
+without leaf control); ~12% of sessions flagged ``imported`` (stored unindexed); and a session
+worth investigating (``incident.py``: ``agent:ops:session-…`` "Deploy billing-api v2.22.0", a
+failed ``bash`` call ``./deploy.sh billing-api v2.22.0``, then ``git push --force origin main``).
 
 Good demo searches (``DEMO_QUERIES``): ``connection pool exhausted`` (a deploy incident, an
 alert, a cron report, sub-agent log triage, a Chinese ops chat), ``rollback``,

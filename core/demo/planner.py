@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from . import incident
 from . import text as demo_text
 from .parts import (
     DAY_MS,
@@ -54,7 +55,7 @@ class Plan:
 
     __slots__ = ("index", "key", "sid", "kind", "agent", "roles", "parent", "label", "start",
                  "budget", "children", "features", "pool", "imported", "task", "depth", "tz",
-                 "job", "lang", "span", "seed", "weight", "fixed", "tool")
+                 "job", "lang", "span", "seed", "weight", "fixed", "tool", "script")
 
     def __init__(self, index: int, kind: str, agent: str, roles: tuple[str, ...]) -> None:
         self.index = index
@@ -81,6 +82,7 @@ class Plan:
         self.seed = 0
         self.weight = 1.0
         self.fixed = False
+        self.script: str | None = None  # a conversation written word for word (incident.py)
 
 
 def _natural_size(beats: tuple[demo_text.Beat, ...]) -> int:
@@ -335,14 +337,43 @@ class Planner:
             if item.kind == "main" or (item.kind == "subagent" and demo_text.SUBTASKS[item.task][3]
                                        and not item.key.split(":")[-1].startswith("incognito")):
                 spawners.setdefault(item.agent, []).append(item)
-        while len(self.items) < target:
+        # the incident takes the last filler's place; with no filler, it comes on top, unless
+        # the number of sessions was asked for
+        room = len(self.items) < target
+        whole = room or self.sessions is None
+        while len(self.items) < target - room:
             self.filler(spawners)
+        if whole:
+            showing = self.incident()
         self._budgets()
         candidates = [i for i in self.items if i.kind != "main"]
         wanted = min(len(candidates), round(0.12 * len(self.items)))
         for item in self.rng.sample(candidates, wanted):
             item.imported = True
+        if whole:
+            showing.imported = False  # indexed from the start: the investigation's example
         return self.items
+
+    def incident(self) -> Plan:
+        """The session worth investigating (``incident.py``), last, drawn from random numbers
+        of its own: the sessions before it are the ones the corpus had without it."""
+        agent = self.pick("ops")
+        item = Plan(len(self.items), "dashboard", agent, self.roles_of[agent])
+        item.seed = self.seed * 10_000_019 + item.index
+        rng = random.Random(item.seed ^ 0x1AC1DE)
+        item.sid = rand_uuid(rng)
+        item.span = 2 * HOUR_MS
+        item.start = self.now - 2 * DAY_MS - 5 * HOUR_MS - rng.randint(0, 3600) * 1000
+        while f"agent:{agent}:session-{item.start}" in self.keys:
+            item.start += 1
+        item.key = f"agent:{agent}:session-{item.start}"
+        self.keys.add(item.key)
+        item.label = incident.LABEL
+        item.script = incident.NAME
+        item.fixed = True
+        item.budget = _natural_size(incident.BEATS)
+        self.items.append(item)
+        return item
 
     def _budgets(self) -> None:
         r = self.rng

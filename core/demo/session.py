@@ -7,6 +7,7 @@ import json
 import random
 from typing import Any
 
+from . import incident
 from . import text as demo_text
 from .parts import (
     ALNUM,
@@ -189,8 +190,8 @@ class SessionBuilder:
                     self.slots = Slots(r, self.ts)
                     task = demo_text.SUBTASKS[p.task][1].format_map(self.slots)
                     self.slots["task"] = "[from parent] Next one: " + task
-            elif p.lang and self.scenario is None:
-                name = p.lang
+            elif (p.lang or p.script) and self.scenario is None:
+                name = p.lang or p.script or ""
                 self.slots = Slots(r, self.ts)
             elif p.kind == "cron":
                 name = ""
@@ -204,6 +205,7 @@ class SessionBuilder:
             self.last_name = name
             self.fresh = self.scenario is not None  # a new topic (not the first)
             self.scenario = ((demo_text.CRON_JOBS[p.job][3],) if p.kind == "cron"
+                             else incident.BEATS if name == incident.NAME
                              else demo_text.SCENARIOS[name])
         beat = self.scenario[self.beat_i]
         self.beat_i += 1

@@ -33,6 +33,9 @@ from .corpus import DemoSession, generate
 
 DEMO_SEED = 7
 DEMO_MESSAGES = 3000
+# What the corpus holds, in the cache folder's name, so a cached demo of an older corpus is
+# built anew: 2 added the session worth investigating (incident.py).
+CORPUS_VERSION = 2
 # Either file says "the demo made this folder"; the second also says the demo in it is whole.
 MARKER = ".backscroll-demo"  # written first
 _COMPLETE = ".demo-complete"  # written last
@@ -40,7 +43,8 @@ _COMPLETE = ".demo-complete"  # written last
 
 def default_demo_dir(seed: int = DEMO_SEED, messages: int = DEMO_MESSAGES) -> Path:
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "backscroll" / f"demo-s{seed}-m{messages}-v{INDEXER_VERSION}"
+    return Path(cache) / "backscroll" / (
+        f"demo-s{seed}-m{messages}-v{INDEXER_VERSION}-c{CORPUS_VERSION}")
 
 
 def ensure_demo(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from backscroll.core.bounds import read_lines
@@ -166,6 +167,9 @@ def cmd_search(state: StateDir, args: argparse.Namespace) -> int:
     return 0
 
 
+CUT_NOTE = "… [cut: {more:,} more characters; --full to show]"
+
+
 def cmd_history(state: StateDir, args: argparse.Namespace) -> int:
     from backscroll.core.history import HistoryRequest, sessions_history
 
@@ -176,12 +180,42 @@ def cmd_history(state: StateDir, args: argparse.Namespace) -> int:
         offset=args.offset,
         include_tools=args.include_tools,
         host=args.host,
+        cut_note="…" if args.json else CUT_NOTE,
     )
+    if args.full:  # as an export reads it: whole fields, no cap on the answer
+        from backscroll.core.export import EXPORT_FIELD_CHARS, EXPORT_MAX_BYTES
+
+        request = replace(request, field_max_chars=EXPORT_FIELD_CHARS,
+                          max_bytes=EXPORT_MAX_BYTES)
     response = sessions_history(state, request, caller_from_args(state, args))
     if args.json:
         emit_json(response.as_json())
     else:
-        _render().history(response, anchor=args.message_id)
+        _render().history(response, anchor=args.message_id, full=args.full)
+    return 0
+
+
+FORCE = "replace it with --force"
+
+
+def cmd_export(state: StateDir, args: argparse.Namespace) -> int:
+    """The conversation to standard output, or to a file by the rule the browser's export
+    follows (``core.export.check_target``), checked before the conversation is read."""
+    from backscroll.core.export import check_format, check_target, export_conversation, write_file
+
+    check_format(args.format)
+    to_file = args.output not in ("-", "")
+    if to_file:
+        check_target(args.output, args.force, FORCE)
+    caller = caller_from_args(state, args)
+    text = export_conversation(state, args.key, caller, args.format, args.host,
+                               args.include_tools)
+    if not to_file:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+    path, size = write_file(args.output, text.encode("utf-8"), args.force, FORCE)
+    print(f"exported {shown(args.key)} ({size:,} bytes, redacted) to {shown(path)}")
     return 0
 
 

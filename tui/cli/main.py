@@ -42,6 +42,15 @@ query syntax:
   more: docs/query-language.md"""
 
 
+EXPORT_NOTES = """\
+what it writes:
+  the active branch, oldest first, every text whole (up to 1,000,000 characters a field)
+  and redacted as every output is; --as shows only what that session may see
+  a file is refused if it is a folder, a device, a pipe or a socket, and if it exists
+  (or is a symlink, even a dangling one) unless --force; it is written beside and renamed
+  more: docs/export.md"""
+
+
 class _Version(argparse.Action):
     """``--version``; the installed version is looked up only when asked (a search as one
     types pays nothing for it)."""
@@ -117,10 +126,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--offset", default=None, help="skip this many newest messages (the "
                    "nextOffset of the previous page); not with --message-id")
     p.add_argument("--include-tools", action="store_true", help="include tool calls and results")
+    p.add_argument("--full", action="store_true",
+                   help="every text, tool call and result whole (not cut at 4,000 characters), "
+                   "and no 80 KiB cap: with --limit or --message-id to choose the window")
     p.add_argument("--host", metavar="NAME", help="the session of this host (default: this "
                    "machine's, else the only host holding the key)")
     _add_caller_args(p, "show it only if this session may see it, as that session would")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
+
+    p = add("export", commands.cmd_export,
+            "export a conversation, redacted: Markdown, JSON or a self-contained HTML page",
+            EXPORT_NOTES)
+    p.add_argument("key", help=KEY_HELP)
+    p.add_argument("--format", choices=["markdown", "json", "html"], default="markdown",
+                   help="markdown (default), json (as history --json, whole) or html (one "
+                   "file, no network, tool calls folded)")
+    p.add_argument("--include-tools", action="store_true",
+                   help="include tool calls and their results")
+    p.add_argument("-o", "--output", metavar="FILE", default="-",
+                   help="write to this file (mode 0600); - or nothing: standard output")
+    p.add_argument("--force", action="store_true",
+                   help="replace FILE if it exists (a link is replaced, never followed)")
+    p.add_argument("--host", metavar="NAME", help="the session of this host (default: this "
+                   "machine's, else the only host holding the key)")
+    _add_caller_args(p, "export it only if this session may see it, as that session would")
 
     p = add("mcp", commands.cmd_mcp,
             "serve sessions_search, sessions_history and sessions_list to agents (MCP, stdio)")

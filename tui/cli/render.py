@@ -244,7 +244,7 @@ def _search_tail(response: Any, caller: Any, what: str) -> None:
         errors.print(f"[yellow]{said(problem)}[/]")
 
 
-def history(response: Any, anchor: str | None = None) -> None:
+def history(response: Any, anchor: str | None = None, full: bool = False) -> None:
     from rich.text import Text
 
     console.print(
@@ -263,6 +263,9 @@ def history(response: Any, anchor: str | None = None) -> None:
         console.print()
     if response.has_newer:
         console.print(Text("… newer messages not shown", style="dim"))
+    if response.content_truncated and not full:
+        console.print(Text("some texts are cut (marked …): --full shows them whole",
+                           style="dim"))
 
 
 def _block_text(block: dict[str, Any]) -> str:
@@ -276,8 +279,9 @@ def _block_text(block: dict[str, Any]) -> str:
     if kind == "toolCall":
         return f"→ {block['name']}({block['arguments']})"
     if kind == "toolResult":
-        inner = " ".join(_block_text(b) for b in block.get("content", []))
-        return f"← {block.get('name') or 'tool'}: {inner}"
+        inner = "\n".join(_block_text(b) for b in block.get("content", []))
+        status = "failed" if block.get("isError") else "ok"
+        return f"← {block.get('name') or 'tool'} ({status}): {inner}"
     return ""
 
 

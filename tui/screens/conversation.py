@@ -4,7 +4,9 @@
 hits are then those of the new words); a position line says "hit 3 of 17 · message 120 of
 317"; ``g`` / ``G`` go to the top and the bottom; ``h`` back to the current hit. ``escape``
 closes the search line, then goes back; ``e`` and ``r`` ask the app to export it or to copy
-the command that resumes it (messages).
+the command that resumes it (messages). Tool calls show folded, with their status: ``]`` / ``[``
+select a message, ``enter`` unfolds it (read whole: no text cut), ``f`` / ``F`` go to the
+next / previous failed tool call.
 
 Its reads (the outline, windows, hits) go through a ``ConversationSource`` in thread workers
 that only post messages; a test hands it a fake source and runs it on a throwaway host app.
@@ -22,7 +24,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker
 
-from backscroll.core.conversation import Outline, conversation_outline, conversation_window, session_hits
+from backscroll.core.conversation import (
+    Outline,
+    conversation_outline,
+    conversation_window,
+    failed_tool_results,
+    session_hits,
+)
 from backscroll.core.errors import ValidationError
 from backscroll.core.search import SearchRequest
 from backscroll.core.state import StateDir
@@ -30,12 +38,22 @@ from backscroll.core.visibility import Caller
 
 from .. import keys
 from ..guard import while_shown
-from ..messages import ConversationOpened, ExportRequested, HitsFound, ResumeRequested, WindowRead
+from ..messages import (
+    ConversationOpened,
+    ExportRequested,
+    FailedFound,
+    HitsFound,
+    ResumeRequested,
+    WholeRead,
+    WindowRead,
+)
 from ..text import Clock, cut_middle, plural, shown
 from ..theme import palette_of
 from ..widgets.conversation_view import WINDOW, ConversationView
 
 FLASH_S = 6.0
+CUT_NOTE = "… [cut: {more:,} more characters; enter on it shows them]"
+WHOLE_CHARS = 1_000_000  # a field read whole (as an export reads it)
 
 
 class ConversationSource(Protocol):
@@ -46,6 +64,9 @@ class ConversationSource(Protocol):
     def outline(self) -> Outline: ...
     def window(self, start: int, stop: int) -> list[dict[str, Any]]: ...
     def hits(self, request: SearchRequest) -> list[str]: ...
+    # optional (a test's source may lack them): one message read whole; the failed calls
+    # def whole(self, index: int) -> dict[str, Any]: ...
+    # def failed(self) -> list[int]: ...
 
 
 @dataclass(frozen=True)
@@ -62,7 +83,14 @@ class CoreSource:
 
     def window(self, start: int, stop: int) -> list[dict[str, Any]]:
         return conversation_window(self.state, self.caller, self.session_key, start, stop,
-                                   host=self.host)
+                                   host=self.host, cut_note=CUT_NOTE)
+
+    def whole(self, index: int) -> dict[str, Any]:
+        return conversation_window(self.state, self.caller, self.session_key, index, index + 1,
+                                   WHOLE_CHARS, host=self.host, cut_note=CUT_NOTE)[0]
+
+    def failed(self) -> list[int]:
+        return failed_tool_results(self.state, self.caller, self.session_key, self.host)
 
     def hits(self, request: SearchRequest) -> list[str]:
         return session_hits(self.state, self.caller,
@@ -89,6 +117,7 @@ class ConversationScreen(Screen[None]):
         self._flash = ""
         self._opening = False  # opened, its hits not asked for yet
         self._focus: int | None = None  # the message last brought into view (a hit, g, G)
+        self._failed: tuple[Outline, list[int]] | None = None  # failed results, once read
 
     # --- layout ---------------------------------------------------------------------------
 
@@ -136,6 +165,17 @@ class ConversationScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="window", exit_on_error=False)
     def read_window(self, start: int, stop: int, where: str, focus: int | None) -> None:
         self.post_message(WindowRead(start, self.source.window(start, stop), where, focus))
+
+    @work(thread=True, exclusive=True, group="whole", exit_on_error=False)
+    def read_whole(self, index: int) -> None:
+        whole = getattr(self.source, "whole", None)
+        message = whole(index) if whole is not None else self.source.window(index, index + 1)[0]
+        self.post_message(WholeRead(index, message))
+
+    @work(thread=True, exclusive=True, group="failed", exit_on_error=False)
+    def read_failed(self, outline: Outline, forward: bool) -> None:
+        failed = getattr(self.source, "failed", None)
+        self.post_message(FailedFound(outline, failed() if failed is not None else [], forward))
 
     @work(thread=True, exclusive=True, group="hits", exit_on_error=False)
     def find(self, request: SearchRequest, opening: bool = False) -> None:
@@ -216,6 +256,16 @@ class ConversationScreen(Screen[None]):
         else:
             after = [n for n, p in enumerate(self.hit_positions) if p >= (near or 0)]
             self.current = after[0] if after else 0
+
+    @while_shown
+    def on_whole_read(self, message: WholeRead) -> None:
+        if self.view is not None:
+            self.view.expand(message.index, message.message)
+
+    @while_shown
+    def on_failed_found(self, message: FailedFound) -> None:
+        self._failed = (message.outline, message.positions)
+        self.go_to_failed(message.forward)
 
     def on_conversation_view_need_messages(self, message: ConversationView.NeedMessages) -> None:
         self.read_window(message.start, message.stop, message.where, None)
@@ -331,6 +381,90 @@ class ConversationScreen(Screen[None]):
     def action_page_up(self) -> None:
         self._scroll("scroll_page_up")
 
+    # --- selecting, unfolding, failed calls -----------------------------------------------
+
+    def _selection(self) -> int | None:
+        """The selected message if it shows, else the first message in view."""
+        view = self.view
+        if view is None:
+            return None
+        if view.selected is not None and view.in_view(view.selected):
+            return view.selected
+        return view.top_index()
+
+    def select(self, index: int) -> None:
+        view = self.view
+        if view is None or self.outline is None or not len(self.outline):
+            return
+        index = min(max(index, 0), len(self.outline) - 1)
+        view.select(index)
+        if view.in_view(index):
+            self.show_position(index)
+        else:
+            self.go_to(index)
+
+    def _step_selection(self, step: int) -> None:
+        view = self.view
+        current = self._selection()
+        if view is None or current is None:
+            return
+        shown_already = view.selected == current
+        self.select(current + step if shown_already else current)
+
+    def action_select_next(self) -> None:
+        self._step_selection(1)
+
+    def action_select_previous(self) -> None:
+        self._step_selection(-1)
+
+    def action_toggle_fold(self) -> None:
+        """Unfold the selected message (read whole), or fold it again."""
+        view = self.view
+        index = self._selection()
+        if view is None or index is None:
+            return
+        view.select(index)
+        if index in view.whole:
+            view.collapse(index, None)
+        else:
+            self.read_whole(index)
+
+    def action_next_failed(self) -> None:
+        self._failed_step(True)
+
+    def action_previous_failed(self) -> None:
+        self._failed_step(False)
+
+    def _failed_step(self, forward: bool) -> None:
+        if self.outline is None:
+            return
+        if self._failed is None or self._failed[0] is not self.outline:
+            self.read_failed(self.outline, forward)  # read once per outline
+        else:
+            self.go_to_failed(forward)
+
+    def go_to_failed(self, forward: bool) -> None:
+        """Select the message holding the next (previous) failed tool call after (before) the
+        selection, round to the first (last)."""
+        outline = self.outline
+        if self._failed is None or outline is None:
+            return
+        results = self._failed[1]
+        if not results:
+            self.app.bell()
+            self.notify("no failed tool calls in this conversation", markup=False, timeout=3)
+            return
+        calls = [_call_of(outline, r) for r in results]
+        here = self._selection()
+        here = -1 if here is None else here
+        if forward:
+            n = next((k for k, c in enumerate(calls) if c > here), 0)
+        else:
+            n = next((k for k in range(len(calls) - 1, -1, -1) if calls[k] < here),
+                     len(calls) - 1)
+        self.select(calls[n])
+        self.flash(f"failed call {n + 1:,} of {len(calls):,}")
+
     # --- searching within -----------------------------------------------------------------
 
     def action_find(self) -> None:
@@ -382,6 +516,17 @@ def _said_at(outline: Outline, index: int | None) -> int:
     while index > 0 and not outline.said[index]:
         index -= 1
     return outline.said[index] or 1
+
+
+def _call_of(outline: Outline, result: int) -> int:
+    """The message holding the call a tool result answers: the nearest assistant message
+    before it (the result itself when there is none)."""
+    for n in range(result - 1, -1, -1):
+        if outline.roles[n] == "assistant":
+            return n
+        if outline.roles[n] == "user":
+            break
+    return result
 
 
 def _host(source: ConversationSource) -> str | None:

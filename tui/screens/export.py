@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, RadioButton, RadioSet, Static
 
+from backscroll.core.export import EXTENSIONS
 from backscroll.core.redact import redact
 
 from .. import keys
@@ -25,13 +26,12 @@ from ..text import shown
 
 @dataclass(frozen=True)
 class ExportChoice:
-    fmt: str  # markdown | json
+    fmt: str  # markdown | json | html
     path: str
     overwrite: bool = False  # replace the file if it exists
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-EXTENSIONS = {"markdown": ".md", "json": ".json"}
 
 
 def default_export_path(session_key: str, fmt: str = "markdown") -> str:
@@ -61,6 +61,7 @@ class ExportScreen(ModalScreen[ExportChoice | None]):
             with RadioSet(id="export-format"):
                 yield RadioButton("Markdown", value=True, id="export-markdown")
                 yield RadioButton("JSON", id="export-json")
+                yield RadioButton("HTML (one page, works offline)", id="export-html")
             yield Input(default_export_path(self.session_key), id="export-path")
             yield Checkbox("overwrite the file if it exists", value=False, id="export-overwrite")
             with Horizontal(classes="dialog-buttons"):
@@ -72,13 +73,16 @@ class ExportScreen(ModalScreen[ExportChoice | None]):
 
     @property
     def fmt(self) -> str:
-        return "json" if self.query_one("#export-json", RadioButton).value else "markdown"
+        for fmt in ("json", "html"):
+            if self.query_one(f"#export-{fmt}", RadioButton).value:
+                return fmt
+        return "markdown"
 
     @on(RadioSet.Changed, "#export-format")
     def _format_changed(self) -> None:
+        """A default path follows the format; a path the person typed stays."""
         path_input = self.query_one("#export-path", Input)
-        other = "markdown" if self.fmt == "json" else "json"
-        if path_input.value == default_export_path(self.session_key, other):
+        if path_input.value in {default_export_path(self.session_key, f) for f in EXTENSIONS}:
             path_input.value = default_export_path(self.session_key, self.fmt)
 
     @on(Input.Submitted, "#export-path")

@@ -4,7 +4,10 @@ asks for the next messages (``ConversationView.NeedMessages``; the screen reads 
 worker) and the far end is let go, so a conversation of 50,000 messages scrolls like one of
 fifty. Jumping far (a hit, the top, the bottom) replaces the stretch.
 
-Transcript text is data: each message is drawn by ``history_pane.message_renderable``.
+Transcript text is data: each message is drawn by ``tool_lines.conversation_renderable``:
+tool calls and results folded to one line with their status (paired over the stretch shown,
+``core.tool_pairs``), a selected message (``selected``) unfolded on demand with its texts read
+whole (``expand``; the screen reads them).
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from textual.message import Message
 from textual.widgets import Static
 
 from backscroll.core.conversation import Outline
+from backscroll.core.tool_pairs import NO_RESULT, pair_tool_calls, status_of
 
 from ..text import DEFAULT_PALETTE, ROLE_STYLES, Clock, Palette, plain_of
-from .history_pane import message_renderable
+from .tool_lines import conversation_renderable
 
 WINDOW = 40  # messages read at a time (about three screens)
 MOUNTED_MAX = 200  # messages kept as widgets; beyond, the far end is let go
@@ -27,11 +31,14 @@ EDGE_ROWS = 12  # this close to an end of the stretch, the next messages are rea
 
 
 class MessageView(Static):
-    """One message of the conversation (its outline position is ``index``)."""
+    """One message of the conversation (its outline position is ``index``): folded, or
+    ``expanded`` (then ``message`` is the one read whole)."""
 
     def __init__(self, index: int, message: dict[str, Any], now: Clock, palette: Palette,
-                 hit: bool) -> None:
-        super().__init__(message_renderable(message, now, hit, palette),
+                 hit: bool, expanded: bool = False) -> None:
+        self.statuses: tuple[str, ...] = ()
+        self.expanded = expanded
+        super().__init__(conversation_renderable(message, now, hit, palette, (), expanded),
                          classes="message hit" if hit else "message")
         self.index = index
         self.message = message
@@ -39,7 +46,12 @@ class MessageView(Static):
 
     def redraw(self, now: Clock, palette: Palette, hit: bool) -> None:
         self.set_class(hit, "hit")
-        self.update(message_renderable(self.message, now, hit, palette))
+        self.update(conversation_renderable(self.message, now, hit, palette, self.statuses,
+                                            self.expanded))
+
+    @property
+    def calls(self) -> int:
+        return sum(1 for b in self.message.get("content", []) if b.get("type") == "toolCall")
 
 
 class ConversationView(VerticalScroll):
@@ -48,6 +60,7 @@ class ConversationView(VerticalScroll):
     ConversationView > MessageView.tool { margin: 0; }
     ConversationView > MessageView.hit { background: $boost; border-left: outer $accent;
                                          padding: 0 0 0 1; }
+    ConversationView > MessageView.selected { border-left: thick $secondary; padding: 0 0 0 1; }
     ConversationView > .edge { height: 1; color: $text-muted; }
     """
 
@@ -71,6 +84,8 @@ class ConversationView(VerticalScroll):
         self.lo = self.hi = 0  # the outline positions shown: [lo, hi)
         self.hit: int | None = None  # the outline position of the current hit
         self.asked: str | None = None  # an end whose messages are being read
+        self.selected: int | None = None  # the outline position enter unfolds
+        self.whole: dict[int, dict[str, Any]] = {}  # unfolded messages, read whole
 
     # --- what is shown ---------------------------------------------------------------
 
@@ -82,8 +97,62 @@ class ConversationView(VerticalScroll):
         return next((v for v in self.views if v.index == index), None)
 
     def _views_for(self, start: int, messages: Sequence[dict[str, Any]]) -> list[MessageView]:
-        return [MessageView(start + n, m, self.now, self.palette, start + n == self.hit)
-                for n, m in enumerate(messages)]
+        views = []
+        for n, message in enumerate(messages):
+            index = start + n
+            whole = self.whole.get(index)
+            view = MessageView(index, whole or message, self.now, self.palette,
+                               index == self.hit, whole is not None)
+            view.set_class(index == self.selected, "selected")
+            views.append(view)
+        return views
+
+    def _restatus(self) -> None:
+        """Each tool call's status, from the results in the stretch shown; a call at the end
+        of the stretch whose result may lie past it has none yet."""
+        views = sorted(self.views, key=lambda v: v.index)
+        messages = [v.message for v in views]
+        pairs = pair_tool_calls(messages)
+        more = self.hi < len(self.outline)
+        for n, view in enumerate(views):
+            if not view.calls:
+                continue
+            statuses = []
+            for b, block in enumerate(view.message.get("content", [])):
+                if block.get("type") != "toolCall":
+                    continue
+                status = status_of(pairs.result_of(messages, n, b))
+                if status == NO_RESULT and more and n >= len(views) - 3:
+                    status = ""  # not read yet
+                statuses.append(status)
+            if tuple(statuses) != view.statuses:
+                view.statuses = tuple(statuses)
+                view.redraw(self.now, self.palette, view.index == self.hit)
+
+    def select(self, index: int | None) -> None:
+        """Mark the message at ``index`` as the one ``enter`` unfolds (and no other)."""
+        old, self.selected = self.selected, index
+        for position in {old, index} - {None}:
+            view = self.view_of(position)  # type: ignore[arg-type]
+            if view is not None:
+                view.set_class(position == index, "selected")
+
+    def expand(self, index: int, message: dict[str, Any]) -> None:
+        """Unfold the message at ``index``, drawn from ``message`` (read whole)."""
+        self.whole[index] = message
+        view = self.view_of(index)
+        if view is not None:
+            view.message, view.expanded = message, True
+            view.redraw(self.now, self.palette, index == self.hit)
+            self._restatus()
+
+    def collapse(self, index: int, message: dict[str, Any] | None) -> None:
+        """Fold the message at ``index`` again (``message``: as a window shows it, if known)."""
+        whole = self.whole.pop(index, None)
+        view = self.view_of(index)
+        if view is not None:
+            view.message, view.expanded = message or whole or view.message, False
+            view.redraw(self.now, self.palette, index == self.hit)
 
     async def show_window(self, start: int, messages: Sequence[dict[str, Any]],
                           focus: int | None, where: str = "center") -> None:
@@ -93,6 +162,7 @@ class ConversationView(VerticalScroll):
         await self.remove_children()
         self.lo, self.hi = start, start + len(messages)  # before the views appear
         await self.mount_all(self._views_for(start, messages))
+        self._restatus()
         self.call_after_refresh(self._settle, focus, where, True)
 
     def _settle(self, focus: int | None, where: str, again: bool) -> None:
@@ -125,12 +195,14 @@ class ConversationView(VerticalScroll):
             self.lo = start
             await self.mount_all(self._views_for(start, messages), before=0)
             self._let_go("after")
+            self._restatus()
             self.call_after_refresh(self._keep_in_place, first, offset, self.scroll_y, True)
             return
         if where == "after" and start == self.hi:
             self.hi = start + len(messages)
             await self.mount_all(self._views_for(start, messages))
             self._let_go("before")
+            self._restatus()
         self.call_after_refresh(self.check_edges)  # still short of the edge: read on
 
     def _keep_in_place(self, first: MessageView | None, offset: int, was: float,

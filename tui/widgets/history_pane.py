@@ -54,10 +54,12 @@ def block_renderables(block: dict[str, Any]) -> list[Text]:
 
 
 def message_renderable(message: dict[str, Any], now: Clock, hit: bool = False,
-                       palette: Palette = DEFAULT_PALETTE, position: str = "") -> Group:
+                       palette: Palette = DEFAULT_PALETTE, position: str = "",
+                       blocks: list[Text] | None = None) -> Group:
     """One message: a header (role, time, id; ``position`` such as "message 3 of 9") then its
-    blocks; tool traffic is one dim line."""
-    blocks = [r for b in message.get("content", []) for r in block_renderables(b)]
+    blocks (drawn here unless given: tool traffic is one dim line)."""
+    if blocks is None:
+        blocks = [r for b in message.get("content", []) for r in block_renderables(b)]
     role = str(message.get("role", "?"))
     if role not in ROLE_STYLES:  # tool results: compact, no header
         return Group(*blocks)

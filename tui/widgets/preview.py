@@ -30,6 +30,8 @@ PREVIEW_MESSAGES = 25
 # must not wait behind a conversation being laid out (docs/browser.md, Speed).
 PREVIEW_AFTER_TYPING_S = 0.3
 
+CUT_NOTE = "… [cut: {more:,} more characters; the conversation (enter) shows them]"
+
 
 class Preview(HistoryPane):
     def __init__(
@@ -81,7 +83,7 @@ class Preview(HistoryPane):
         a window of it, so a long conversation previews as fast as a short one."""
         try:
             response = window_around(self._state, caller, row_key(row), row_anchor(row),
-                                     PREVIEW_MESSAGES, row_host(row))
+                                     PREVIEW_MESSAGES, row_host(row), CUT_NOTE)
         except (ValidationError, Forbidden) as err:  # e.g. rewound meanwhile: say so, inline
             self.post_message(HistoryLoaded(row, error=str(err)))
             return

@@ -1,0 +1,107 @@
+"""Which tool result answers which tool call, in messages rendered as ``sessions_history``
+renders them (``toolCall`` blocks in assistant messages, one ``toolResult`` block per tool
+message), so a reader can show a call folded to one line with its status.
+
+The rendered messages carry no call ids (the agents' ``sessions_history`` answer keeps its
+shape), so the pairing is by order, as every runtime writes them: the results that follow an
+assistant message answer its calls, each the first call still open of the same tool name,
+else the first one still open. A result nothing asked for stays on its own; a call nobody
+answered has no result (``status`` "no result").
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+OK, FAILED, NO_RESULT = "ok", "failed", "no result"
+PREVIEW_CHARS = 120  # of a call's arguments, on its folded line
+
+
+@dataclass
+class ToolPairs:
+    """``results[(message, block)]``: the index of the tool message answering the call at
+    ``block`` of ``message``; ``answered``: the tool messages that answer a call shown."""
+
+    results: dict[tuple[int, int], int] = field(default_factory=dict)
+    answered: set[int] = field(default_factory=set)
+
+    def result_of(self, messages: Sequence[dict[str, Any]], message: int, block: int
+                  ) -> dict[str, Any] | None:
+        """The ``toolResult`` block answering that call, or None."""
+        found = self.results.get((message, block))
+        return None if found is None else result_block(messages[found])
+
+
+def result_block(message: dict[str, Any]) -> dict[str, Any] | None:
+    """The ``toolResult`` block of a tool message (None for any other message)."""
+    content = message.get("content") or []
+    if content and isinstance(content[0], dict) and content[0].get("type") == "toolResult":
+        return content[0]
+    return None
+
+
+def status_of(result: dict[str, Any] | None) -> str:
+    """"ok", "failed" (the runtime marked the result an error) or "no result"."""
+    if result is None:
+        return NO_RESULT
+    return FAILED if result.get("isError") else OK
+
+
+def pair_tool_calls(messages: Sequence[dict[str, Any]]) -> ToolPairs:
+    pairs = ToolPairs()
+    open_calls: list[tuple[int, int, str]] = []  # (message, block, tool name)
+    for n, message in enumerate(messages):
+        result = result_block(message)
+        if result is not None:
+            name = result.get("name")
+            match = next((c for c in open_calls if c[2] == name), None)
+            if match is None and open_calls:
+                match = open_calls[0]
+            if match is not None:
+                open_calls.remove(match)
+                pairs.results[(match[0], match[1])] = n
+                pairs.answered.add(n)
+            continue
+        calls = [(n, b, str(block.get("name")))
+                 for b, block in enumerate(message.get("content") or [])
+                 if isinstance(block, dict) and block.get("type") == "toolCall"]
+        if calls or message.get("role") == "assistant":
+            open_calls = calls  # a new turn: calls left unanswered stay so
+        elif message.get("role") == "user":
+            open_calls = []
+    return pairs
+
+
+def one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def arguments_preview(arguments: str, limit: int = PREVIEW_CHARS) -> str:
+    """The start of a call's arguments (a JSON text) on one line: a lone string argument (a
+    command, a path) bare, as a person would type it."""
+    try:
+        parsed = json.loads(arguments)
+    except ValueError:
+        return one_line(arguments, limit)
+    if isinstance(parsed, dict) and len(parsed) == 1:
+        [value] = parsed.values()
+        if isinstance(value, str):
+            return one_line(value, limit)
+    return one_line(arguments, limit)
+
+
+def arguments_whole(arguments: str) -> str:
+    """A call's arguments laid out to read: a lone string bare, else indented JSON."""
+    try:
+        parsed = json.loads(arguments)
+    except ValueError:
+        return arguments
+    if isinstance(parsed, dict) and len(parsed) == 1:
+        [value] = parsed.values()
+        if isinstance(value, str):
+            return value
+    return json.dumps(parsed, ensure_ascii=False, indent=2)
