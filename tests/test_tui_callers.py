@@ -45,8 +45,9 @@ async def test_a_caller_deleted_while_the_browser_views_as_it_shows_nothing(stat
         await pilot.pause(0.3)
         assert count_text(app) == "nothing to show as this caller"
         assert "Latency" not in app.search_screen.history.plain_text()
-        # said under the bar: the only notification is the one of the switch
-        assert [n.message for n in app._notifications] == [f"searching as {ALPHA} (tree)"]
+        # said under the bar: no notification but the one of the switch (which may already
+        # have timed out on a loaded machine)
+        assert {n.message for n in app._notifications} <= {f"searching as {ALPHA} (tree)"}
 
         app.search_screen.search_input.value = ""  # the home list: refused the same way
         await until(pilot, lambda: app.search_screen.last_request is None
