@@ -52,21 +52,21 @@ async def until(pilot: Any, condition: Callable[[], bool], timeout: float = 15) 
 
 
 def previewed(app: BackscrollApp) -> bool:
-    current = app.results.current
-    return current is not None and app.history.shown == (row_key(current),
+    current = app.search_screen.results.current
+    return current is not None and app.search_screen.history.shown == (row_key(current),
                                                          row_anchor(current) or "")
 
 
 async def typed(pilot: Any, app: BackscrollApp, query: str) -> None:
     for char in query:
         await pilot.press("space" if char == " " else char)
-    await until(pilot, lambda: app.results.painted_for == query and previewed(app))
+    await until(pilot, lambda: app.search_screen.results.painted_for == query and previewed(app))
 
 
 async def cleared(pilot: Any, app: BackscrollApp) -> None:
-    app.search_input.focus()
-    app.search_input.value = ""
-    await until(pilot, lambda: app.results.shown_for == "" and previewed(app))
+    app.search_screen.search_input.focus()
+    app.search_screen.search_input.value = ""
+    await until(pilot, lambda: app.search_screen.results.shown_for == "" and previewed(app))
 
 
 def app_on(state: StateDir, clock: Callable[[], float], **options: Any) -> BackscrollApp:
@@ -102,31 +102,31 @@ async def shoot(state: StateDir, out: Path, clock: Callable[[], float]) -> list[
     app = app_on(state, clock, status=reconciling)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.status is not None)
-        app.search_input.cursor_blink = False  # on in every shot, not by chance
+        app.search_screen.search_input.cursor_blink = False  # on in every shot, not by chance
         await typed(pilot, app, "deploy")
-        await until(pilot, lambda: app.search_indexing)
+        await until(pilot, lambda: app.search_screen.search_indexing)
         save(app, "indexing.svg")
 
     reconcile_all(state)  # the other screenshots show the settled index
 
     app = app_on(state, clock)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.status is not None and bool(app.results.rows))
-        app.search_input.cursor_blink = False  # on in every shot, not by chance
+        await until(pilot, lambda: app.status is not None and bool(app.search_screen.results.rows))
+        app.search_screen.search_input.cursor_blink = False  # on in every shot, not by chance
         await until(pilot, lambda: previewed(app))
         save(app, "home.svg")
         await typed(pilot, app, "connection pool")
         save(app, "grouped-results.svg")
         await pilot.press("tab", "g", "down")
-        await until(pilot, lambda: app.results.shown_for == "connection pool"
+        await until(pilot, lambda: app.search_screen.results.shown_for == "connection pool"
                     and not app.search_screen.grouped and previewed(app))
         save(app, "results-history.svg")
         await pilot.press("g")
         await cleared(pilot, app)
         await typed(pilot, app, HITS_QUERY)
         await pilot.press("tab")
-        best = min(range(len(app.results.rows)),
-                   key=lambda n: abs(app.results.rows[n].hits - 17))
+        best = min(range(len(app.search_screen.results.rows)),
+                   key=lambda n: abs(app.search_screen.results.rows[n].hits - 17))
         for _ in range(best):
             await pilot.press("down")
         await pilot.press("enter")
@@ -145,7 +145,7 @@ async def shoot(state: StateDir, out: Path, clock: Callable[[], float]) -> list[
         dialog.query_one("#filter-source", Select).value = "claude-code"
         dialog.query_one("#filter-period", Select).value = "30d"
         await until(pilot, lambda: app.search_screen.filters.period == "30d"
-                    and all(r.source == "claude-code" for r in app.results.rows))
+                    and all(r.source == "claude-code" for r in app.search_screen.results.rows))
         save(app, "filters.svg")
         await pilot.press("escape", "x")
         await until(pilot, lambda: app.screen is app.search_screen
