@@ -15,11 +15,13 @@ from hypothesis import strategies as st
 
 from backscroll.core import rank
 from backscroll.core.query import parse_query
+from backscroll.core.state import StateDir
+from backscroll.core.storage import SessionMeta
 from backscroll.core.storage.sqlite import matching
 from backscroll.core.visibility import OPERATOR, Caller, Policy
 from backscroll.core.visible_sessions import visible_sessions
 
-from .test_rank import CALLER, OTHERS, TREE, answer, brute_counts, build
+from .test_rank import CALLER, OTHERS, TREE, add, answer, brute_counts, build
 
 # Folded forms of one accented word, a CJK word and its characters apart, and fillers.
 PIECES = ["fiabilité", "Fiabilite", "FIABILITÉ", "la fiabilité du service", "fiabilités",
@@ -31,15 +33,31 @@ texts = st.lists(st.tuples(st.integers(0, 5), st.lists(st.sampled_from(PIECES), 
                                                        max_size=5).map(" ".join)), max_size=14)
 
 
+def fill(state: StateDir, visible_texts, hidden_texts) -> StateDir:
+    """test_rank.build's sessions and messages, in a state of the test's backend."""
+    clock = 0
+    with state.open("a", write=True) as db:
+        add(db, "agent:a:main", "m0", "kiwi", 1)
+        for key, spawner in TREE + [("agent:a:subagent:o1", "agent:a:main")]:
+            db.import_session(SessionMeta(key, spawned_by=spawner, parent_key=spawner), [])
+        for n, (which, text) in enumerate(visible_texts):
+            clock += 1
+            add(db, TREE[which % len(TREE)][0], f"v{n}", text, 10 * clock)
+        for n, (which, text) in enumerate(hidden_texts):
+            clock += 1
+            add(db, OTHERS[which % len(OTHERS)], f"h{n}", text, 10 * clock + 5)
+    return state
+
+
 def oracle(state, query: str, keys: list[str]) -> list[tuple[str, float]]:
     """Message ids and scores, best first, from the visible rows' stored text alone."""
     parsed = parse_query(query)
     with state.open("a") as db:
-        bodies = {}
+        bodies, rowids = {}, {}
         for key in keys:
             session = db.session(key)
-            if session is not None:
-                bodies.update({row.entry_id: row.body for _, row in db.index_rows(session.pk)})
+            for rowid, row in db.index_rows(session.pk) if session is not None else ():
+                bodies[row.entry_id], rowids[row.entry_id] = row.body, rowid
     counts = {e: brute_counts(b, parsed.phrases, parsed.prefix) for e, b in bodies.items()}
     n = len(bodies)
     average = sum(len(b) for b in bodies.values()) / n
@@ -51,7 +69,7 @@ def oracle(state, query: str, keys: list[str]) -> list[tuple[str, float]]:
                    for i, tf in enumerate(counts[entry]))
 
     matching_ids = [e for e, c in counts.items() if all(c)]
-    ranked = sorted(matching_ids, key=lambda e: (-score(e), -int(e[1:]), e[0]))
+    ranked = sorted(matching_ids, key=lambda e: (-score(e), -rowids[e]))
     return [(e, round(score(e), 6)) for e in ranked]
 
 
@@ -60,13 +78,14 @@ def oracle(state, query: str, keys: list[str]) -> list[tuple[str, float]]:
 @given(visible=texts.filter(bool), hidden=texts, query=st.sampled_from(QUERIES),
        operator=st.booleans())
 @pytest.mark.slow
+@pytest.mark.backends
 def test_the_middle_band_ranks_as_bm25_over_the_visible_messages(
-    backend, tmp_path_factory, visible, hidden, query, operator
+    fresh_state, visible, hidden, query, operator
 ) -> None:
     """Accented and CJK words in any share of the messages: the answer's ids and scores are
     those computed from the visible messages' text (no window: every match a candidate; on
     SQLite the budget's token counts stop at the first rare token)."""
-    state = build(Path(tmp_path_factory.mktemp("middle")) / "a", visible, hidden)
+    state = fill(fresh_state(), visible, hidden)
     caller = OPERATOR if operator else Caller(CALLER, Policy("tree"))
     keys = [key for key, _ in TREE] + (OTHERS if operator else [])
     got = answer(state, query, "best", caller)
