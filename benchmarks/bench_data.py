@@ -5,12 +5,19 @@ Two callers are added to the archive's ``sessions.json``: ``agent:main:bench:cal
 ``agent:main:bench:caller-1000``, each the spawner of that many existing sessions (sessions
 that spawn nothing themselves), so under the default ``tree`` visibility they see 11 and
 1,001 sessions, their own included.
+
+Shapes: ``demo`` is the generator's corpus as it is; ``middle`` is the same corpus with words
+of the middle band written into some of its messages (issue 27: a count of matches between a
+rare word's and a common word's, where every match up to the rank window is a candidate),
+each into a fixed share of the user and assistant messages, chosen by a seeded generator:
+``MIDDLE_WORDS``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import resource
 import subprocess
 import sys
@@ -24,33 +31,66 @@ from backscroll.core.storage.sqlite.schema import SCHEMA_VERSION
 SEED = 7  # the demo's seed
 AGENT = "main"
 CALLERS = {10: "agent:main:bench:caller-10", 1000: "agent:main:bench:caller-1000"}
+SHAPES = ("demo", "middle")
+# The middle shape's words (none is in the demo corpus): (share of the user and assistant
+# messages, the forms written, a sentence holding the word once). About 68% of the messages
+# are indexed (the rest are tool results' sessions flagged imported...), so at 1M the
+# accented word is in ~5,000 indexed messages and the CJK one in ~6,000, as in issue 27.
+MIDDLE_WORDS = (
+    (0.0073, ("fiabilité", "fiabilite", "Fiabilité", "FIABILITÉ"), "la {} du service"),
+    (0.0088, ("缓存区",), "检查{}的状态"),
+    (0.03, ("kestrel", "Kestrel"), "the {} job"),
+)
 
 
-def root(cache: Path, messages: int) -> Path:
-    return cache / f"m{messages}"
+def root(cache: Path, messages: int, shape: str = "demo") -> Path:
+    return cache / (f"m{messages}" if shape == "demo" else f"m{messages}-{shape}")
 
 
-def archive_path(cache: Path, messages: int) -> Path:
-    return root(cache, messages) / "archive"
+def archive_path(cache: Path, messages: int, shape: str = "demo") -> Path:
+    return root(cache, messages, shape) / "archive"
 
 
-def state_path(cache: Path, messages: int) -> Path:
-    return root(cache, messages) / f"state-v{INDEXER_VERSION}-s{SCHEMA_VERSION}"
+def state_path(cache: Path, messages: int, shape: str = "demo") -> Path:
+    return root(cache, messages, shape) / f"state-v{INDEXER_VERSION}-s{SCHEMA_VERSION}"
 
 
-def write_archive(folder: Path, messages: int) -> dict[str, int]:
+def _add_middle_words(message: dict, rng: random.Random) -> None:
+    """Write each of ``MIDDLE_WORDS`` into the message's first text at its share (1-3 times)."""
+    added = []
+    for share, forms, sentence in MIDDLE_WORDS:
+        if rng.random() < share:
+            added += [sentence.format(rng.choice(forms)) for _ in range(rng.choice((1, 1, 2, 3)))]
+    if not added:
+        return
+    extra = " " + ". ".join(added) + "."
+    content = message.get("content")
+    if isinstance(content, str):
+        message["content"] = content + extra
+        return
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") == "text":
+            block["text"] = block.get("text", "") + extra
+            return
+
+
+def write_archive(folder: Path, messages: int, shape: str = "demo") -> dict[str, int]:
     """The corpus as agents/main/sessions/{sessions.json, <id>.jsonl}, plus the callers."""
     sessions_dir = folder / "agents" / AGENT / "sessions"
     sessions_dir.mkdir(parents=True, exist_ok=True)
     store: dict[str, dict] = {}
     spawners: set[str] = set()
     count = 0
+    rng = random.Random(f"{SEED}-{shape}")
     for session in generate(seed=SEED, messages=messages, sessions=messages // 100, agents=1):
         with open(sessions_dir / f"{session.session_id}.jsonl", "w", encoding="utf-8") as out:
             for event in session.events:
-                out.write(json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n")
                 message = event.get("message") if event.get("type") == "message" else None
-                count += bool(message) and message.get("role") in ("user", "assistant")
+                if message and message.get("role") in ("user", "assistant"):
+                    count += 1
+                    if shape == "middle":
+                        _add_middle_words(message, rng)
+                out.write(json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n")
         entry: dict = {"sessionId": session.session_id, "updatedAt": session.created_at}
         if session.spawned_by:
             entry["spawnedBy"] = session.spawned_by
@@ -76,15 +116,15 @@ def write_archive(folder: Path, messages: int) -> dict[str, int]:
     return {"sessions": len(store), "messages": count}
 
 
-def ensure(cache: Path, messages: int) -> dict:
+def ensure(cache: Path, messages: int, shape: str = "demo") -> dict:
     """Archive and state, built once; returns what the build measured (cached with it)."""
-    archive, state = archive_path(cache, messages), state_path(cache, messages)
+    archive, state = archive_path(cache, messages, shape), state_path(cache, messages, shape)
     done = state / "bench-build.json"
     if done.is_file():
         return json.loads(done.read_text())
     if not (archive / "bench-archive.json").is_file():
         print(f"writing the archive ({messages:,} messages) to {archive} ...", flush=True)
-        counts = write_archive(archive, messages)
+        counts = write_archive(archive, messages, shape)
         (archive / "bench-archive.json").write_text(json.dumps(counts))
     print(f"importing and reconciling into {state} ...", flush=True)
     # In a process of its own, so its peak memory is the import's and reconciliation's alone.

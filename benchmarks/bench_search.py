@@ -5,6 +5,12 @@ process, and ripgrep over the same transcripts as JSONL files. Then appends, imp
 reconciliation, peak memory, sizes, and the command line's start.
 
     .venv/bin/python benchmarks/bench_search.py [--messages 1000000] [--runs 30]
+    .venv/bin/python benchmarks/bench_search.py --shape middle --before main --no-cli
+
+``--shape middle`` searches an archive with words of the middle band written in
+(``bench_data.MIDDLE_WORDS``) and adds their classes; ``--before REF`` also times the library
+call of the code at git revision REF (its ``core/`` exported into a temporary package), call
+by call alternating with this code's, and says whether any answer differs.
 
 The archive and the state are built once under --cache (default /tmp/backscroll-bench) and
 reused; a new indexer version or schema builds a new state. Takes ~10 minutes at 1M once
@@ -16,12 +22,14 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import importlib
 import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -47,6 +55,13 @@ CLASSES = {
     "CJK, 1 character": ("要", "exact", "要"),
     "CJK, 3 characters": ("数据库", "exact", "数据库"),
 }
+# The middle shape's words (bench_data.MIDDLE_WORDS): every match up to the rank window is a
+# candidate, scored in Python.
+MIDDLE_CLASSES = {
+    "accented word in ~5k messages": ("fiabilité", "exact", "fiabilit[eé]"),
+    "CJK 3 characters in ~6k messages": ("缓存区", "exact", "缓存区"),
+    "word in ~20k messages": ("kestrel", "exact", "kestrel"),
+}
 NO_MATCH = "zzqxjvnomatch"
 
 
@@ -64,6 +79,42 @@ def timed(fn, runs: int) -> list[float]:
         fn()
         out.append((time.perf_counter() - start) * 1000)
     return out
+
+
+def timed_pair(fn, other, runs: int) -> tuple[list[float], list[float], list[float], list[float]]:
+    """``fn`` and ``other`` timed call by call alternating (after one warm-up call each), so
+    the machine's moment weighs on both alike: wall times, then CPU times (the thread's, which
+    other tenants' load inflates far less) of each."""
+    fn()
+    other()
+    out: tuple[list[float], ...] = ([], [], [], [])
+    for _ in range(runs):
+        for k, call in enumerate((fn, other)):
+            start, cpu = time.perf_counter(), time.thread_time()
+            call()
+            out[k].append((time.perf_counter() - start) * 1000)
+            out[k + 2].append((time.thread_time() - cpu) * 1000)
+    return out  # type: ignore[return-value]
+
+
+def code_at(ref: str, folder: Path):
+    """The ``sessions_search`` of git revision ``ref``: its ``core/`` exported as the package
+    ``before_backscroll.core`` (core's imports are relative) under ``folder``."""
+    repo = Path(__file__).resolve().parent.parent
+    package = folder / "before_backscroll"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    tar = subprocess.run(["git", "-C", str(repo), "archive", ref, "core"], check=True,
+                         capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(package)], input=tar, check=True)
+    sys.path.insert(0, str(folder))
+    search = importlib.import_module("before_backscroll.core.search")
+    visibility = importlib.import_module("before_backscroll.core.visibility")
+    return search, visibility
+
+
+def answer(response) -> list[tuple]:
+    return [(r.session_key, r.message_id, r.score, r.excerpt) for r in response.results]
 
 
 def straightforward(state: StateDir, request: SearchRequest, caller: Caller) -> list:
@@ -150,11 +201,17 @@ def main() -> None:
     parser.add_argument("--classes", help="comma-separated class names (default: all)")
     parser.add_argument("--no-cli", action="store_true", help="skip whole-process timings")
     parser.add_argument("--json", type=Path, help="also write the numbers to this file")
+    parser.add_argument("--shape", choices=bench_data.SHAPES, default="demo")
+    parser.add_argument("--before", metavar="REF",
+                        help="also time the library call of this git revision, alternating")
     args = parser.parse_args()
 
-    build = bench_data.ensure(args.cache, args.messages)
-    archive = bench_data.archive_path(args.cache, args.messages)
-    state_dir = bench_data.state_path(args.cache, args.messages)
+    build = bench_data.ensure(args.cache, args.messages, args.shape)
+    archive = bench_data.archive_path(args.cache, args.messages, args.shape)
+    state_dir = bench_data.state_path(args.cache, args.messages, args.shape)
+    before = None
+    if args.before:
+        before = code_at(args.before, Path(tempfile.mkdtemp(prefix="bench-before-")))
     state = StateDir(state_dir)
     has_rg = shutil.which("rg") is not None
     load = os.getloadavg()
@@ -178,23 +235,48 @@ def main() -> None:
         print(f"command line, a search that matches nothing (whole process): "
               f"p50 {start_p50:.0f}, p95 {start_p95:.0f} (goal: 150)")
 
-    wanted = set(args.classes.split(",")) if args.classes else set(CLASSES)
-    for name, (query, match, pattern) in CLASSES.items():
+    classes = {**CLASSES, **(MIDDLE_CLASSES if args.shape == "middle" else {})}
+    wanted = set(args.classes.split(",")) if args.classes else set(classes)
+    for name, (query, match, pattern) in classes.items():
         if name not in wanted:
             continue
         print(f"\n{name}: {query!r}{' (prefix)' if match == 'prefix' else ''}")
         head = (f"{'caller':<11} {'library p50/p95':>16} {'CLI p50/p95':>13} {'CLI-start':>9} "
-                f"{'straightforward':>16} {'x':>6} {'ripgrep':>14} {'x':>6}  windowed")
+                f"{'straightforward':>16} {'x':>6} {'ripgrep':>14} {'x':>6}  windowed"
+                + (f"  {'before p50/p95':>16} {'x':>5} same {'CPU':>6} {'before':>6}"
+                   if before else ""))
         print(head)
         for label, key in callers.items():
             caller = OPERATOR if key is None else Caller(key, Policy("tree"))
             request = SearchRequest(query, match=match)
-            answer = sessions_search(state, request, caller)
-            lib = percentiles(timed(lambda: sessions_search(state, request, caller), args.runs))
+            answer_now = sessions_search(state, request, caller)
+            before_cell = ""
+            if before is None:
+                lib = percentiles(timed(lambda: sessions_search(state, request, caller), args.runs))
+            else:
+                old_search, old_visibility = before
+                old_caller = old_visibility.OPERATOR if key is None else old_visibility.Caller(
+                    key, old_visibility.Policy("tree"))
+                old_request = old_search.SearchRequest(query, match=match)
+                old_state = importlib.import_module("before_backscroll.core.state").StateDir(
+                    state_dir)
+                now, then, now_cpu, then_cpu = timed_pair(
+                    lambda: sessions_search(state, request, caller),
+                    lambda: old_search.sessions_search(old_state, old_request, old_caller),
+                    args.runs,
+                )
+                lib, old = percentiles(now), percentiles(then)
+                cpu = (statistics.median(now_cpu), statistics.median(then_cpu))
+                same = answer(old_search.sessions_search(old_state, old_request, old_caller)) \
+                    == answer(answer_now)
+                before_cell = (f"  {old[0]:>8.1f}/{old[1]:<7.1f} {old[0] / lib[0]:>5.1f} "
+                               f"{'yes' if same else 'NO':<4} {cpu[0]:>6.1f} {cpu[1]:>6.1f}")
             base = percentiles(timed(lambda: straightforward(state, request, caller),
                                      args.baseline_runs))
             row = {"library": lib, "straightforward": base,
-                   "windowed": answer.ranked_window, "results": len(answer.results)}
+                   "windowed": answer_now.ranked_window, "results": len(answer_now.results)}
+            if before is not None:
+                row["before"] = {"library": old, "same_answer": same, "cpu_p50": cpu}
             cli_cell = start_cell = "-"
             if not args.no_cli:
                 argv = cli(state_dir, query, match, key)
@@ -210,7 +292,7 @@ def main() -> None:
             report["classes"].setdefault(name, {})[label] = row
             print(f"{label:<11} {lib[0]:>8.1f}/{lib[1]:<7.1f} {cli_cell:>13} {start_cell:>9} "
                   f"{base[0]:>8.0f}/{base[1]:<7.0f} {base[0] / lib[0]:>6.0f} {rg_cell:>14} "
-                  f"{rg_ratio:>6}  {'yes' if answer.ranked_window else 'no'}")
+                  f"{rg_ratio:>6}  {'yes' if answer_now.ranked_window else 'no':<8}{before_cell}")
 
     samples = appends(state, 2000)
     ordered = sorted(samples)

@@ -94,9 +94,13 @@ class TermCounter:
                       for i, p in enumerate(query.phrases)]
         self.ascii = [(_pattern(p, prefix, True), one) for p, prefix, one in self.parts]
         self.other: list[tuple[re.Pattern[str] | None, bool]] | None = None  # when needed
+        # Every part has a token outside ASCII (a CJK word): text without such characters
+        # holds none of them either way, so the check for them decides nothing.
+        self.no_ascii = all(p is None for p, _one in self.ascii)
 
     def counts(self, body: str) -> list[int]:
-        if body.isascii() or not _NON_ASCII_TOKEN_CHAR.search(body):  # dashes, quotes, emoji
+        if body.isascii() or (  # or only dashes, quotes, emoji outside ASCII
+                not self.no_ascii and not _NON_ASCII_TOKEN_CHAR.search(body)):
             text = body.lower()
             return [_count(p, text, True, one) if p else 0 for p, one in self.ascii]
         if self.other is None:  # big Unicode classes: compiled for the first such message
