@@ -1,0 +1,191 @@
+"""Every importer puts the model and the token usage of each API response on the assistant
+message in OpenClaw's shape (``core/importers/usage.py``), once per response, leaving out
+what its format does not record. The tests of each format's fields sit with the format's
+converter input here; the real samples are used where they hold usage."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from backscroll.core.importers.claude_code import import_claude_code
+from backscroll.core.importers.claude_code.follow import follow_transcript
+from backscroll.core.importers.common import ImportReport
+from backscroll.core.importers.usage import count, increment, minus, openclaw_usage, plus
+from backscroll.core.state import StateDir
+
+TOKENS = ("input", "output", "cacheRead", "cacheWrite", "totalTokens")
+
+
+def assistant_usages(state: StateDir, agent: str, key: str | None = None
+                     ) -> list[dict[str, Any]]:
+    """The ``message`` of every stored assistant message of ``agent`` (of session ``key``)
+    that carries usage."""
+    out = []
+    with state.open(agent) as db:
+        for session in db.sessions():
+            if key is not None and session.key != key:
+                continue
+            for _, event in db.events(session.pk):
+                message = event.get("message") or {}
+                if event["type"] == "message" and "usage" in message:
+                    assert message["role"] == "assistant", event
+                    out.append(message)
+    return out
+
+
+def summed(messages: list[dict[str, Any]]) -> Counter:
+    total: Counter = Counter()
+    for message in messages:
+        usage = message["usage"]
+        total.update({k: usage[k] for k in TOKENS if k in usage})
+        total.update({f"cost.{k}": v for k, v in (usage.get("cost") or {}).items()})
+    return total
+
+
+# ------------------------------------------------------------------ the shape
+
+
+def test_usage_keeps_only_what_is_recorded() -> None:
+    assert openclaw_usage() is None
+    assert openclaw_usage(input="12", output=None, cost=float("nan")) is None
+    assert openclaw_usage(input=10, output=5) == {"input": 10, "output": 5, "totalTokens": 15}
+    assert openclaw_usage(input=10, output=5, cache_read=100, total=200) == {
+        "input": 10, "output": 5, "cacheRead": 100, "totalTokens": 200}
+    assert openclaw_usage(cost=0.25) == {"cost": {"total": 0.25}}
+    assert openclaw_usage(output=3, cost_input=0.5, cost_output=0.25) == {
+        "output": 3, "totalTokens": 3, "cost": {"input": 0.5, "output": 0.25, "total": 0.75}}
+    # negative, fractional, boolean counts are not counts; 7.0 written by JavaScript is 7
+    assert openclaw_usage(input=-1, output=2.5, cache_read=True, cache_write=7.0) == {
+        "cacheWrite": 7, "totalTokens": 7}
+    assert minus(100, 30) == 70 and minus(100, None) == 100 and minus(None, 30) is None
+    assert minus(10, 30) == 0
+    assert plus(None, "x") is None and plus(4, None, 6) == 10
+
+
+counts = st.one_of(st.none(), st.integers(0, 10**9), st.integers(-5, -1), st.text(max_size=2),
+                   st.floats(allow_nan=True), st.booleans())
+
+
+@given(counts, counts, counts, counts, counts, counts)
+def test_usage_is_always_numbers_and_totals_add_up(i, o, r, w, t, c) -> None:
+    usage = openclaw_usage(input=i, output=o, cache_read=r, cache_write=w, total=t, cost=c)
+    if usage is None:
+        return
+    for key, value in usage.items():
+        if key == "cost":
+            assert all(isinstance(v, (int, float)) and v >= 0 for v in value.values())
+        else:
+            assert key in TOKENS and isinstance(value, int) and not isinstance(value, bool)
+            assert value >= 0
+    if count(t) is None and "totalTokens" in usage:
+        assert usage["totalTokens"] == sum(usage.get(k, 0) for k in TOKENS[:4])
+
+
+snapshots = st.lists(st.fixed_dictionaries({"input": st.integers(0, 50),
+                                            "output": st.integers(0, 500)}), min_size=1,
+                     max_size=6)
+
+
+@given(snapshots)
+def test_increments_of_growing_snapshots_sum_to_the_last(lines) -> None:
+    grown = []  # each line's usage so far, never smaller than the line before (streaming)
+    for line in lines:
+        before = grown[-1] if grown else {"input": 0, "output": 0}
+        grown.append({k: max(v, before[k]) for k, v in line.items()})
+    total: Counter = Counter()
+    before = None
+    for now in grown:
+        added = increment(now, before)
+        if added is not None:
+            total.update(added)
+        before = now
+    assert {k: total[k] for k in grown[-1]} == grown[-1]
+
+
+# ------------------------------------------------------------------ Claude Code
+
+CC_MAIN = "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl"
+
+
+def claude_responses(file: Path) -> dict[str, dict[str, int]]:
+    """message id -> the usage its last line records (the whole response's)."""
+    out: dict[str, dict[str, int]] = {}
+    for line in file.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        message = record.get("message") if record.get("type") == "assistant" else None
+        if isinstance(message, dict) and isinstance(message.get("usage"), dict):
+            u = message["usage"]
+            out[message["id"]] = {"input": u["input_tokens"], "output": u["output_tokens"],
+                                  "cacheRead": u["cache_read_input_tokens"],
+                                  "cacheWrite": u["cache_creation_input_tokens"]}
+    return out
+
+
+def test_claude_code_split_response_counts_once(tmp_path: Path, data_dir: Path) -> None:
+    folder = tmp_path / "projects" / "p"
+    folder.mkdir(parents=True)
+    shutil.copy(data_dir / "claude-code" / CC_MAIN, folder / CC_MAIN)
+    state = StateDir(tmp_path / "state", database_url="")
+    import_claude_code(state, folder)
+    responses = claude_responses(folder / CC_MAIN)
+    assert len(responses) == 217  # over 408 assistant lines
+    main = "agent:claude-code:claude-code:" + CC_MAIN.removesuffix(".jsonl")
+    messages = assistant_usages(state, "claude-code", main)  # not the sub-agent rebuilt
+    expected: Counter = Counter()
+    for usage in responses.values():
+        expected.update(usage)
+    got = summed(messages)
+    assert {k: got[k] for k in expected} == dict(expected)
+    assert got["totalTokens"] == sum(expected.values())
+    assert not any("cost" in m["usage"] for m in messages)  # Claude Code records no cost
+    # the split: the first line of msg_01AjAt… carries the input and the output so far, the
+    # last one only the output written since; the lines between add nothing
+    split = [m for m in messages if m["responseId"] == "msg_01AjAtmphJjr4oSLfTyzk8LA"]
+    assert [m["usage"] for m in split] == [
+        {"input": 3, "output": 9, "cacheRead": 17842, "cacheWrite": 8165, "totalTokens": 26019},
+        {"input": 0, "output": 200, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 200},
+    ]
+    assert {m["model"] for m in messages} == {"claude-opus-4-6", "claude-haiku-4-5-20251001"}
+    assert {m["provider"] for m in messages} == {"anthropic"}
+
+
+def usage_by_entry(state: StateDir, agent: str) -> dict[str, dict[str, Any]]:
+    with state.open(agent) as db:
+        return {event["id"]: event["message"]["usage"]
+                for session in db.sessions() for _, event in db.events(session.pk)
+                if "usage" in (event.get("message") or {})}
+
+
+def test_claude_code_response_split_between_two_reads_counts_once(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    """A sync that reads the file while a response is being written, then reads on: each
+    entry is the one a whole read makes, so the response counts once."""
+    lines = (data_dir / "claude-code" / CC_MAIN).read_bytes().splitlines(keepends=True)[:66]
+    numbered = list(enumerate(lines, start=1))
+
+    def synced(name: str, *reads: slice) -> dict[str, dict[str, Any]]:
+        state = StateDir(tmp_path / name / "state", database_url="")
+        file = tmp_path / name / CC_MAIN
+        file.parent.mkdir()
+        file.write_bytes(b"".join(lines))
+        carry = None
+        with state.open("claude-code", write=True) as db:
+            for part in reads:
+                carry = follow_transcript(db, "claude-code", file, numbered[part], carry,
+                                          ImportReport(), {}).carry
+        return usage_by_entry(state, "claude-code")
+
+    whole = synced("whole", slice(None))
+    outputs = {r["message"]["id"]: r["message"]["usage"]["output_tokens"]
+               for r in map(json.loads, lines) if r.get("type") == "assistant"}
+    assert sum(u["output"] for u in whole.values()) == sum(outputs.values())
+    for cut in (8, 10, 44, 61):  # inside msg_01AjAt… (lines 8-15) and msg_01Cwyj… (44-65)
+        assert synced(f"cut{cut}", slice(None, cut), slice(cut, None)) == whole, cut
