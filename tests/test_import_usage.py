@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from backscroll.core.importers.claude_code import import_claude_code
 from backscroll.core.importers.claude_code.follow import follow_transcript
+from backscroll.core.importers.codex import import_codex
+from backscroll.core.importers.codex.follow import follow_rollout
 from backscroll.core.importers.common import ImportReport
 from backscroll.core.importers.usage import count, increment, minus, openclaw_usage, plus
 from backscroll.core.state import StateDir
@@ -189,3 +191,81 @@ def test_claude_code_response_split_between_two_reads_counts_once(
     assert sum(u["output"] for u in whole.values()) == sum(outputs.values())
     for cut in (8, 10, 44, 61):  # inside msg_01AjAt… (lines 8-15) and msg_01Cwyj… (44-65)
         assert synced(f"cut{cut}", slice(None, cut), slice(cut, None)) == whole, cut
+
+
+# ------------------------------------------------------------------ Codex
+
+ROLLOUT = "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl"
+CODEX_SID = "0a1b2c3d-0000-4000-8000-00000000c0de"
+
+
+def test_codex_each_response_once_on_its_last_item(tmp_path: Path, data_dir: Path) -> None:
+    state = StateDir(tmp_path / "state", database_url="")
+    import_codex(state, data_dir / "codex" / ROLLOUT)
+    records = [json.loads(line) for line in (data_dir / "codex" / ROLLOUT).open()]
+    counts = [r["payload"]["info"] for r in records
+              if r["type"] == "event_msg" and r["payload"].get("type") == "token_count"]
+    total = counts[-1]["total_token_usage"]
+    messages = assistant_usages(state, "codex")
+    assert len(messages) == len(counts) == 66
+    assert all(m["content"] for m in messages)  # each on an item of its response
+    assert summed(messages) == {
+        "input": total["input_tokens"] - total["cached_input_tokens"],
+        "cacheRead": total["cached_input_tokens"], "output": total["output_tokens"],
+        "totalTokens": total["total_tokens"]}
+    assert {(m["model"], m["provider"]) for m in messages} == {("gpt-5.5", "openai")}
+    assert not any("cacheWrite" in m["usage"] or "cost" in m["usage"] for m in messages)
+
+
+def codex_lines() -> list[dict[str, Any]]:
+    def line(second: int, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        return {"timestamp": f"2026-06-01T09:00:{second:02d}.000Z", "type": kind,
+                "payload": payload}
+
+    def tokens(n: int, total: int) -> dict[str, Any]:
+        last = {"input_tokens": 1000 * n, "cached_input_tokens": 400 * n,
+                "output_tokens": 10 * n, "reasoning_output_tokens": n,
+                "total_tokens": 1010 * n}
+        return line(n + 10, "event_msg", {"type": "token_count", "info": {
+            "total_token_usage": {"total_tokens": total}, "last_token_usage": last}})
+
+    return [
+        line(0, "session_meta", {"id": CODEX_SID, "timestamp": "2026-06-01T09:00:00.000Z",
+                                 "cwd": "/home/dev/shop", "model_provider": "openai"}),
+        line(1, "turn_context", {"model": "gpt-5.2-codex", "cwd": "/home/dev/shop"}),
+        line(1, "event_msg", {"type": "token_count", "info": None, "rate_limits": {}}),
+        line(2, "event_msg", {"type": "user_message", "message": "rename the gazebo"}),
+        line(3, "response_item", {"type": "function_call", "name": "shell", "call_id": "c1",
+                                  "arguments": "{\"command\": [\"ls\"]}"}),
+        tokens(1, 1010),
+        line(4, "response_item", {"type": "function_call_output", "call_id": "c1",
+                                  "output": "gazebo.py"}),
+        line(5, "response_item", {"type": "message", "role": "assistant",
+                                  "content": [{"type": "output_text", "text": "Renamed."}]}),
+        tokens(2, 3030),
+        tokens(2, 3030),  # the same count again: no second response
+    ]
+
+
+def test_codex_usage_of_a_response_read_apart_from_its_items(tmp_path: Path) -> None:
+    """A sync that reads the rollout between a response's last item and its ``token_count``:
+    the usage comes as an assistant message with no content, and counts once."""
+    file = tmp_path / f"rollout-2026-06-01T09-00-00-{CODEX_SID}.jsonl"
+    lines = [json.dumps(r).encode() + b"\n" for r in codex_lines()]
+    file.write_bytes(b"".join(lines))
+    numbered = list(enumerate(lines, start=1))
+    for cut in (None, 5, 8):
+        state = StateDir(tmp_path / f"cut{cut}", database_url="")
+        carry = None
+        with state.open("codex", write=True) as db:
+            for part in ((slice(None),) if cut is None else (slice(None, cut), slice(cut, None))):
+                carry = follow_rollout(db, "codex", file, numbered[part], carry,
+                                       ImportReport()).carry
+        messages = assistant_usages(state, "codex")
+        assert summed(messages) == {"input": 1800, "cacheRead": 1200, "output": 30,
+                                    "totalTokens": 3030}, cut
+        assert [m["usage"]["output"] for m in messages] == [10, 20]
+        assert {m["model"] for m in messages} == {"gpt-5.2-codex"}
+        on_items = [bool(m["content"]) for m in messages]
+        assert on_items == ([True, True] if cut is None else [True, False] if cut == 8
+                            else [False, True]), cut
