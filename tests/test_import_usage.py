@@ -19,6 +19,7 @@ from backscroll.core.importers.claude_code.follow import follow_transcript
 from backscroll.core.importers.codex import import_codex
 from backscroll.core.importers.codex.follow import follow_rollout
 from backscroll.core.importers.common import ImportReport
+from backscroll.core.importers.gemini import import_gemini
 from backscroll.core.importers.usage import count, increment, minus, openclaw_usage, plus
 from backscroll.core.state import StateDir
 
@@ -269,3 +270,40 @@ def test_codex_usage_of_a_response_read_apart_from_its_items(tmp_path: Path) -> 
         on_items = [bool(m["content"]) for m in messages]
         assert on_items == ([True, True] if cut is None else [True, False] if cut == 8
                             else [False, True]), cut
+
+
+# ------------------------------------------------------------------ Gemini CLI
+
+GEMINI_CHATS = "agents/gemini-cli/home/.gemini/tmp"
+
+
+def gemini_tokens(file: Path) -> dict[str, dict[str, int]]:
+    """message id -> its tokens (the first copy that has them: the CLI sets them once)."""
+    text = file.read_text(encoding="utf-8")
+    records = ([json.loads(line) for line in text.splitlines() if line.strip()]
+               if file.suffix == ".jsonl" else json.loads(text)["messages"])
+    out: dict[str, dict[str, int]] = {}
+    for record in records:
+        if record.get("type") == "gemini" and isinstance(record.get("tokens"), dict):
+            out.setdefault(record["id"], record["tokens"])
+    return out
+
+
+def test_gemini_each_message_tokens_once(tmp_path: Path, data_dir: Path) -> None:
+    state = StateDir(tmp_path / "state", database_url="")
+    import_gemini(state, data_dir / GEMINI_CHATS)
+    files = sorted((data_dir / GEMINI_CHATS).glob("*/chats/session-*"))
+    tokens = [t for f in files for t in gemini_tokens(f).values()]
+    assert len(tokens) == 6 + 3
+    messages = assistant_usages(state, "gemini")
+    assert len(messages) == len(tokens)
+    assert all(m["content"] == [] and m["provider"] == "google" and m["model"]
+               for m in messages)
+    assert summed(messages) == {
+        "input": sum(t["input"] - t["cached"] + t["tool"] for t in tokens),
+        "cacheRead": sum(t["cached"] for t in tokens),
+        "output": sum(t["output"] + t["thoughts"] for t in tokens),
+        "totalTokens": sum(t["total"] for t in tokens)}
+    # Gemini's total is the prompt (cache included), the answer, the thoughts and tool use
+    assert summed(messages)["totalTokens"] == sum(
+        summed([m])[k] for m in messages for k in ("input", "cacheRead", "output"))
