@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from backscroll.core.importers.claude_code import import_claude_code
 from backscroll.core.importers.claude_code.follow import follow_transcript
+from backscroll.core.importers.cline import import_tasks
 from backscroll.core.importers.codex import import_codex
 from backscroll.core.importers.codex.follow import follow_rollout
 from backscroll.core.importers.common import ImportReport
@@ -307,3 +308,40 @@ def test_gemini_each_message_tokens_once(tmp_path: Path, data_dir: Path) -> None
     # Gemini's total is the prompt (cache included), the answer, the thoughts and tool use
     assert summed(messages)["totalTokens"] == sum(
         summed([m])[k] for m in messages for k in ("input", "cacheRead", "output"))
+
+
+# ------------------------------------------------------------------ Cline and Roo Code
+
+CLINE_TASKS = ("agents/cline/home/.config/Code/User/globalStorage/saoudrizwan.claude-dev/"
+               "tasks")
+
+
+def test_cline_history_metrics_and_ui_requests(tmp_path: Path, data_dir: Path) -> None:
+    """A task's api history: each assistant message's ``metrics``; a task read from its UI
+    messages: each answered ``api_req_started``, as an empty assistant message."""
+    state = StateDir(tmp_path / "state", database_url="")
+    tasks = data_dir / CLINE_TASKS
+    import_tasks(state, tasks)
+    history = json.loads((tasks / "1777073160794" / "api_conversation_history.json").read_text())
+    metrics = [m["metrics"] for m in history if m["role"] == "assistant"]
+    ui = json.loads((tasks / "1767644899093" / "ui_messages.json").read_text())
+    requests = [json.loads(m["text"]) for m in ui if m.get("say") == "api_req_started"]
+    requests = [r for r in requests if "tokensIn" in r]
+    with state.open("cline") as db:
+        by_task = {s.session_id: [e["message"] for _, e in db.events(s.pk)
+                                  if "usage" in e.get("message", {})] for s in db.sessions()}
+    answers, calls = by_task["1777073160794"], by_task["1767644899093"]
+    assert len(answers) == len(metrics) == 221 and all(m["content"] for m in answers)
+    assert summed(answers) == {
+        "input": sum(m["tokens"]["prompt"] - m["tokens"]["cached"] for m in metrics),
+        "output": sum(m["tokens"]["completion"] for m in metrics),
+        "cacheRead": sum(m["tokens"]["cached"] for m in metrics),
+        "totalTokens": sum(m["tokens"]["prompt"] + m["tokens"]["completion"]
+                           for m in metrics)}
+    assert {m["model"] for m in answers} == {"claude_4_5_opus"}
+    assert len(calls) == len(requests) and all(m["content"] == [] for m in calls)
+    got = summed(calls)
+    assert (got["input"], got["output"], got["cacheRead"], got["cacheWrite"], got["cost.total"]
+            ) == tuple(sum(r[k] for r in requests)
+                       for k in ("tokensIn", "tokensOut", "cacheReads", "cacheWrites", "cost"))
+    assert all("cost" in m["usage"] for m in calls)  # recorded (0 here), so kept
