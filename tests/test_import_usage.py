@@ -21,6 +21,8 @@ from backscroll.core.importers.codex import import_codex
 from backscroll.core.importers.codex.follow import follow_rollout
 from backscroll.core.importers.common import ImportReport
 from backscroll.core.importers.gemini import import_gemini
+from backscroll.core.importers.openclaw import import_openclaw
+from backscroll.core.importers.pi import import_pi
 from backscroll.core.importers.usage import count, increment, minus, openclaw_usage, plus
 from backscroll.core.state import StateDir
 
@@ -345,3 +347,36 @@ def test_cline_history_metrics_and_ui_requests(tmp_path: Path, data_dir: Path) -
             ) == tuple(sum(r[k] for r in requests)
                        for k in ("tokensIn", "tokensOut", "cacheReads", "cacheWrites", "cost"))
     assert all("cost" in m["usage"] for m in calls)  # recorded (0 here), so kept
+
+
+# ------------------------------------------------------------------ OpenClaw's own lineage
+
+
+def file_usages(files: list[Path]) -> list[dict[str, Any]]:
+    out = []
+    for file in files:
+        for line in file.read_text(encoding="utf-8").splitlines():
+            message = json.loads(line).get("message") if line.strip() else None
+            if isinstance(message, dict) and "usage" in message:
+                out.append(message["usage"])
+    return out
+
+
+def test_pi_omp_and_openclaw_keep_the_usage_they_write(tmp_path: Path, data_dir: Path) -> None:
+    """These formats write OpenClaw's shape already: every message's usage is stored as is."""
+    state = StateDir(tmp_path / "state", database_url="")
+    pi = data_dir / "agents/pi/home/.pi/agent/sessions"
+    omp = data_dir / "agents/omp/home/.omp/agent/sessions"
+    import_pi(state, pi)
+    import_pi(state, omp, source="omp")
+    for agent, folder in (("pi", pi), ("omp", omp)):
+        stored = [m["usage"] for m in assistant_usages(state, agent)]
+        written = file_usages(sorted(folder.rglob("*.jsonl")))
+        assert len(written) > 400
+        assert sorted(map(json.dumps, stored)) == sorted(map(json.dumps, written)), agent
+    openclaw = data_dir / "openclaw" / "chairong"
+    import_openclaw(state, openclaw, agent="claw")
+    stored = [m["usage"] for m in assistant_usages(state, "claw")]
+    assert sorted(map(json.dumps, stored)) == sorted(
+        map(json.dumps, file_usages(sorted(openclaw.glob("*.jsonl")))))
+    assert stored and all("cost" in u and "totalTokens" in u for u in stored)
