@@ -23,6 +23,7 @@ from backscroll.core.importers.common import ImportReport
 from backscroll.core.importers.gemini import import_gemini
 from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.importers.pi import import_pi
+from backscroll.core.importers.qwen_code import import_qwen_code
 from backscroll.core.importers.usage import count, increment, minus, openclaw_usage, plus
 from backscroll.core.state import StateDir
 
@@ -380,3 +381,31 @@ def test_pi_omp_and_openclaw_keep_the_usage_they_write(tmp_path: Path, data_dir:
     assert sorted(map(json.dumps, stored)) == sorted(
         map(json.dumps, file_usages(sorted(openclaw.glob("*.jsonl")))))
     assert stored and all("cost" in u and "totalTokens" in u for u in stored)
+
+
+# ------------------------------------------------------------------ Qwen Code
+
+
+def test_qwen_code_usage_metadata(tmp_path: Path, data_dir: Path) -> None:
+    """The real sample (an OpenAI-style call: the thoughts inside the candidates), and a
+    Gemini call (the thoughts beside them, in the total); the telemetry line of the same call
+    is not counted again."""
+    home = tmp_path / "home"
+    shutil.copytree(data_dir / "agents/qwen-code/home/.qwen", home / ".qwen")
+    [chat] = (home / ".qwen").rglob("*.jsonl")
+    with chat.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({
+            "uuid": "g9", "parentUuid": "u3", "sessionId": chat.stem, "type": "assistant",
+            "timestamp": "2026-05-05T11:09:00.000Z", "model": "gemini-2.5-pro",
+            "message": {"role": "model", "parts": [{"text": "done"}]},
+            "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 5,
+                              "thoughtsTokenCount": 20, "totalTokenCount": 125,
+                              "cachedContentTokenCount": 60}}) + "\n")
+    state = StateDir(tmp_path / "state", database_url="")
+    import_qwen_code(state, home / ".qwen")
+    usages = [(m["model"], m["usage"]) for m in assistant_usages(state, "qwen-code")]
+    assert usages == [
+        ("cleanunicorn/qwen3-coder-30b-a3b-instruct",
+         {"input": 17997, "output": 47, "cacheRead": 12, "totalTokens": 18056}),
+        ("gemini-2.5-pro", {"input": 40, "output": 25, "cacheRead": 60, "totalTokens": 125}),
+    ]
