@@ -20,6 +20,7 @@ from backscroll.core.importers.cline import import_tasks
 from backscroll.core.importers.codex import import_codex
 from backscroll.core.importers.codex.follow import follow_rollout
 from backscroll.core.importers.common import ImportReport
+from backscroll.core.importers.copilot import import_copilot
 from backscroll.core.importers.gemini import import_gemini
 from backscroll.core.importers.openclaw import import_openclaw
 from backscroll.core.importers.pi import import_pi
@@ -409,3 +410,25 @@ def test_qwen_code_usage_metadata(tmp_path: Path, data_dir: Path) -> None:
          {"input": 17997, "output": 47, "cacheRead": 12, "totalTokens": 18056}),
         ("gemini-2.5-pro", {"input": 40, "output": 25, "cacheRead": 60, "totalTokens": 125}),
     ]
+
+
+# ------------------------------------------------------------------ GitHub Copilot CLI
+
+
+def test_copilot_output_per_answer_and_input_per_run(tmp_path: Path, data_dir: Path) -> None:
+    state = StateDir(tmp_path / "state", database_url="")
+    import_copilot(state, data_dir / "agents/copilot-cli/home/.copilot/session-state")
+    [events] = (data_dir / "agents/copilot-cli/home/.copilot/session-state").glob("*/events.jsonl")
+    records = [json.loads(line) for line in events.read_text().splitlines()]
+    outputs = [r["data"]["outputTokens"] for r in records if r["type"] == "assistant.message"]
+    [shutdown] = [r["data"] for r in records if r["type"] == "session.shutdown"]
+    messages = assistant_usages(state, "copilot")
+    answers = [m for m in messages if m["content"]]
+    assert [m["usage"] for m in answers] == [{"output": n, "totalTokens": n} for n in outputs]
+    [run] = [m for m in messages if not m["content"]]
+    metric = shutdown["modelMetrics"]["claude-sonnet-4.6"]["usage"]
+    assert run["model"] == "claude-sonnet-4.6"
+    assert run["usage"] == {"input": metric["inputTokens"] - metric["cacheReadTokens"],
+                            "cacheRead": metric["cacheReadTokens"], "cacheWrite": 0,
+                            "totalTokens": metric["inputTokens"]}
+    assert sum(outputs) == metric["outputTokens"]  # so the run's output is not added again
