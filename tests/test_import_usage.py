@@ -6,6 +6,7 @@ converter input here; the real samples are used where they hold usage."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -14,6 +15,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
+from backscroll.core.importers.aider import import_aider
+from backscroll.core.importers.aider import usages_in_output as aider_usages
 from backscroll.core.importers.claude_code import import_claude_code
 from backscroll.core.importers.claude_code.follow import follow_transcript
 from backscroll.core.importers.cline import import_tasks
@@ -432,3 +435,37 @@ def test_copilot_output_per_answer_and_input_per_run(tmp_path: Path, data_dir: P
                             "cacheRead": metric["cacheReadTokens"], "cacheWrite": 0,
                             "totalTokens": metric["inputTokens"]}
     assert sum(outputs) == metric["outputTokens"]  # so the run's output is not added again
+
+
+# ------------------------------------------------------------------ Aider
+
+AIDER_TOKENS = re.compile(r"^> Tokens: (\S+) sent, (\S+) received\.(?:\s+Cost: \$(\S+) message)?",
+                          re.M)
+
+
+def aider_count(printed: str) -> int:
+    return round(float(printed[:-1]) * 1000) if printed.endswith("k") else int(printed)
+
+
+def test_aider_tokens_lines(tmp_path: Path, data_dir: Path) -> None:
+    """Each ``> Tokens:`` line (one model call, counts rounded as aider prints them) is an
+    empty assistant message; a cost is kept when the line has one."""
+    state = StateDir(tmp_path / "state", database_url="")
+    folder = data_dir / "agents/aider/home/code/Simple-Calulator"
+    import_aider(state, folder)
+    lines = AIDER_TOKENS.findall((folder / ".aider.chat.history.md").read_text())
+    assert len(lines) == 20
+    messages = assistant_usages(state, "aider")
+    assert all(m["content"] == [] for m in messages)
+    assert [(m["usage"]["input"], m["usage"]["output"], m["usage"].get("cost"))
+            for m in messages] == [
+        (aider_count(sent), aider_count(received), {"total": float(cost)} if cost else None)
+        for sent, received, cost in lines]
+
+
+def test_aider_cache_counts() -> None:
+    assert aider_usages("Tokens: 12k sent, 1.0k cache write, 9.5k cache hit, 222 received.  "
+                   "Cost: $0.01 message, $0.05 session.") == [
+        {"input": 1500, "output": 222, "cacheRead": 9500, "cacheWrite": 1000,
+         "totalTokens": 12222, "cost": {"total": 0.01}}]
+    assert aider_usages("Tokens: lots sent") == []
