@@ -208,7 +208,7 @@ ROLLOUT = "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.json
 CODEX_SID = "0a1b2c3d-0000-4000-8000-00000000c0de"
 
 
-def test_codex_each_response_once_on_its_last_item(tmp_path: Path, data_dir: Path) -> None:
+def test_codex_each_response_once(tmp_path: Path, data_dir: Path) -> None:
     state = StateDir(tmp_path / "state", database_url="")
     import_codex(state, data_dir / "codex" / ROLLOUT)
     records = [json.loads(line) for line in (data_dir / "codex" / ROLLOUT).open()]
@@ -217,7 +217,7 @@ def test_codex_each_response_once_on_its_last_item(tmp_path: Path, data_dir: Pat
     total = counts[-1]["total_token_usage"]
     messages = assistant_usages(state, "codex")
     assert len(messages) == len(counts) == 66
-    assert all(m["content"] for m in messages)  # each on an item of its response
+    assert all(m["content"] == [] for m in messages)  # each an entry of its own
     assert summed(messages) == {
         "input": total["input_tokens"] - total["cached_input_tokens"],
         "cacheRead": total["cached_input_tokens"], "output": total["output_tokens"],
@@ -256,14 +256,15 @@ def codex_lines() -> list[dict[str, Any]]:
     ]
 
 
-def test_codex_usage_of_a_response_read_apart_from_its_items(tmp_path: Path) -> None:
-    """A sync that reads the rollout between a response's last item and its ``token_count``:
-    the usage comes as an assistant message with no content, and counts once."""
+def test_codex_usage_entries_do_not_depend_on_where_reads_fall(tmp_path: Path) -> None:
+    """A sync that reads the rollout between a response's last item and its ``token_count``
+    stores what one import stores: the usage is an entry of its own, made from its line."""
     file = tmp_path / f"rollout-2026-06-01T09-00-00-{CODEX_SID}.jsonl"
     lines = [json.dumps(r).encode() + b"\n" for r in codex_lines()]
     file.write_bytes(b"".join(lines))
     numbered = list(enumerate(lines, start=1))
-    for cut in (None, 5, 8):
+    found = {}
+    for cut in (None, 5, 6, 8, 9):
         state = StateDir(tmp_path / f"cut{cut}", database_url="")
         carry = None
         with state.open("codex", write=True) as db:
@@ -273,11 +274,10 @@ def test_codex_usage_of_a_response_read_apart_from_its_items(tmp_path: Path) -> 
         messages = assistant_usages(state, "codex")
         assert summed(messages) == {"input": 1800, "cacheRead": 1200, "output": 30,
                                     "totalTokens": 3030}, cut
-        assert [m["usage"]["output"] for m in messages] == [10, 20]
+        assert [m["usage"]["output"] for m in messages] == [10, 20]  # the repeat: not again
         assert {m["model"] for m in messages} == {"gpt-5.2-codex"}
-        on_items = [bool(m["content"]) for m in messages]
-        assert on_items == ([True, True] if cut is None else [True, False] if cut == 8
-                            else [False, True]), cut
+        found[cut] = usage_by_entry(state, "codex")
+    assert all(entries == found[None] for entries in found.values())
 
 
 # ------------------------------------------------------------------ Gemini CLI

@@ -1,6 +1,7 @@
 """Converting a read :class:`Rollout` into OpenClaw entries chained in file order: messages,
 reasoning, tool calls and their outputs, injected context, model and effort changes,
-compactions. Lines replayed from a parent thread are skipped and counted."""
+compactions, each response's token count (an assistant message carrying only ``usage``).
+Lines replayed from a parent thread are skipped and counted."""
 
 from __future__ import annotations
 
@@ -84,7 +85,6 @@ class _Converter:
         self.effort: str | None = carry.effort
         self.turn_items, self.turn_events = carry.turn_items, carry.turn_events
         self.tokens_total = carry.tokens_total
-        self.answer: dict[str, Any] | None = None  # the last item of the response being read
 
     def run(self) -> Converted:
         carry = self.carry
@@ -309,11 +309,11 @@ class _Converter:
 
     def _token_count(self, lineno: int, ts: str | None, payload: dict[str, Any]) -> None:
         """The usage of the model response that just ended (``info.last_token_usage``; Codex
-        writes a ``token_count`` after each response's items), put on the response's last
-        item. When that item was stored by an earlier read (a sync read the rollout between
-        the two), or the response wrote none, the usage is an assistant message of its own
-        with no content (nothing shown, nothing indexed). A repeated count (the session's
-        total unchanged) is not a response."""
+        writes a ``token_count`` after each response's items) as an assistant message of its
+        own with no content (nothing shown, nothing indexed), made from this line alone. Not
+        on the response's last item: a sync may have stored that item before the count was
+        written, and an entry stored is never rewritten, so the entries would depend on where
+        the reads fell. A repeated count (the session's total unchanged) is not a response."""
         info = payload.get("info") if isinstance(payload.get("info"), dict) else {}
         last, total = info.get("last_token_usage"), info.get("total_token_usage")
         if not isinstance(last, dict) or (total is not None and total == self.tokens_total):
@@ -325,15 +325,9 @@ class _Converter:
             cache_read=last.get("cached_input_tokens"),
             total=last.get("total_tokens"),
         )
-        answer, self.answer = self.answer, None
-        if usage is None:
-            return
-        if answer is not None:
-            with_usage(answer, usage)
-        else:
+        if usage is not None:
             self._add(lineno, ts, {"type": "message",
                                    "message": with_usage(self._assistant([]), usage)})
-            self.answer = None
 
     def _assistant(self, content: list[dict[str, Any]]) -> dict[str, Any]:
         message: dict[str, Any] = {
@@ -344,7 +338,6 @@ class _Converter:
         }
         if self.model:
             message["model"] = self.model
-        self.answer = message
         return message
 
 
