@@ -432,7 +432,7 @@ def test_claude_code_import_then_reconcile_then_search(cc_state) -> None:
 def test_codex_rollout_import(state: StateDir, data_dir: Path) -> None:
     report = import_codex(state, data_dir / "codex")
     assert report.skipped == [] and report.notes == []
-    assert report.keys == [CODEX_KEY] and report.events == 253
+    assert report.keys == [CODEX_KEY] and report.events == 253 + 66  # + token counts
     with state.open("codex") as db:
         (session,) = db.sessions()
         assert session.key == CODEX_KEY
@@ -449,7 +449,8 @@ def test_codex_rollout_import(state: StateDir, data_dir: Path) -> None:
             "thinking_level_change:": 1,
             "custom_message:codex.context": 2,  # developer permissions + AGENTS.md preamble
             "message:user": 2,
-            "message:assistant": 143,  # 13 texts, 25 reasoning, 105 tool calls
+            # 13 texts, 25 reasoning, 105 tool calls, 66 token counts (usage, no content)
+            "message:assistant": 143 + 66,
             "message:toolResult": 102,
         }
         assert events[0][1]["cwd"] == "/Users/Sample_User/repos/codemie-ai/codemie-code"
@@ -494,7 +495,7 @@ def test_codex_reimport_and_copies_add_nothing(
     again = import_codex(state, tmp_path / "sessions")  # found recursively; same ids
     assert again.keys == [CODEX_KEY] and again.events == 0
     with state.open("codex") as db:
-        assert db.sessions()[0].last_seq == 253
+        assert db.sessions()[0].last_seq == 253 + 66
 
 
 def test_codex_malformed_line_is_reported_and_the_rest_imports(
@@ -513,7 +514,7 @@ def test_codex_malformed_line_is_reported_and_the_rest_imports(
         f"{copy}:6: not valid JSON (Expecting property name enclosed in double quotes)",
         f'{copy}:11: "payload" must be a JSON object',
     ]
-    assert report.events == 253  # the prompt's broken response item: taken from its event
+    assert report.events == 253 + 66  # the prompt's broken response item: taken from its event
     with state.open("codex") as db:
         session = db.session(CODEX_KEY)
         assert session.label == "codemie-code: show tools"

@@ -107,6 +107,26 @@ def test_rewritten_file_adds_only_new_messages_and_a_cut_loses_nothing(state: St
     assert search(state, "lemur") == [KEY]  # a vanished file: its conversation stays
 
 
+def test_an_answer_usage_is_an_entry_of_its_own(state: StateDir) -> None:
+    """An assistant message's ``usage`` (OpenAI's object: the prompt counts the cached
+    tokens) becomes an empty assistant message beside the answer, added when it comes."""
+    items = history()
+    file = write_session(sessions(), items)
+    sync_sources(state)
+    items[3]["message"]["usage"] = {
+        "promptTokens": 900, "completionTokens": 40,
+        "promptTokensDetails": {"cachedTokens": 600, "cacheWriteTokens": 100},
+        "completionTokensDetails": {"reasoningTokens": 12}}
+    write_session(sessions(), items)
+    assert file.is_file()
+    sync_sources(state)
+    usages = [e["message"] for e in events_of(state, "continue", KEY)
+              if "usage" in e.get("message", {})]
+    assert [(m["content"], m["model"], m["usage"]) for m in usages] == [
+        ([], "GPT-5", {"input": 300, "output": 40, "cacheRead": 600, "cacheWrite": 100,
+                       "totalTokens": 1040})]
+
+
 def test_two_equal_messages_are_two_entries(state: StateDir) -> None:
     same = {"message": {"role": "user", "content": "again"}, "contextItems": []}
     reply = {"message": {"role": "assistant", "content": "ok"}, "contextItems": []}

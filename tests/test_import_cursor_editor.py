@@ -235,6 +235,29 @@ def test_tools_and_thinking_are_stored_not_indexed(state: StateDir, cursor: Curs
     assert "toolpangolin" not in json.dumps(history(state, key()))
 
 
+def test_an_answer_token_count_is_an_entry_of_its_own(state: StateDir, cursor: Cursor) -> None:
+    """Cursor fills a bubble's tokenCount in after writing it: the count becomes an empty
+    assistant message ``<bubble>:usage`` when it comes; all zeros is no count."""
+    cursor.bubble(1, "list the crates")
+    answer = cursor.bubble(2, "there is one crate", tokenCount={"inputTokens": 0,
+                                                                 "outputTokens": 0})
+    cursor.composer()
+    sync(state)
+    record = next(b for b in cursor.bubbles[CID] if b["bubbleId"] == answer)
+    record["tokenCount"] = {"inputTokens": 1200, "outputTokens": 35}
+    cursor.put(f"bubbleId:{CID}:{answer}", record)
+    cursor.composer()
+    sync(state)
+    with state.open("cursor") as db:
+        session = db.session(key())
+        assert session is not None
+        usages = [(e["id"], e["message"]) for _, e in db.events(session.pk)
+                  if "usage" in e.get("message", {})]
+    assert [(i, m["content"], m["model"], m["usage"]) for i, m in usages] == [
+        (f"{answer}:usage", [], "claude-4-sonnet",
+         {"input": 1200, "output": 35, "totalTokens": 1235})]
+
+
 def test_the_older_inline_conversation(state: StateDir, cursor: Cursor) -> None:
     cursor.put(f"composerData:{CID2}", {
         "composerId": CID2, "createdAt": T0, "lastUpdatedAt": T0 + 5,

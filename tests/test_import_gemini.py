@@ -120,7 +120,11 @@ def test_upsert_log_import_append_rewrite_and_tools(state: StateDir) -> None:
     write(log, gemini("g1", "the zebra lives in café.toml", thoughts=thought, toolCalls=[done]),
           mode="a")
     sync(state)
-    assert ids(state) == ["u1", "g1:thoughts", "g1", "g1:call:c1", "g1:result:c1"]
+    # the tokens came with the second copy: an entry of their own (the first's are stored)
+    assert ids(state) == ["u1", "g1:thoughts", "g1", "g1:call:c1", "g1:usage", "g1:result:c1"]
+    [usage] = [e["message"] for _, e in events(state) if e["id"] == "g1:usage"]
+    assert (usage["content"], usage["model"], usage["usage"]) == (
+        [], "gemini-2.5-pro", {"input": 1, "output": 2, "cacheRead": 0, "totalTokens": 3})
     assert sorted(hits(state, "zebra")) == [(KEY, "g1"), (KEY, "u1")]
     assert hits(state, "café") == [(KEY, "g1")]  # non-ASCII
     assert hits(state, "okapi") == [] and hits(state, "narwhal") == []  # reasoning, tool output

@@ -262,6 +262,62 @@ def test_reasoning_tools_and_synthetic_text_are_not_indexed(state: StateDir,
     assert "toolpangolin" not in json.dumps(history(state, key()))
 
 
+def _step(n: int, cost: float) -> dict[str, Any]:
+    return {"type": "step-finish", "reason": "tool-calls", "cost": cost,
+            "tokens": {"input": 100 * n, "output": 10 * n, "reasoning": n,
+                       "cache": {"read": 1000 * n, "write": 50 * n}}}
+
+
+def test_each_step_carries_its_usage_once(state: StateDir, agent: Agent) -> None:
+    """OpenCode ends each model call (a step) with a step-finish part holding its tokens and
+    cost; the message's own tokens are the last step's only. Each step's usage goes on its
+    last assistant entry; a step that wrote none gets an empty assistant message."""
+    agent.session()
+    agent.message("user", [text("list the files")])
+    _mid, pids = agent.message("assistant", [
+        {"type": "step-start"},
+        {"type": "reasoning", "text": "look first", "time": {"start": T0}},
+        {"type": "tool", "callID": "call_1", "tool": "bash",
+         "state": {"status": "completed", "input": {"command": "ls"}, "output": "a.txt",
+                   "title": "ls", "metadata": {}, "time": {"start": T0, "end": T0 + 1}}},
+        _step(1, 0.25),
+        {"type": "step-start"},
+        _step(2, 0.5),  # a call that wrote nothing
+        {"type": "step-start"},
+        text("there is one file"),
+        _step(3, 0.125),
+    ])
+    sync(state)
+    with state.open("opencode") as db:
+        [session] = db.sessions()
+        messages = [(e["id"], e["message"]) for _, e in db.events(session.pk)
+                    if "usage" in e.get("message", {})]
+    assert [i for i, _ in messages] == [pids[2], f"{pids[5]}:usage", pids[7]]
+    assert messages[0][1]["content"][0]["type"] == "toolCall"
+    assert messages[1][1]["content"] == []
+    assert messages[0][1]["usage"] == {
+        "input": 100, "output": 11, "cacheRead": 1000, "cacheWrite": 50, "totalTokens": 1161,
+        "cost": {"total": 0.25}}
+    assert [m["usage"]["cost"]["total"] for _, m in messages] == [0.25, 0.5, 0.125]
+    assert {(m["model"], m["provider"]) for _, m in messages} == {
+        ("claude-sonnet-4", "anthropic")}
+
+
+def test_a_message_without_steps_carries_its_own_usage(state: StateDir, agent: Agent) -> None:
+    agent.session()
+    agent.message("assistant", [text("rounding happens per line item")])
+    sync(state)
+    [message] = [m for m in history_messages(state) if "usage" in m]
+    assert message["usage"] == {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0,
+                                "totalTokens": 3, "cost": {"total": 0}}
+
+
+def history_messages(state: StateDir) -> list[dict[str, Any]]:
+    with state.open("opencode") as db:
+        [session] = db.sessions()
+        return [e["message"] for _, e in db.events(session.pk) if "message" in e]
+
+
 def test_non_ascii_text(state: StateDir, agent: Agent) -> None:
     agent.session(title="Прайс-лист 価格")
     agent.message("user", [text("почему цена 価格 неверна 🙂")])

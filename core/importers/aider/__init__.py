@@ -13,6 +13,10 @@ The file is Markdown that aider appends to (Aider-AI/aider ``aider/io.py``,
   (``Coder.run`` calls ``user_input``), indexed there once.
 - ``> `` lines are aider's own output (tool and system messages): stored, not indexed; the
   ``Main model:`` line gives the run's model.
+- A ``> Tokens: 3.2k sent, 1.0k cache write, 2.0k cache hit, 222 received. Cost: $0.01
+  message, $0.05 session.`` line (``Coder.calculate_and_show_tokens_and_cost``: one model
+  call) is also an empty assistant message carrying that usage. Aider rounds the counts it
+  prints (``1.2k``, ``12k``): they are what the file holds, no closer.
 - Every other line is the assistant's reply (a heading inside it is text, not a marker).
 - There are no ids: a run's id is derived from the file's path, its start and how many runs
   started at that second before it; an entry's from the run, its position and its content, so
@@ -39,6 +43,7 @@ from ..common import (
     label_of,
     store_converted,
 )
+from ..usage import openclaw_usage
 from ..whole import chain, derived_id, ms_to_iso, unseen
 
 SOURCE = "aider"
@@ -48,6 +53,9 @@ MAX_FILE_BYTES = 256 * 1024 * 1024
 
 _START = re.compile(r"^# aider chat started at (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)\s*$")
 _MODEL = re.compile(r"^> (?:Main )?[Mm]odel: (\S+)")
+_COUNT = r"(\d+(?:\.\d+)?k?)"
+_TOKENS = re.compile(rf"^Tokens: {_COUNT} sent(?:, {_COUNT} cache write)?(?:, {_COUNT} cache hit)?"
+                     rf", {_COUNT} received\.(?:\s+Cost: \$(\d+(?:\.\d+)?) message)?", re.M)
 
 
 def is_transcript_name(name: str) -> bool:
@@ -129,7 +137,33 @@ class Run:
                 entry["timestamp"] = when
             entry.update(body)
             out.append(entry)
+            for n, usage in enumerate(usages_in_output(text) if kind == "tool" else []):
+                answer = {"role": "assistant", "api": SOURCE, "content": [], "usage": usage}
+                if self.model:
+                    answer["model"] = self.model
+                out.append({**entry, "id": f"{entry_id}:usage{n}", "message": answer})
         return chain(out), first
+
+
+def usages_in_output(text: str) -> list[dict[str, Any]]:
+    """The usage of each ``Tokens:`` line of aider's output: "sent" counts the cache too."""
+    out = []
+    for sent, write, hit, received, cost in _TOKENS.findall(text):
+        cached = [_tokens(n) for n in (write, hit)]
+        usage = openclaw_usage(input=max(_tokens(sent) - sum(cached), 0), output=_tokens(received),
+                               cache_write=cached[0] if write else None,
+                               cache_read=cached[1] if hit else None,
+                               cost=float(cost) if cost else None)
+        if usage is not None:
+            out.append(usage)
+    return out
+
+
+def _tokens(count: str) -> int:
+    """A count as aider prints it: ``222``, ``3.2k``, ``12k``."""
+    if not count:
+        return 0
+    return round(float(count[:-1]) * 1000) if count.endswith("k") else int(count)
 
 
 def read_runs(file: Path, report: ImportReport) -> list[Run]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..usage import openclaw_usage
+
 _META_PREFIXES = (
     "<local-command-stdout>",
     "<local-command-stderr>",
@@ -106,6 +108,22 @@ def assistant_message(message: dict[str, Any], record: dict[str, Any], ms: int) 
     if ms:
         out["timestamp"] = ms
     return out
+
+
+def response_usage(message: dict[str, Any], record: dict[str, Any]) -> dict[str, Any] | None:
+    """The usage an assistant line records (as of that line: a response written over several
+    lines repeats it, the output growing), with the cost older releases wrote (``costUSD``).
+    A ``<synthetic>`` message (written by Claude Code itself, no API call) has none."""
+    usage = message.get("usage")
+    if message.get("model") == "<synthetic>" or not isinstance(usage, dict):
+        return None
+    return openclaw_usage(
+        input=usage.get("input_tokens"),
+        output=usage.get("output_tokens"),
+        cache_read=usage.get("cache_read_input_tokens"),
+        cache_write=usage.get("cache_creation_input_tokens"),
+        cost=record.get("costUSD"),
+    )
 
 
 def meta_kind(record: dict[str, Any], converted: list[dict[str, Any]]) -> str | None:

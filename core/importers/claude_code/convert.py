@@ -10,7 +10,8 @@ from typing import Any
 
 from ...transcript import iso_to_ms
 from ..common import ImportReport
-from .blocks import plain_text
+from ..usage import increment, with_usage
+from .blocks import plain_text, response_usage
 from .entries import EntryMaker
 from .reading import Transcript
 
@@ -39,17 +40,20 @@ class Carry:
     """What the records after the converted ones need to convert as the whole file would:
     the file's session id, where the latest records' children hang (``exits``: uuid -> [entry
     id or None, its group], for progress lines too, whose children hang from their nearest
-    kept ancestor), which groups have started, the latest tool names, the last time."""
+    kept ancestor), which groups have started, the latest tool names, the last time, and the
+    usage the latest responses' lines have carried (``counted``: message id -> usage)."""
 
     main: str | None = None
     exits: dict[str, list[str | None]] = field(default_factory=dict)
     started: list[str] = field(default_factory=list)
     tool_names: dict[str, str] = field(default_factory=dict)
     last_ts: str | None = None
+    counted: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 CARRY_UUIDS = 512  # records remembered for the next read; an older parent means a full read
 CARRY_TOOLS = 256
+CARRY_RESPONSES = 64
 
 
 class Converter:
@@ -73,6 +77,7 @@ class Converter:
         self.before = carry or Carry()
         self.started: set[str] = set(self.before.started)
         self.misses = 0
+        self.counted: dict[str, dict[str, Any]] = dict(self.before.counted)
         for uid, (exit_id, group) in self.before.exits.items():
             self.exit_ids[uid] = exit_id
             if exit_id is not None and group is not None:
@@ -144,6 +149,8 @@ class Converter:
             if entries is None:  # folded into another entry (compact summary)
                 self.exit_ids[uid] = self.make.folded[uid]
                 continue
+            if kind == "assistant" and entries:
+                self._count(record, entries[0]["message"])
             if group.first_prompt is None:
                 group.first_prompt = _first_prompt(entries)
             if not entries:
@@ -183,6 +190,23 @@ class Converter:
                 f"{self.file}: {untrusted} summary lines about other sessions ignored"
             )
         return self.groups
+
+    def _count(self, record: dict[str, Any], message: dict[str, Any]) -> None:
+        """Put the usage of an assistant line on its message, once per API response: Claude
+        Code writes one response as several lines (one per content block, the same message
+        id), each repeating the usage so far. Each line carries what it adds to the lines
+        before it (``increment``): the first the input and cache counts, a later one the
+        output written since. The same in a whole read and in one that goes on from a carry,
+        so an entry stored by one read is the entry another read makes."""
+        usage = response_usage(record["message"], record)
+        if usage is None:
+            return
+        response = message.get("responseId")
+        if not isinstance(response, str):
+            with_usage(message, usage)
+            return
+        with_usage(message, increment(usage, self.counted.pop(response, None)))
+        self.counted[response] = usage
 
     def _resolve(self, parent_uuid: str | None) -> str | None:
         """The entry a record hangs from: its parent, or the parent's nearest kept ancestor."""
@@ -232,6 +256,7 @@ class Converter:
             started=sorted(self.started),
             tool_names=dict(tools),
             last_ts=last_ts,
+            counted=dict(list(self.counted.items())[-CARRY_RESPONSES:]),
         )
 
     def _title(self, record: dict[str, Any]) -> bool:

@@ -19,6 +19,9 @@ on every change (docs/importers.md, "Cline and Roo Code"):
   (``attempt_completion``'s result, ``plan_mode_respond``'s response,
   ``ask_followup_question``'s question) are the assistant's text. Roo's reasoning items are
   thinking; a condensing summary is stored as a custom entry (not indexed).
+- An assistant message's ``metrics`` (Cline: ``tokens {prompt, completion, cached}`` and
+  ``cost``, one model call) are its usage; Roo's history records none (its per-call usage is
+  only in ``ui_messages.json``, read for a task without an api history: ``ui.py``).
 - Title from the task's history item (``task``), project folder from it
   (``cwdOnTaskInitialization``, Roo's ``workspace``) or the environment details, model from
   ``modelInfo``.
@@ -44,6 +47,7 @@ from ..common import (
     label_of,
     store_converted,
 )
+from ..usage import minus, openclaw_usage, with_usage
 from ..whole import chain, derived_id, ms_to_iso, read_json, read_json_quietly, unseen
 from .ui import UI_FILE, has_history, ui_entries
 
@@ -223,7 +227,17 @@ class Task:
                                    if isinstance(info, dict) else "", "api": self.source}
         if model:
             message["model"] = self.model = model
-        self._message(base, when, message)
+        self._message(base, when, with_usage(message, _metrics_usage(record.get("metrics"))))
+
+
+def _metrics_usage(metrics: Any) -> dict[str, Any] | None:
+    """Cline's ``metrics`` of a model call: ``prompt`` counts the cached tokens too."""
+    if not isinstance(metrics, dict):
+        return None
+    tokens = metrics.get("tokens") if isinstance(metrics.get("tokens"), dict) else {}
+    return openclaw_usage(input=minus(tokens.get("prompt"), tokens.get("cached")),
+                          output=tokens.get("completion"), cache_read=tokens.get("cached"),
+                          cost=metrics.get("cost"))
 
 
 def _assistant_text(text: str, call_id: str) -> list[dict[str, Any]]:

@@ -6,6 +6,10 @@ only for a task whose folder holds no ``api_conversation_history.json``: what th
   ``say: text``, ``completion_result`` and a ``followup`` question are the assistant's
   (indexed); ``reasoning`` is thinking; every other say/ask (commands, tools, api requests,
   checkpoints, errors) is stored as a tool result named after it, never indexed.
+- An ``api_req_started`` message's ``tokensIn``, ``tokensOut``, ``cacheReads``,
+  ``cacheWrites`` and ``cost`` (one model call, filled in when its answer is whole) are an
+  empty assistant message of their own (the call's answer follows it and may be stored before
+  the counts are written), its id derived from the request's ``ts``.
 - Ids derive from the task, ``ts``, the kind and the text. A partial message is kept when
   others follow it (the extension will not finish it); the last one waits until it is whole.
 """
@@ -18,6 +22,7 @@ from typing import Any
 from ...bounds import decode_json
 from ...errors import ValidationError
 from ..common import ImportReport
+from ..usage import openclaw_usage
 from ..whole import derived_id, ms_to_iso
 
 UI_FILE = "ui_messages.json"
@@ -92,7 +97,27 @@ def ui_entries(task_id: str, source: str, data: list[Any], report: ImportReport,
         if ms_to_iso(ts):
             entry["timestamp"] = ms_to_iso(ts)
         entries.append(entry)
+        usage = _request_usage(text) if kind == "api_req_started" else None
+        if usage is not None:
+            message = {"role": "assistant", "api": source, "content": [], "usage": usage}
+            if model:
+                message["model"] = model
+            entries.append({**entry, "id": derived_id(f"{source}-ui-usage-", task_id, ts),
+                            "message": message})
     return entries, times, first, model
+
+
+def _request_usage(text: str) -> dict[str, Any] | None:
+    """The usage an ``api_req_started`` message records once its call is answered."""
+    try:
+        value = decode_json(text)
+    except ValidationError:
+        return None
+    if not isinstance(value, dict):
+        return None
+    return openclaw_usage(input=value.get("tokensIn"), output=value.get("tokensOut"),
+                          cache_read=value.get("cacheReads"),
+                          cache_write=value.get("cacheWrites"), cost=value.get("cost"))
 
 
 def has_history(file: Path) -> bool:

@@ -1,6 +1,7 @@
 """Converting a read :class:`Rollout` into OpenClaw entries chained in file order: messages,
 reasoning, tool calls and their outputs, injected context, model and effort changes,
-compactions. Lines replayed from a parent thread are skipped and counted."""
+compactions, each response's token count (an assistant message carrying only ``usage``).
+Lines replayed from a parent thread are skipped and counted."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...transcript import iso_to_ms
+from ..usage import minus, openclaw_usage, with_usage
 from .blocks import blocks, content_block, json_object, output_text
 from .reading import Rollout, str_or_none
 
@@ -49,7 +51,8 @@ class Converted:
 class Carry:
     """What the lines after the converted ones need to convert as the whole file would: the
     last entry (their parent), the model and effort in force, whether a parent thread is being
-    replayed, and the names of the latest tool calls (their outputs name them)."""
+    replayed, the names of the latest tool calls (their outputs name them), and the
+    session's token total at the last ``token_count`` (a repeat of it is not a response)."""
 
     provider: str | None = None
     own_seen: bool = False
@@ -61,6 +64,7 @@ class Carry:
     tool_names: dict[str, str] = field(default_factory=dict)
     turn_items: int = 0  # the turn's prompts seen as response_item user messages
     turn_events: int = 0  # and as event_msg user_message events
+    tokens_total: dict[str, Any] | None = None
 
 
 def convert(rollout: Rollout, carry: Carry | None = None) -> Converted:
@@ -80,6 +84,7 @@ class _Converter:
         self.model: str | None = carry.model
         self.effort: str | None = carry.effort
         self.turn_items, self.turn_events = carry.turn_items, carry.turn_events
+        self.tokens_total = carry.tokens_total
 
     def run(self) -> Converted:
         carry = self.carry
@@ -138,13 +143,15 @@ class _Converter:
                 self._response_item(lineno, ts, payload)
             elif kind == "event_msg" and payload.get("type") == "user_message":
                 self._user_event(lineno, ts, payload)
+            elif kind == "event_msg" and payload.get("type") == "token_count":
+                self._token_count(lineno, ts, payload)
             # Other event_msg and newer bookkeeping lines repeat response items: dropped.
         entries = self.out.entries
         recent_calls = list(self.tool_names.items())[-OPEN_CALLS:]
         self.out.carry = Carry(
             carry.provider, own_seen, replaying, self.model, self.effort, last_ts,
             entries[-1]["id"] if entries else carry.last_id, dict(recent_calls),
-            self.turn_items, self.turn_events,
+            self.turn_items, self.turn_events, self.tokens_total,
         )
         return self.out
 
@@ -299,6 +306,28 @@ class _Converter:
         if self.out.first_prompt is None and text.strip():
             self.out.first_prompt = text
         self._add(lineno, ts, {"type": "message", "message": {"role": "user", "content": content}})
+
+    def _token_count(self, lineno: int, ts: str | None, payload: dict[str, Any]) -> None:
+        """The usage of the model response that just ended (``info.last_token_usage``; Codex
+        writes a ``token_count`` after each response's items) as an assistant message of its
+        own with no content (nothing shown, nothing indexed), made from this line alone. Not
+        on the response's last item: a sync may have stored that item before the count was
+        written, and an entry stored is never rewritten, so the entries would depend on where
+        the reads fell. A repeated count (the session's total unchanged) is not a response."""
+        info = payload.get("info") if isinstance(payload.get("info"), dict) else {}
+        last, total = info.get("last_token_usage"), info.get("total_token_usage")
+        if not isinstance(last, dict) or (total is not None and total == self.tokens_total):
+            return
+        self.tokens_total = total if isinstance(total, dict) else None
+        usage = openclaw_usage(
+            input=minus(last.get("input_tokens"), last.get("cached_input_tokens")),
+            output=last.get("output_tokens"),  # reasoning tokens are part of them
+            cache_read=last.get("cached_input_tokens"),
+            total=last.get("total_tokens"),
+        )
+        if usage is not None:
+            self._add(lineno, ts, {"type": "message",
+                                   "message": with_usage(self._assistant([]), usage)})
 
     def _assistant(self, content: list[dict[str, Any]]) -> dict[str, Any]:
         message: dict[str, Any] = {

@@ -12,6 +12,8 @@ message ids or times (docs/importers.md, "Continue"):
 - User and assistant ``content`` (a string or parts) is indexed; ``editorState`` (the same words
   as the editor held them) is never read; context items (files, terminal output), tool calls,
   tool results, ``thinking`` messages and ``reasoning`` are stored, not indexed.
+- An answer's ``usage`` is an empty assistant message of its own beside it (it can be written
+  after the answer's text, which is stored by then).
 - The start time is the index's ``dateCreated`` (else the file's time); the project folder is
   ``workspaceDirectory`` (a ``file://`` URI); the model is ``chatModelTitle``.
 - Keys are ``agent:<agent>:continue:<sessionId>``.
@@ -37,6 +39,7 @@ from ..common import (
     label_of,
     store_converted,
 )
+from ..usage import minus, openclaw_usage
 from ..whole import chain, derived_id, ms_to_iso, read_json, read_json_quietly, unseen
 
 SOURCE = "continue"
@@ -160,6 +163,9 @@ class _Session:
             if self.model:
                 answer["model"] = self.model
             self._add(base, answer)
+            usage = _usage(message.get("usage"))
+            if usage is not None:  # an entry of its own: it may come after the answer's text
+                self._add(f"{base}-u", {**answer, "content": [], "usage": usage})
         elif role == "tool":
             self._add(base, {"role": "toolResult", "toolCallId": _text(message.get("toolCallId")),
                              "toolName": "", "content": [{"type": "text", "text": _text(content)}],
@@ -171,6 +177,19 @@ class _Session:
         if isinstance(summary, str) and summary:
             self.entries.append({"type": "custom", "id": f"{base}-s", "parentId": None,
                                  "customType": "continue.summary", "data": {"summary": summary}})
+
+
+def _usage(usage: Any) -> dict[str, Any] | None:
+    """An answer's ``usage`` (``core/index.d.ts`` ``Usage``, OpenAI's object: the prompt
+    counts the cached tokens; the completion the reasoning)."""
+    if not isinstance(usage, dict):
+        return None
+    details = usage.get("promptTokensDetails")
+    details = details if isinstance(details, dict) else {}
+    return openclaw_usage(input=minus(usage.get("promptTokens"), details.get("cachedTokens")),
+                          output=usage.get("completionTokens"),
+                          cache_read=details.get("cachedTokens"),
+                          cache_write=details.get("cacheWriteTokens"))
 
 
 def convert_session(file: Path, report: ImportReport) -> tuple[SessionMeta, list[dict[str, Any]]] | None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from ...resume import UUID
 from ...transcript import iso_to_ms
+from ..usage import minus, openclaw_usage, with_usage
 
 NOTE = "copilot.note"
 _DROPPED = frozenset({"system.message", "assistant.turn_start", "assistant.turn_end",
@@ -150,6 +151,8 @@ def convert_events(session_id: str, records: list[tuple[int, dict[str, Any]]],
         if kind == "user.message":
             chain.user(chain.entry_id(own, lineno), ts, _text(data.get("content")))
         elif kind == "assistant.message":
+            made = len(chain.out.entries)
+            chain.model = str_or_none(data.get("model")) or chain.model  # newer releases
             reasoning = str_or_none(data.get("reasoningText"))
             if reasoning:
                 chain.add(chain.entry_id(own, lineno, ":thinking"), ts, {
@@ -167,6 +170,13 @@ def convert_events(session_id: str, records: list[tuple[int, dict[str, Any]]],
                     chain.call(chain.entry_id(own, lineno, f":call:{cid}"), ts, cid,
                                str_or_none(request.get("name")) or "tool",
                                request.get("arguments"))
+            answer = chain.out.entries[made:]
+            if answer:  # an answer's output tokens (its input is counted at shutdown)
+                with_usage(answer[-1]["message"], openclaw_usage(output=data.get("outputTokens")))
+        elif kind == "session.shutdown":
+            chain.add(chain.entry_id(own, lineno), ts, {
+                "type": "custom", "customType": f"copilot.{kind}", "data": data})
+            _shutdown_usage(chain, own, lineno, ts, data.get("modelMetrics"))
         elif kind == "tool.execution_start":
             cid = str_or_none(data.get("toolCallId"))
             if cid and cid not in chain.calls and cid not in done:  # not asked for before
@@ -184,6 +194,27 @@ def convert_events(session_id: str, records: list[tuple[int, dict[str, Any]]],
             chain.add(chain.entry_id(own, lineno), ts, {
                 "type": "custom", "customType": f"copilot.{kind}", "data": data})
     return chain.out, chain.carry()
+
+
+def _shutdown_usage(chain: _Chain, own: str | None, lineno: int, ts: str | None,
+                    metrics: Any) -> None:
+    """A run's input by model, from ``session.shutdown``'s ``modelMetrics`` (one per process:
+    a resumed session writes another, for its own run): an empty assistant message per
+    model. The input counts the cached tokens (OpenAI's way); the output was counted on each
+    answer, so it is left out here."""
+    for model, metric in (metrics.items() if isinstance(metrics, dict) else []):
+        usage = metric.get("usage") if isinstance(metric, dict) else None
+        if not isinstance(usage, dict):
+            continue
+        counted = openclaw_usage(input=minus(usage.get("inputTokens"), usage.get("cacheReadTokens")),
+                                 cache_read=usage.get("cacheReadTokens"),
+                                 cache_write=usage.get("cacheWriteTokens"))
+        if counted is None:
+            continue
+        message = chain.assistant([])
+        message["model"] = model
+        chain.add(chain.entry_id(own, lineno, f":usage:{model}"), ts,
+                  {"type": "message", "message": with_usage(message, counted)})
 
 
 def convert_legacy(record: dict[str, Any], session_id: str) -> Converted:

@@ -10,8 +10,9 @@ Cursor is closed source; the shapes are those of its ``state.vscdb`` as describe
 ``fullConversationHeadersOnly[{bubbleId, type}]``, the older inline ``conversation``;
 ``bubbleId:<composerId>:<bubbleId>``: ``type``, ``text``, ``thinking.text``,
 ``toolFormerData{toolCallId, name, params or rawArgs, result, status}``, ``createdAt``,
-``modelInfo.modelName``). A bubble without a time takes the one before it (the composer's
-``createdAt`` for the first), stable on a re-read.
+``modelInfo.modelName``, ``tokenCount{inputTokens, outputTokens}``). A bubble without a
+time takes the one before it (the composer's ``createdAt`` for the first), stable on a
+re-read.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 from ...storage import SessionMeta
 from ..common import label_of
 from ..format import SessionRead
+from ..usage import openclaw_usage
 from ..whole import append_linked, iso
 
 
@@ -98,6 +100,10 @@ def convert_composer(cid: str, composer: dict[str, Any], bubbles: list[tuple[str
         elif role is None:
             add({"type": "custom", "id": bid, "customType": "cursor.bubble",
                  "data": {"type": bubble.get("type")}})
+        usage = _usage(bubble.get("tokenCount")) if role == "assistant" else None
+        if usage is not None:
+            message(f"{bid}:usage", "assistant", [])
+            events[-1]["message"]["usage"] = usage
     if len(events) == 1:
         return None
     project = Path(cwd).name if cwd else ""
@@ -105,6 +111,16 @@ def convert_composer(cid: str, composer: dict[str, Any], bubbles: list[tuple[str
                        label=label_of(project, _str(composer.get("name")) or first_prompt or cid),
                        created_at=created, updated_at=updated, source=source)
     return SessionRead(meta, events)
+
+
+def _usage(counts: Any) -> dict[str, Any] | None:
+    """An answer bubble's ``tokenCount {inputTokens, outputTokens}``, an entry of its own
+    (Cursor fills it in after the bubble is written, and an entry stored is never rewritten).
+    Cursor writes zeros where it counted nothing, so all zeros is no count."""
+    if not isinstance(counts, dict):
+        return None
+    usage = openclaw_usage(input=counts.get("inputTokens"), output=counts.get("outputTokens"))
+    return usage if usage and usage.get("totalTokens") else None
 
 
 def _client_time(bubble: dict[str, Any]) -> int | None:

@@ -11,8 +11,10 @@ log), with subagents' chats under ``chats/<parent session id>/<id>.jsonl``
   thinking block, ``toolCalls`` tool calls and tool results; ``info``/``error``/``warning``
   are notes: stored, never indexed.
 - Entry ids come from the message ids (``<id>``, ``<id>:thoughts``, ``<id>:call:<call id>``,
-  ``<id>:result:<call id>``), so a message re-written in full is stored once and a tool
-  result added later is added then (``convert.py`` for ``$set`` and ``$rewindTo``).
+  ``<id>:result:<call id>``, ``<id>:usage``), so a message re-written in full is stored once
+  and a tool result added later is added then (``convert.py`` for ``$set`` and
+  ``$rewindTo``). A message's ``tokens`` are an empty assistant entry ``<id>:usage`` of their
+  own, as they usually arrive on a later copy than the text.
 """
 
 from .importer import DEFAULT_AGENT, SOURCE, import_gemini

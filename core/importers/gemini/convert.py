@@ -10,6 +10,11 @@ text of a message is the one kept (a later copy that masks or replaces it is ign
 before the one rewound to, and what follows hangs from there. A ``$set`` of ``messages``
 (compression, masking) adds the messages it names that are new (a summary) after the leaf,
 and the conversation goes on from the last message of the new list: the older messages stay.
+
+A ``gemini`` message's ``tokens`` (one model call's usage, set once, often on a later copy of
+the message than its text) are an assistant entry of their own with no content,
+``<id>:usage``: the entries of the first copy are stored before the tokens arrive, and an
+entry stored is never rewritten, so the usage cannot ride on them.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...transcript import iso_to_ms
+from ..usage import minus, openclaw_usage, plus
 
 CONTEXT = "gemini.context"
 NOTE = "gemini.note"
@@ -237,8 +243,27 @@ def _entries(record: dict[str, Any], out: Converted) -> list[dict[str, Any]]:
                     "content": [{"type": "text", "text": _result_text(call["result"])}],
                     "isError": call.get("status") == "error"}},
                     str_or_none(call.get("timestamp")) or ts))
+        usage = _usage(record.get("tokens"))
+        if usage is not None:
+            entries.append({"type": "message", "id": f"{mid}:usage",
+                            "message": {**base, "content": [], "usage": usage}})
     else:  # info, error, warning: the CLI's own notes, shown, never indexed
         entries.append({"type": "custom_message", "id": mid, "customType": NOTE,
                         "content": text_of(content), "display": True,
                         "details": {"type": kind}})
     return [e if "timestamp" in e else _stamp(e, ts) for e in entries]
+
+
+def _usage(tokens: Any) -> dict[str, Any] | None:
+    """``tokens {input, output, cached, thoughts, tool, total}`` (Gemini's usage metadata:
+    the prompt count includes the cached tokens; tool-use prompt and thought tokens are
+    counted apart) in OpenClaw's shape."""
+    if not isinstance(tokens, dict):
+        return None
+    fresh = minus(tokens.get("input"), tokens.get("cached"))
+    return openclaw_usage(
+        input=plus(fresh, tokens.get("tool")) if fresh is not None else None,
+        output=plus(tokens.get("output"), tokens.get("thoughts")),
+        cache_read=tokens.get("cached"),
+        total=tokens.get("total"),
+    )

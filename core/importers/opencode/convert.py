@@ -19,6 +19,7 @@ from typing import Any
 from ...storage import SessionMeta
 from ..common import ImportReport, label_of
 from ..sqlite_source import json_object
+from ..usage import openclaw_usage, plus, with_usage
 
 # custom entries keep the part without its bulky payloads
 _DROPPED = frozenset({"id", "sessionID", "messageID"})
@@ -85,10 +86,14 @@ def convert_session(path: Path, row: tuple, messages: list[tuple], parts: list[t
             break
         model, provider = _model(info)
         when = times.get("created", message_created)
+        usage = _Usage(events, model, provider)
         for part_id, part in by_message.get(message_id, []):
             for entry in _entries(part_id, part, role, model, provider, when):
-                entry["parentId"] = events[-1]["id"] if len(events) > 1 else None
-                events.append(entry)
+                usage.link(entry)
+            if role == "assistant" and part.get("type") == "step-finish":
+                usage.step(part, f"{part_id}:usage")
+        if role == "assistant" and not usage.steps:
+            usage.step(info, f"{message_id}:usage")
             if (first_prompt is None and role == "user" and part.get("type") == "text"
                     and not part.get("synthetic") and _str(part.get("text"))):
                 first_prompt = part["text"]
@@ -96,6 +101,57 @@ def convert_session(path: Path, row: tuple, messages: list[tuple], parts: list[t
     out.meta = out.meta._replace(label=label_of(project, _str(title) or first_prompt or sid))
     out.events = events if len(events) > 1 else []
     return out
+
+
+class _Usage:
+    """Puts each model call's usage on the last assistant entry of its step. OpenCode ends
+    each call (a step) with a ``step-finish`` part holding its ``tokens`` and ``cost``; the
+    message's own ``tokens`` are the last step's alone (its ``cost`` the sum), so they are
+    taken only from a message without steps. A step with no assistant entry gets an empty
+    assistant message (nothing shown or indexed) to carry them."""
+
+    def __init__(self, events: list[dict[str, Any]], model: str | None,
+                 provider: str | None) -> None:
+        self.events, self.model, self.provider = events, model, provider
+        self.answer: dict[str, Any] | None = None
+        self.steps = 0
+
+    def link(self, entry: dict[str, Any]) -> None:
+        """Append ``entry``, chained to the entry before it."""
+        entry["parentId"] = self.events[-1]["id"] if len(self.events) > 1 else None
+        self.events.append(entry)
+        message = entry.get("message")
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            self.answer = message
+
+    def step(self, holder: dict[str, Any], usage_id: str) -> None:
+        self.steps += 1
+        answer, self.answer = self.answer, None
+        usage = _usage(holder)
+        if usage is None:
+            return
+        if answer is None:
+            answer = {"role": "assistant", "content": [], "api": "opencode"}
+            answer.update({k: v for k, v in (("provider", self.provider), ("model", self.model))
+                           if v})
+            self.link({"type": "message", "id": usage_id, "message": answer})
+            self.answer = None
+        with_usage(answer, usage)
+
+
+def _usage(holder: dict[str, Any]) -> dict[str, Any] | None:
+    """A step's (or a message's) usage: ``tokens {input, output, reasoning, cache {read,
+    write}, total?}`` (input without the cache, output without the reasoning) and ``cost``."""
+    tokens = holder.get("tokens") if isinstance(holder.get("tokens"), dict) else {}
+    cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+    return openclaw_usage(
+        input=tokens.get("input"),
+        output=plus(tokens.get("output"), tokens.get("reasoning")),
+        cache_read=cache.get("read"),
+        cache_write=cache.get("write"),
+        total=tokens.get("total"),
+        cost=holder.get("cost"),
+    )
 
 
 def _bad(report: ImportReport, path: Path, bad: set[str], row_id: str, what: str) -> None:

@@ -1,5 +1,6 @@
 """Qwen Code ``ChatRecord`` lines as OpenClaw entries, each keeping its record's
-``uuid``/``parentUuid``."""
+``uuid``/``parentUuid``. An assistant record's ``usageMetadata`` (one model call's) is its
+message's usage; the ``ui_telemetry`` record of the same call is not counted again."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from ...transcript import iso_to_ms
 from ..appended import Converted, Records, stamp, text_of
 from ..common import ImportReport, label_of
+from ..usage import count, minus, openclaw_usage, plus, with_usage
 
 RECORD_TYPES = frozenset({"user", "assistant", "tool_result", "system"})
 
@@ -69,7 +71,8 @@ def convert(file: Path, session_id: str, records: Records, carry: dict[str, Any]
             message = {"role": "assistant", "content": content, "provider": "qwen-code"}
             if model:
                 message["model"] = model
-            entry = {"type": "message", "message": message}
+            entry = {"type": "message",
+                     "message": with_usage(message, _usage(record.get("usageMetadata")))}
         elif kind == "tool_result":
             entry = {"type": "message", "message": _tool_result(record)}
         elif kind == "system":
@@ -88,6 +91,24 @@ def convert(file: Path, session_id: str, records: Records, carry: dict[str, Any]
     out.label = title or label_of(project, first_prompt or file.stem)
     out.carry = {"model": model} if model else {}
     return out
+
+
+def _usage(meta: Any) -> dict[str, Any] | None:
+    """Gemini's usage metadata, as Qwen Code records it for any provider: the prompt includes
+    the cached tokens. The thoughts are inside the candidates when the call was an OpenAI-style
+    one (the total is prompt plus candidates), beside them for Gemini's own API (the total
+    counts them too)."""
+    if not isinstance(meta, dict):
+        return None
+    prompt, answer = meta.get("promptTokenCount"), meta.get("candidatesTokenCount")
+    thoughts, total = count(meta.get("thoughtsTokenCount")), count(meta.get("totalTokenCount"))
+    apart = thoughts and total is not None and total == plus(prompt, answer, thoughts)
+    return openclaw_usage(
+        input=minus(prompt, meta.get("cachedContentTokenCount")),
+        output=plus(answer, thoughts) if apart else answer,
+        cache_read=meta.get("cachedContentTokenCount"),
+        total=meta.get("totalTokenCount"),
+    )
 
 
 def _block(part: dict[str, Any], uuid: str, index: int) -> dict[str, Any]:
