@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any, NamedTuple
 
+from ..facts import Usage
 from ..indexer import INDEXER_VERSION
 from ..redact import redact
 
@@ -176,6 +177,16 @@ class CardFilter(NamedTuple):
     since_ms: int | None = None
     until_ms: int | None = None
     host: str | None = None  # only sessions from this host (core/hosts.py)
+
+
+class UsageRow(NamedTuple):
+    """Tokens and cost of some sessions on one UTC day with one model (``usage``), summed
+    per project (the sessions' cwd, None where they name none)."""
+
+    day: str  # YYYY-MM-DD
+    model: str  # "" when the messages name none
+    project: str | None
+    usage: Usage
 
 
 class AppendResult(NamedTuple):
