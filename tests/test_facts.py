@@ -199,3 +199,41 @@ def test_a_deleted_session_takes_its_usage_with_it(state) -> None:
         assert db.delete_session(KEY_B)
     report = usage_report(state, OPERATOR, by="agent", since=DAY1, until=DAY2)
     assert rows(report) == {"main": (111, 26, 1000, 50, 0.75)}
+
+
+def cli(capsys, state, *argv: str) -> tuple[int, str, str]:
+    from backscroll.tui.cli import main
+
+    code = main(["--state-dir", str(state.path), *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_usage_command_answers_json_and_a_table(state, capsys) -> None:
+    fill(state)
+    code, out, _err = cli(capsys, state, "usage", "--since", DAY1, "--until", DAY2, "--by",
+                          "model", "--json")
+    assert code == 0
+    assert json.loads(out) == {
+        "since": DAY1, "until": DAY2, "by": "model",
+        "rows": [{"model": "claude-x", "input": 108, "output": 21, "cacheRead": 1000,
+                  "cacheWrite": 50, "cost": 0.75},
+                 {"model": "gpt-y", "input": 10, "output": 5, "cacheRead": None,
+                  "cacheWrite": None, "cost": None}],
+        "total": {"input": 118, "output": 26, "cacheRead": 1000, "cacheWrite": 50,
+                  "cost": 0.75},
+    }
+    code, out, _err = cli(capsys, state, "usage", "--since", DAY1, "--until", DAY2)
+    assert code == 0 and "2026-11-01" in out and "$0.75" in out and "total" in out
+    code, out, err = cli(capsys, state, "usage", "--since", DAY2, "--until", DAY1, "--json")
+    assert code == 2 and json.loads(out)["error"].startswith("the window ends (2026-11-01)")
+    assert "Traceback" not in err
+
+
+def test_history_json_gives_the_facts(state, capsys) -> None:
+    fill(state)
+    code, out, _err = cli(capsys, state, "history", KEY_A, "--json")
+    assert code == 0
+    facts = json.loads(out)["facts"]
+    assert (facts["models"], facts["toolCalls"], facts["failedToolCalls"]) == (
+        ["claude-x", "gpt-y"], 3, 1)

@@ -100,6 +100,28 @@ class HistoryMessage(TypedDict):
     content: list[dict[str, Any]]
 
 
+class Tokens(TypedDict):
+    input: int | None
+    output: int | None
+    cacheRead: int | None
+    cacheWrite: int | None
+    cost: float | None
+
+
+class SessionFacts(TypedDict):
+    """What the transcript records of a session (core/facts.py); null numbers: none recorded."""
+
+    models: list[str]
+    tokens: Tokens
+    firstMessageAt: int | None
+    lastMessageAt: int | None
+    durationMs: int | None
+    toolCalls: int
+    failedToolCalls: int
+    files: list[str]
+    filesCapped: bool
+
+
 class HistoryAnswer(TypedDict):
     sessionKey: str
     agent: str
@@ -116,6 +138,7 @@ class HistoryAnswer(TypedDict):
     totalMessages: int
     resume: str | None
     host: NotRequired[str | None]
+    facts: SessionFacts | None
 
 
 class SessionItem(TypedDict):
@@ -135,6 +158,7 @@ class SessionItem(TypedDict):
     host: NotRequired[str | None]
     kind: str
     archived: bool
+    facts: SessionFacts | None
 
 
 class SessionList(TypedDict):
