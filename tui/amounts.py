@@ -59,6 +59,20 @@ def usage_text(usage: Usage) -> str:
     return " · ".join(parts) if parts else "no usage recorded"
 
 
+def facts_summary(facts: Facts | None) -> str:
+    """A session's facts on one line: models · tokens · cost · duration · calls · files."""
+    if facts is None:
+        return "facts: not computed yet (the session is waiting to be indexed)"
+    parts = [", ".join(shown(m) for m in facts.models) or "no model named",
+             usage_text(facts.usage), duration_text(facts.duration_ms),
+             plural(facts.tool_calls, "tool call")
+             + (f" ({facts.failed_calls:,} failed)" if facts.failed_calls else "")]
+    if facts.files:
+        parts.append(plural(len(facts.files), "file") + ("+" if facts.files_capped else "")
+                     + " edited")
+    return " · ".join(parts)
+
+
 def facts_lines(facts: Facts | None) -> list[str]:
     """A session's facts as a few short lines (terminal-safe: paths redacted, one line each)."""
     if facts is None:
