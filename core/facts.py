@@ -231,7 +231,9 @@ def files_of(block: dict[str, Any]) -> list[str]:
 
 
 UsageKey = tuple[str, str]  # (UTC day, model; "" when the message names none)
-SessionFacts = tuple[Facts, dict[UsageKey, Usage]]  # a session's facts and usage rows
+# A session's facts (None: no message counted, as the write path keeps no row for such a
+# session) and usage rows
+SessionFacts = tuple["Facts | None", dict[UsageKey, Usage]]
 
 
 def usage_key(c: Contribution) -> UsageKey | None:
@@ -246,7 +248,7 @@ def session_facts(events: Iterable[tuple[int, dict[str, Any]]], default_ts: int,
     incognito session's words are kept out of everything a list shows)."""
     from .storage.stored import stored_entry_id
 
-    facts = NO_FACTS
+    facts: Facts | None = None
     rows: dict[UsageKey, Usage] = {}
     seen: set[str] = set()
     for _seq, event in events:
@@ -259,7 +261,7 @@ def session_facts(events: Iterable[tuple[int, dict[str, Any]]], default_ts: int,
             continue
         if not keep_files:
             c = c._replace(files=())
-        facts = facts.plus(c)
+        facts = (facts or NO_FACTS).plus(c)
         key = usage_key(c)
         if key is not None:
             rows[key] = rows.get(key, NO_USAGE).plus(c.usage)

@@ -237,3 +237,13 @@ def test_history_json_gives_the_facts(state, capsys) -> None:
     facts = json.loads(out)["facts"]
     assert (facts["models"], facts["toolCalls"], facts["failedToolCalls"]) == (
         ["claude-x", "gpt-y"], 3, 1)
+
+
+def test_a_session_without_messages_has_no_facts_either_way(state) -> None:
+    header = [{"type": "session", "version": 3, "id": "sh", "timestamp": at(DAY1, "08:00:00"),
+               "cwd": "/work/beta"}]
+    append_all(state, "agent:main:quiet", header)
+    import_all(state, "agent:main:quiet-import", header)
+    reconcile_agent(state, "main")
+    assert stored_facts(state, "agent:main:quiet") is None
+    assert stored_facts(state, "agent:main:quiet-import") is None

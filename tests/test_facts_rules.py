@@ -79,7 +79,7 @@ def test_a_message_without_a_time_counts_on_the_sessions_first_day() -> None:
 _MESSAGE = st.fixed_dictionaries({
     "id": st.sampled_from(["m1", "m2", "m3", "m4", "m5", None]),
     "parent": st.sampled_from(["m1", "m2", "m3", None]),
-    "role": st.sampled_from(["assistant", "assistant", "user", "toolResult"]),
+    "role": st.sampled_from(["assistant", "assistant", "user", "toolResult", "custom"]),
     "model": st.sampled_from(["alpha", "beta", None]),
     "input": st.one_of(st.none(), st.integers(0, 10_000)),
     "cost": st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5, 1.125])),
@@ -91,6 +91,9 @@ _MESSAGE = st.fixed_dictionaries({
 
 def _event(spec: dict) -> dict:
     when = f"2026-11-0{spec['day']}T10:00:00Z"
+    if spec["role"] == "custom":  # not a message: no facts (a log of only these has none)
+        return {"type": "custom", "customType": "note", "id": spec["id"] or "n",
+                "parentId": spec["parent"], "timestamp": when, "data": {}}
     message: dict = {"role": spec["role"], "content": []}
     if spec["role"] == "assistant":
         usage: dict = {}
@@ -109,7 +112,7 @@ def _event(spec: dict) -> dict:
     return event
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(_MESSAGE, min_size=1, max_size=12))
 def test_live_appends_and_a_rebuild_fold_the_same_facts(tmp_path_factory, specs) -> None:
     events = [json.dumps(_event(spec)) for spec in specs]

@@ -483,7 +483,8 @@ class Reconciliation(Protocol):
         their rebuild, and a branch not in log order (``stored.UNORDERED_BRANCH``) is none."""
         ...
 
-    def replace_facts(self, batch: list[tuple[int, Facts, dict[UsageKey, Usage]]]) -> None:
+    def replace_facts(self, batch: list[tuple[int, Facts | None, dict[UsageKey, Usage]]]
+                      ) -> None:
         """A rebuild's facts and usage rows of sessions ``(pk, facts, rows)`` over what they
         held, inside the caller's transaction (``publish`` calls it)."""
         ...

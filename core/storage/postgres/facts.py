@@ -93,13 +93,16 @@ class FactsStore(Reads):
     def _add_usage(self, pk: int, key: UsageKey, usage: Usage) -> None:
         self.conn.execute(_USAGE_ADD, (pk, *key, *usage))
 
-    def replace_facts(self, batch: list[tuple[int, Facts, dict[UsageKey, Usage]]]) -> None:
+    def replace_facts(self, batch: list[tuple[int, Facts | None, dict[UsageKey, Usage]]]
+                      ) -> None:
         if not batch:
             return
-        self.conn.execute("DELETE FROM usage_days WHERE session_pk = ANY(%s::bigint[])",
-                          ([b[0] for b in batch],))
+        for table in ("usage_days", "session_facts"):
+            self.conn.execute(f"DELETE FROM {table} WHERE session_pk = ANY(%s::bigint[])",
+                              ([b[0] for b in batch],))
         for pk, facts, _rows in batch:
-            self._save_facts(pk, facts)
+            if facts is not None:
+                self._save_facts(pk, facts)
         values = [(pk, *key, *usage) for pk, _facts, rows in batch for key, usage in rows.items()]
         if values:
             self.conn.cursor().executemany(

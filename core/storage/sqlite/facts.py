@@ -86,15 +86,19 @@ class FactsStore(Reads):
     def _add_usage(self, pk: int, key: UsageKey, usage: Usage) -> None:
         self.conn.execute(_USAGE_ADD, (pk, *key, *usage))
 
-    def replace_facts(self, batch: list[tuple[int, Facts, dict[UsageKey, Usage]]]) -> None:
+    def replace_facts(self, batch: list[tuple[int, Facts | None, dict[UsageKey, Usage]]]
+                      ) -> None:
         """A rebuild's facts and usage rows of sessions ``(pk, facts, rows)``, over what
-        they held."""
+        they held (facts None: the session has no row)."""
         if not batch:
             return
-        self.conn.execute("DELETE FROM usage_days WHERE session_pk IN "
-                          "(SELECT value FROM json_each(?))", (json.dumps([b[0] for b in batch]),))
+        pks = json.dumps([b[0] for b in batch])
+        for table in ("usage_days", "session_facts"):
+            self.conn.execute(f"DELETE FROM {table} WHERE session_pk IN "
+                              "(SELECT value FROM json_each(?))", (pks,))
         for pk, facts, _rows in batch:
-            self._save_facts(pk, facts)
+            if facts is not None:
+                self._save_facts(pk, facts)
         self.conn.executemany(
             "INSERT INTO usage_days (session_pk, day, model, input, output, cache_read, "
             "cache_write, cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
