@@ -247,3 +247,17 @@ def test_a_session_without_messages_has_no_facts_either_way(state) -> None:
     reconcile_agent(state, "main")
     assert stored_facts(state, "agent:main:quiet") is None
     assert stored_facts(state, "agent:main:quiet-import") is None
+
+
+def test_verify_proves_the_facts_and_finds_a_changed_one(state) -> None:
+    from backscroll.core.verify import verify_state
+
+    fill(state)
+    reconcile_agent(state, "ops")
+    assert verify_state(state).ok
+    with state.open("main", write=True) as db, db.transaction():
+        pk = db.session(KEY_A).pk
+        db._save_facts(pk, FACTS_A._replace(tool_calls=99))  # as a bug would leave it
+    report = verify_state(state)
+    assert not report.ok
+    assert any("stored facts or usage" in p and KEY_A in p for p in report.problems)
