@@ -28,8 +28,6 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Iterable, NamedTuple
 
-from .transcript import timestamp_ms
-
 FILES_MAX = 50  # a session lists at most this many files (the first edited); ``files_capped``
 SYNTHETIC_PROVIDERS = frozenset({"openclaw"})  # delivery mirrors and gateway notices
 
@@ -164,7 +162,9 @@ def utc_day(ms: int) -> str:
 def contribution(event: dict[str, Any], default_ts: int) -> Contribution | None:
     """What a stored event adds to its session's facts; None for an event that is not a
     message (it adds nothing)."""
-    from .storage.stored import stored_entry_id  # here: storage's package imports this module
+    # here: storage's package imports this module, and a search never loads the tree rules
+    from .storage.stored import stored_entry_id
+    from .transcript import timestamp_ms
 
     message = event.get("message")
     if event.get("type") != "message" or not isinstance(message, dict):

@@ -28,10 +28,9 @@ one backend has is a capability flag of the ``Storage`` (``shared``, ``has_files
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Any, Iterable, Protocol
+from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
 from ..errors import StoreError
-from ..facts import Facts, SessionFacts, Usage, UsageKey
 from ..indexer import IndexRow
 from ..query import ParsedQuery
 from .model import (
@@ -58,6 +57,10 @@ from .model import (
 # ``facts.session_facts``).
 PublishItem = tuple[Claim, "list[IndexRow] | None", "str | None", str, "list[BranchRow]",
                     "SessionFacts"]
+
+
+if TYPE_CHECKING:
+    from ..facts import Facts, SessionFacts, Usage, UsageKey
 
 
 class SchemaBehind(StoreError):

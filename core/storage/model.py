@@ -10,11 +10,13 @@ layer sees a connection, a cursor or a row tuple.
 from __future__ import annotations
 
 import time
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..facts import Usage
 from ..indexer import INDEXER_VERSION
 from ..redact import redact
+
+if TYPE_CHECKING:
+    from ..facts import Usage
 
 
 def now_ms() -> int:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from backscroll.core.bounds import read_lines
@@ -194,6 +193,8 @@ def cmd_history(state: StateDir, args: argparse.Namespace) -> int:
         cut_note="…" if args.json else CUT_NOTE,
     )
     if args.full:  # as an export reads it: whole fields, no cap on the answer
+        from dataclasses import replace  # here: a search --json never loads dataclasses
+
         from backscroll.core.export import EXPORT_FIELD_CHARS, EXPORT_MAX_BYTES
 
         request = replace(request, field_max_chars=EXPORT_FIELD_CHARS,

@@ -272,9 +272,12 @@ def _search_tail(response: Any, caller: Any, what: str) -> None:
 def history(response: Any, anchor: str | None = None, full: bool = False) -> None:
     from rich.text import Text
 
+    from ..amounts import facts_summary
+
     console.print(
         Text(f"{shown(response.session_key)}  ({shown(response.session_id)})", style="bold cyan")
     )
+    console.print(Text(facts_summary(response.facts), style="dim"))
     if response.has_more:
         console.print(Text("… older messages not shown", style="dim"))
     for message in response.messages:
