@@ -30,6 +30,10 @@ from typing import Any, Iterable, NamedTuple
 
 FILES_MAX = 50  # a session lists at most this many files (the first edited); ``files_capped``
 SYNTHETIC_PROVIDERS = frozenset({"openclaw"})  # delivery mirrors and gateway notices
+# A longer "path" or model name is no path or model (Linux's PATH_MAX; model ids are short):
+# left out, so a tool call's junk never bloats every list that shows the session.
+MAX_PATH_CHARS = 4096
+MAX_MODEL_CHARS = 200
 
 # Which tool calls edit or write a file, and where their arguments name it: tool name
 # (compared case-folded) -> argument keys, tried in order (the first that holds text wins).
@@ -177,7 +181,8 @@ def contribution(event: dict[str, Any], default_ts: int) -> Contribution | None:
         if not synthetic:
             usage = usage_of(message.get("usage"))
             named = message.get("model")
-            model = named.strip() if isinstance(named, str) and named.strip() else None
+            model = (named.strip() if isinstance(named, str)
+                     and 0 < len(named.strip()) <= MAX_MODEL_CHARS else None)
         blocks = [b for b in _blocks(message.get("content")) if b.get("type") == "toolCall"]
         calls = len(blocks)
         files = tuple(path for block in blocks for path in files_of(block))
@@ -221,12 +226,13 @@ def files_of(block: dict[str, Any]) -> list[str]:
     tool = name.casefold()
     for key in FILE_RULES.get(tool, ()):
         value = arguments.get(key)
-        if isinstance(value, str) and value.strip():
+        if isinstance(value, str) and 0 < len(value.strip()) <= MAX_PATH_CHARS:
             return [value.strip()]
     for key in PATCH_HEADERS.get(tool, ()):
         value = arguments.get(key)
         if isinstance(value, str):
-            return list(dict.fromkeys(a or b for a, b in _PATCH_FILE.findall(value)))
+            return list(dict.fromkeys(path for a, b in _PATCH_FILE.findall(value)
+                                      if len(path := a or b) <= MAX_PATH_CHARS))
     return []
 
 

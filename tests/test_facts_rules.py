@@ -35,6 +35,7 @@ def test_each_formats_edits_and_writes_name_their_files() -> None:
         (call("1", "exec", command="sed -i s/a/b/ x"), []),  # a shell's writes are not known
         (call("1", "Edit", file_path=""), []),
         (call("1", "Edit", file_path=7), []),
+        (call("1", "Write", file_path="/x" * 3000), []),  # no path is that long
         ({"type": "toolCall", "id": "1", "name": "Edit", "arguments": "not an object"}, []),
     ]
     for block, files in cases:

@@ -220,8 +220,10 @@ exist. The answer names the session's agent and source; each message its role.
 LIST_DESCRIPTION = f"""\
 List the past sessions you may see, most recently active first: sessionKey, agent, label \
 (a title, when the session has one), who spawned it, creation and last-activity times \
-(epoch ms), its source (the agent tool), title and the host it came from. Labels are cut at \
-{LABEL_MAX_CHARS} characters. Use it to find a session to read with sessions_history. \
+(epoch ms), its source (the agent tool), title and the host it came from, and its facts: \
+models, tokens, cost, duration, tool calls (failed ones) and files edited, as its transcript \
+records them (null: not recorded). Labels are cut at {LABEL_MAX_CHARS} characters. Use it \
+to find a session to read with sessions_history. \
 Filters: search (in labels and titles), kinds (main, group, cron, hook, node, other), \
 activeMinutes, label, archived; page with offset (the answer's "nextOffset" while "hasMore").
 
