@@ -37,9 +37,14 @@ def _int(value: Any) -> int | None:
 
 def facts_row(row: tuple) -> Facts:
     models, i, o, cr, cw, cost, first, last, calls, failed, files, capped = row
-    return Facts(tuple(json.loads(models)), Usage(_int(i), _int(o), _int(cr), _int(cw), cost),
-                 _int(first), _int(last), int(calls), int(failed), tuple(json.loads(files)),
+    return Facts(_names(models), Usage(_int(i), _int(o), _int(cr), _int(cw), cost),
+                 _int(first), _int(last), int(calls), int(failed), _names(files),
                  bool(capped))
+
+
+def _names(stored: str) -> tuple[str, ...]:
+    """A JSON array of names (models, files) as stored; most sessions' files are none."""
+    return () if stored == "[]" else tuple(json.loads(stored))
 
 
 def _facts_values(pk: int, facts: Facts) -> tuple:

@@ -34,8 +34,13 @@ _USAGE_ADD = """INSERT INTO usage_days (session_pk, day, model, input, output, c
 def facts_row(row: tuple) -> Facts:
     """A row of ``_FACT_COLUMNS`` as ``Facts``."""
     models, i, o, cr, cw, cost, first, last, calls, failed, files, capped = row
-    return Facts(tuple(json.loads(models)), Usage(i, o, cr, cw, cost), first, last, calls,
-                 failed, tuple(json.loads(files)), bool(capped))
+    return Facts(_names(models), Usage(i, o, cr, cw, cost), first, last, calls,
+                 failed, _names(files), bool(capped))
+
+
+def _names(stored: str) -> tuple[str, ...]:
+    """A JSON array of names (models, files) as stored; most sessions' files are none."""
+    return () if stored == "[]" else tuple(json.loads(stored))
 
 
 def _facts_values(pk: int, facts: Facts) -> tuple:
