@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, NamedTuple
 
 FILES_MAX = 50  # a session lists at most this many files (the first edited); ``files_capped``
+MODELS_MAX = 20  # ... and models (the first used): a hostile log cannot grow every list
 SYNTHETIC_PROVIDERS = frozenset({"openclaw"})  # delivery mirrors and gateway notices
 # A longer "path" or model name is no path or model (Linux's PATH_MAX; model ids are short):
 # left out, so a tool call's junk never bloats every list that shows the session.
@@ -113,7 +114,7 @@ class Facts(NamedTuple):
 
     def plus(self, c: Contribution) -> Facts:
         models = self.models
-        if c.model and c.model not in models:
+        if c.model and c.model not in models and len(models) < MODELS_MAX:
             models = (*models, c.model)
         files, capped = self.files, self.files_capped
         for path in c.files:
@@ -274,6 +275,6 @@ def session_facts(events: Iterable[tuple[int, dict[str, Any]]], default_ts: int,
     return facts, rows
 
 
-__all__ = ["FILES_MAX", "FILE_RULES", "NO_FACTS", "NO_USAGE", "PATCH_HEADERS", "Contribution",
+__all__ = ["FILES_MAX", "MODELS_MAX", "FILE_RULES", "NO_FACTS", "NO_USAGE", "PATCH_HEADERS", "Contribution",
            "Facts", "SessionFacts", "Usage", "UsageKey", "contribution", "files_of", "session_facts",
            "usage_key", "usage_of", "utc_day"]

@@ -70,6 +70,16 @@ def test_the_file_list_stops_at_its_cap_and_says_so() -> None:
     assert facts.files[0] == "/f0" and facts.tool_calls == FILES_MAX + 5
 
 
+def test_the_models_list_stops_at_its_cap_but_usage_keeps_every_model() -> None:
+    from backscroll.core.facts import MODELS_MAX, session_facts
+
+    events = [(n, assistant(f"a{n}", None, "2026-11-01T00:00:00Z", [], f"model-{n}",
+                            {"input": 1})) for n in range(MODELS_MAX + 3)]
+    facts, usage = session_facts(events, 0)
+    assert facts is not None and len(facts.models) == MODELS_MAX
+    assert facts.models[0] == "model-0" and len(usage) == MODELS_MAX + 3
+
+
 def test_a_message_without_a_time_counts_on_the_sessions_first_day() -> None:
     event = {"type": "message", "id": "x", "message": {"role": "assistant", "content": [],
                                                        "model": "m", "usage": {"input": 1}}}
