@@ -261,3 +261,43 @@ def test_verify_proves_the_facts_and_finds_a_changed_one(state) -> None:
     report = verify_state(state)
     assert not report.ok
     assert any("stored facts or usage" in p and KEY_A in p for p in report.problems)
+
+
+def test_real_openclaw_transcripts_give_the_sums_they_hold(state, data_dir) -> None:
+    """Real OpenClaw files (shared test data) imported and rebuilt: the facts and usage sums
+    equal what a plain read of the files counts (each entry once; OpenClaw's own mirror and
+    gateway messages name no model)."""
+    from backscroll.core import formats
+    from backscroll.core.reconcile import reconcile_all
+
+    files = sorted((data_dir / "openclaw").glob("*/*.jsonl"))
+    tokens = calls = failed = 0
+    cost = 0.0
+    for path in files:
+        seen: set[str] = set()
+        for line in path.read_text(encoding="utf-8").splitlines():
+            event = json.loads(line)
+            msg = event.get("message") if event.get("type") == "message" else None
+            entry = event.get("id")
+            if not isinstance(msg, dict) or entry in seen:
+                continue
+            if isinstance(entry, str):
+                seen.add(entry)
+            if msg.get("role") == "toolResult" and msg.get("isError") is True:
+                failed += 1
+            if msg.get("role") != "assistant":
+                continue
+            calls += sum(1 for b in msg.get("content") or [] if b.get("type") == "toolCall")
+            usage = msg.get("usage") or {}
+            if msg.get("provider") != "openclaw":
+                tokens += usage.get("input", 0)
+                cost += (usage.get("cost") or {}).get("total", 0)
+    assert tokens > 0 and calls > 0
+    formats.get("openclaw").doors.import_into(state, str(data_dir / "openclaw"), None)
+    reconcile_all(state)
+    listed = visible_session_list(state, OPERATOR)
+    assert sum(s.facts.tool_calls for s in listed if s.facts) == calls
+    assert sum(s.facts.failed_calls for s in listed if s.facts) == failed
+    report = usage_report(state, OPERATOR, since="2020-01-01", until="2029-12-31", by="agent")
+    assert report.total.input == tokens
+    assert report.total.cost == pytest.approx(cost)
