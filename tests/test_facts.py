@@ -301,3 +301,13 @@ def test_real_openclaw_transcripts_give_the_sums_they_hold(state, data_dir) -> N
     report = usage_report(state, OPERATOR, since="2020-01-01", until="2029-12-31", by="agent")
     assert report.total.input == tokens
     assert report.total.cost == pytest.approx(cost)
+
+
+def test_an_incognito_session_is_in_no_sum_and_keeps_no_file_names(state) -> None:
+    fill(state)
+    hidden = "agent:main:subagent:incognito-1"
+    append_all(state, hidden, SESSION_A[1:3])  # u1 and a1: an edit and a write, 0.25 spent
+    facts = stored_facts(state, hidden)
+    assert facts is not None and facts.tool_calls == 2 and facts.files == ()
+    report = usage_report(state, OPERATOR, by="agent", since=DAY1, until=DAY2)
+    assert rows(report)["main"] == (111, 26, 1000, 50, 0.75)  # as without it
