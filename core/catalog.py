@@ -18,6 +18,7 @@ from typing import Any, Iterator, Mapping, NamedTuple
 from . import formats
 from .bounds import cut_marker, cut_text
 from .errors import ValidationError
+from .facts import Facts
 from .fanout import for_each_agent, visible_agents
 from .hosts import check_host
 from .keys import check_agent_id, is_incognito
@@ -146,6 +147,9 @@ class SessionSummary(NamedTuple):
     # moved to a cold archive (OpenClaw's archived transcripts); False until a session's
     # storage says so (``SessionRow.archived``, where the store keeps one)
     archived: bool = False
+    # What its transcript records of models, tokens, cost, tool calls and files (core/facts.py);
+    # None until computed (no message yet, or waiting for its first rebuild)
+    facts: Facts | None = None
 
     @property
     def kind(self) -> str:
@@ -184,10 +188,21 @@ class SessionSummary(NamedTuple):
             "host": self.host or None,
             "kind": self.kind,
             "archived": self.archived,
+            "facts": facts_json(self.facts),
         }
 
 
-def summary_of(agent_id: str, s: SessionRow) -> SessionSummary:
+def facts_json(facts: Facts | None) -> dict[str, Any] | None:
+    """A session's facts for programs (``sessions_list``, ``history --json``): the file paths
+    redacted, as a cwd is."""
+    if facts is None:
+        return None
+    found = facts.as_json()
+    found["files"] = [redact(path) for path in found["files"]]
+    return found
+
+
+def summary_of(agent_id: str, s: SessionRow, facts: Facts | None = None) -> SessionSummary:
     return SessionSummary(
         key=s.key,
         agent=agent_id,
@@ -206,6 +221,7 @@ def summary_of(agent_id: str, s: SessionRow) -> SessionSummary:
         cwd=redact(s.cwd) if s.cwd else None,
         host=s.host,
         archived=bool(getattr(s, "archived", False)),
+        facts=facts,
     )
 
 
@@ -278,16 +294,18 @@ def visible_session_list(
         wanted = check_known_agent(state, caller, agent)
         per_agent = []
 
-        def visible_cards(agent_id: str) -> list[SessionRow]:
+        def visible_cards(agent_id: str) -> tuple[list[SessionRow], dict[int, Facts]]:
             with who.open(agent_id) as db, db.snapshot():
                 visible = visible_sessions(db, caller)
-                return db.session_cards(visible.as_filter(), cards, query_limit)
+                rows = db.session_cards(visible.as_filter(), cards, query_limit)
+                return rows, db.session_facts([row.pk for row in rows])
 
         agents = [a for a in state.agents() if wanted in (None, a)]
-        for agent_id, rows, err in for_each_agent(state, visible_cards, agents=agents,
-                                                  caller=caller):
-            if err is None and rows is not None:  # as in search: an unreadable database
-                summaries = (summary_of(agent_id, s) for s in rows)  # hides nothing else
+        for agent_id, found, err in for_each_agent(state, visible_cards, agents=agents,
+                                                   caller=caller):
+            if err is None and found is not None:  # as in search: an unreadable database
+                rows, facts = found  # hides nothing else
+                summaries = (summary_of(agent_id, s, facts.get(s.pk)) for s in rows)
                 per_agent.append([s for s in summaries if keep is None or keep(s)])
     merged = heapq.merge(*per_agent, key=_newest_first, reverse=True)
     return list(itertools.islice(merged, skip, None if limit is None else skip + limit))
@@ -328,7 +346,8 @@ def visible_session(state: StateDir, caller: Caller, session_key: str,
     same sentence as history's) when it may not, or when there is no such session."""
     with open_visible(state, caller, session_key, host) as (db, session):
         [card] = db.session_cards(SessionFilter([session.pk]))
-    return summary_of(db.agent_id, card)
+        facts = db.session_facts([session.pk]).get(session.pk)
+    return summary_of(db.agent_id, card, facts)
 
 
 def project_list(state: StateDir, caller: Caller) -> list[tuple[str, int]]:

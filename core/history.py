@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .bounds import MAX_MESSAGE_CHARS, check_id, cut_text
-from .catalog import resume_of, source_kind, summary_of
+from .catalog import facts_json, resume_of, source_kind, summary_of
 from .checks import validate_limit
 from .errors import ValidationError
+from .facts import Facts
 from .hosts import check_host
 from .keys import normalize_key
 from .paging import check_offset
@@ -83,6 +84,7 @@ class HistoryResponse:
     offset: int = 0
     next_offset: int | None = None
     total_messages: int = 0
+    facts: Facts | None = None  # the session's (core/facts.py), None until computed
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -102,6 +104,7 @@ class HistoryResponse:
             "totalMessages": self.total_messages,
             "resume": self.resume,
             "host": self.host or None,
+            "facts": facts_json(self.facts),
         }
 
 
@@ -250,7 +253,8 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
                 )
         response = HistoryResponse(session_key=key, session_id=redact(session.session_id),
                                    agent=db.agent_id, source=source_kind(session.source),
-                                   resume=_resume(db, session), host=session.host)
+                                   resume=_resume(db, session), host=session.host,
+                                   facts=db.session_facts([session.pk]).get(session.pk))
         start = max(0, len(candidates) - offset)
         picked = _window(messages, anchor, limit, response, request.max_bytes, start)
         has_more = messages.older(picked[0] if picked else start) is not None

@@ -1,6 +1,7 @@
 """``verify``: prove that every clean session's index rows are what its active branch yields,
-that its stored branch messages (what a conversation's outline reads) are that branch, and
-that the totals searches read are the sums of the sessions' index states.
+that its stored branch messages (what a conversation's outline reads) are that branch, that
+its stored facts and usage rows are what its whole log folds to (core/facts.py), and that the
+totals searches read are the sums of the sessions' index states.
 
 The expected rows are rebuilt in memory from the stored events with the same functions the
 write path and reconciliation use, then compared with what the index holds.
@@ -11,11 +12,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .facts import session_facts
 from .fanout import for_each_agent
-from .indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT, session_rows
+from .indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT, indexes_session, session_rows
 from .redact import redact
 from .state import StateDir
-from .storage import AgentReader
+from .storage import AgentReader, SessionFilter
 from .transcript import shown_messages
 
 
@@ -79,7 +81,11 @@ def verify_agent(db: AgentReader, report: VerifyReport) -> None:
             report.sessions_skipped += 1
             continue
         report.sessions_checked += 1
-        expected, branch = session_rows(session.key, db.events(session.pk), session.created_at)
+        events = db.events(session.pk)
+        expected, branch = session_rows(session.key, events, session.created_at)
+        if not _facts_hold(db, session.pk, session.key, session.created_at, events):
+            report.problems.append(f"{session.key}: its stored facts or usage are not what "
+                                   "its transcript records")
         shown = db.branch_messages(session.pk, session.last_seq)
         if shown is not None and [tuple(row) for row in shown] != shown_messages(branch.path):
             report.problems.append(
@@ -107,3 +113,13 @@ def verify_agent(db: AgentReader, report: VerifyReport) -> None:
             report.problems.append(
                 f"{session.key}: {len(misplaced)} rows out of time order ({misplaced[0]}, ...)"
             )
+
+
+def _facts_hold(db: AgentReader, pk: int, key: str, created_at: int,
+                events: list[tuple[int, dict]]) -> bool:
+    """The session's stored facts and usage rows are what its whole log folds to
+    (``facts.session_facts``, the rule the write path and rebuilds apply)."""
+    facts, usage = session_facts(events, created_at, indexes_session(key))
+    stored = {(row.day, row.model): row.usage
+              for row in db.usage(SessionFilter([pk]), None, None)}
+    return db.session_facts([pk]).get(pk) == facts and stored == usage

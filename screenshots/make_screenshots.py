@@ -11,6 +11,7 @@ headless with Pilot and saves one SVG per state next to this script:
     view-as.svg             the "view as" picker
     indexing.svg            imported sessions being reconciled (results may be incomplete)
     help.svg                the keys
+    usage.svg               the usage view (u): 30 days of tokens as a chart, totals by agent and model
 
     .venv/bin/python screenshots/make_screenshots.py [--out DIR]
 """
@@ -131,7 +132,8 @@ async def shoot(state: StateDir, out: Path, clock: Callable[[], float]) -> list[
             await pilot.press("down")
         await pilot.press("enter")
         await until(pilot, lambda: type(app.screen).__name__ == "ConversationScreen"
-                    and app.screen.hits and app.screen.view is not None)
+                    and app.screen.hits and app.screen.view is not None
+                    and app.screen.facts_shown)
         while app.screen.current != 2:
             await pilot.press("n" if app.screen.current < 2 else "N")
         await until(pilot, lambda: app.screen.view.view_of(app.screen.hit_positions[2]) is not None)
@@ -158,6 +160,13 @@ async def shoot(state: StateDir, out: Path, clock: Callable[[], float]) -> list[
         await pilot.press("question_mark")
         await until(pilot, lambda: type(app.screen).__name__ == "HelpScreen")
         save(app, "help.svg")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.search_screen)
+        await pilot.press("u")
+        await until(pilot, lambda: type(app.screen).__name__ == "UsageScreen"
+                    and app.screen.reports is not None)
+        await pilot.pause(0.2)
+        save(app, "usage.svg")
 
     return written
 

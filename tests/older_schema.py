@@ -11,7 +11,8 @@ from pathlib import Path
 
 from backscroll.core.storage.sqlite.schema import SCHEMA_VERSION
 
-UNDO = {
+UNDO = {  # keyed by the step's place in MIGRATIONS (a merge renumbers 0012's)
+    11: "DROP TABLE session_facts; DROP TABLE usage_days;",  # 0012_session_facts
     10: "ALTER TABLE sessions DROP COLUMN archived;",
     9: "DROP INDEX sessions_by_spawner; DROP INDEX sessions_by_parent;",
     8: "DROP TRIGGER index_totals_added; DROP TRIGGER index_totals_removed; "
@@ -33,7 +34,8 @@ def downgrade(path: Path, version: int) -> None:
 
 
 # What each PostgreSQL migration (core/storage/postgres/schema.py) added, taken away again.
-PG_UNDO = {
+PG_UNDO = {  # keyed by place, as UNDO
+    7: "DROP TABLE backscroll.session_facts; DROP TABLE backscroll.usage_days;",  # 0008
     6: "ALTER TABLE backscroll.sessions DROP COLUMN archived;",
     5: """
     DROP INDEX backscroll.sessions_by_key;

@@ -156,7 +156,7 @@ async def test_history_answers_exactly_the_library_json(world) -> None:
     assert set(expected) == {
         "sessionKey", "sessionId", "messages", "truncated", "contentTruncated", "contentRedacted",
         "bytes", "hasMore", "agent", "source", "resume", "host",
-        "offset", "nextOffset", "totalMessages",
+        "offset", "nextOffset", "totalMessages", "facts",
     }
     assert (expected["agent"], expected["source"]) == ("main", "openclaw")
 
@@ -231,7 +231,9 @@ async def test_the_operator_lists_everything_but_incognito(world) -> None:
         "indexing": False, "title": summary.title, "messages": summary.messages,
         "lastActivity": summary.last_activity, "source": "openclaw", "resume": None,
         "host": summary.host, "kind": "main", "archived": False,
+        "facts": summary.as_json()["facts"],
     }
+    assert ops["facts"]["models"] == [] and ops["facts"]["toolCalls"] == 0  # no usage recorded
     assert summary.messages > 0 and summary.title
     unknown = await call(server_for(world), "sessions_list", {"agent": "nope"})
     assert unknown.is_error

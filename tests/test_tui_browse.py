@@ -164,7 +164,8 @@ async def test_a_conversation_opens_at_the_best_hit_and_n_walks_the_hits(state: 
         best = app.search_screen.results.current.result.message_id
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, ConversationScreen)
-                    and app.screen.view is not None and bool(app.screen.view.views))
+                    and app.screen.view is not None and bool(app.screen.view.views)
+                    and app.screen.current is not None)  # the hits are read once it shows
         screen = app.screen
         assert screen.hits[screen.current] == best
         view = screen.view

@@ -168,7 +168,7 @@ def test_snapshot_conversation_at_hit_3_of_17(snap_compare: Any, state: StateDir
         await pilot.press("enter")
         deadline = time.monotonic() + 10
         while not (isinstance(app.screen, ConversationScreen) and app.screen.view is not None
-                   and app.screen.view.views):
+                   and app.screen.view.views and app.screen.facts_shown):
             assert time.monotonic() < deadline
             await pilot.pause(0.02)
         screen = app.screen
@@ -182,8 +182,8 @@ def test_snapshot_conversation_at_hit_3_of_17(snap_compare: Any, state: StateDir
 def test_snapshot_conversation_screen(snap_compare: Any, state: StateDir) -> None:
     app = snapshot_app(build(state))
 
-    def conversation_open(a: BackscrollApp) -> bool:
-        return a.screen.__class__.__name__ == "ConversationScreen"
+    def conversation_open(a: BackscrollApp) -> bool:  # its facts line shown too
+        return isinstance(a.screen, ConversationScreen) and a.screen.facts_shown
 
     async def run_before(pilot: Any) -> None:
         await waiting_for(preview_shown, *"rollback")(pilot)

@@ -7,6 +7,7 @@ import json
 import sqlite3
 from typing import Any
 
+from backscroll.core.facts import NO_USAGE, Facts, Usage, UsageKey
 from backscroll.core.indexer import INDEXER_VERSION, IndexRow
 from backscroll.core.storage.model import BranchRow, SessionMeta
 from backscroll.core.storage.sqlite.schema import SUMMARY_COLUMNS, TITLE_CHARS
@@ -55,6 +56,8 @@ class Fake:
         self.dirty = False
         self.indexed: tuple[int, str | None] | None = None
         self.key: str | None = None
+        self.facts: Facts | None = None
+        self.usage: dict[UsageKey, Usage] = {}
 
     def _has_entry(self, pk: int, entry_id: str) -> bool:
         return any(e[1] == entry_id for e in self.events)
@@ -89,6 +92,15 @@ class Fake:
 
     def _set_indexed(self, pk: int, seq: int, leaf: str | None) -> None:
         self.indexed = (seq, leaf)
+
+    def _facts(self, pk: int) -> Facts | None:
+        return self.facts
+
+    def _save_facts(self, pk: int, facts: Facts) -> None:
+        self.facts = facts
+
+    def _add_usage(self, pk: int, key: UsageKey, usage: Usage) -> None:
+        self.usage[key] = self.usage.get(key, NO_USAGE).plus(usage)
 
     # the import's
     def _find_for_import(self, column: str, value: str, host: str | None):

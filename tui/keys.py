@@ -88,6 +88,9 @@ SEARCH = (
     KeyAction("export", "export", "e", "Export",
               "export the highlighted conversation (Markdown, JSON or HTML, redacted)",
               tooltip="Export the conversation", title="Export conversation"),
+    KeyAction("usage", "usage", "u", "Usage",
+              "usage: tokens per day over the last 30 days, totals by agent and model",
+              tooltip="Tokens and cost, last 30 days", title="Usage", show=False),
 )
 
 CONVERSATION = (
@@ -125,6 +128,9 @@ CONVERSATION = (
     KeyAction("conversation.resume", "resume", "r", "Resume",
               "copy the command that resumes it (Claude Code, Codex) or its key"),
     KeyAction("conversation.export", "export", "e", "Export", "export this conversation"),
+    KeyAction("conversation.facts", "toggle_facts", "i", "Facts",
+              "the facts: models, tokens, cost, duration, tool calls, files edited (one "
+              "line / all of them)", hint="facts"),
 )
 
 FIND = (
@@ -154,6 +160,7 @@ EMPTY = (
 )
 
 EXPORT = (KeyAction("export.cancel", "cancel", "escape", "Cancel", "cancel"),)
+USAGE = (KeyAction("usage.close", "close", "escape,u", "Back", "back to the search"),)
 HELP = (
     KeyAction("help.close", "close", "escape,question_mark,f1", "Close", "close this help"),
     KeyAction("help.down", "scroll_down", "j", "Down", "scroll", show=False),
@@ -165,6 +172,7 @@ SECTIONS: tuple[tuple[str, tuple[KeyAction, ...]], ...] = (
     ("Search", SEARCH),
     ("Everywhere", APP),
     ("In a conversation", CONVERSATION),
+    ("In the usage view", USAGE),
     ("In “view as”", VIEW_AS),
     ("In the filters", FILTERS),
     ("With nothing imported yet", EMPTY),
@@ -184,7 +192,7 @@ WELCOME: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 
 _BY_ID = {k.id: k for k in (*APP, *SEARCH, *CONVERSATION, *FIND, *FILTERS, *VIEW_AS, *EMPTY,
-                             *EXPORT, *HELP)}
+                             *EXPORT, *USAGE, *HELP)}
 # How a key is written: compact for hints, as a keymap names it (but ? and /) in the help.
 _SHORT = {"question_mark": "?", "slash": "/", "escape": "esc", "down": "↓", "up": "↑",
           "pagedown": "pgdn", "pageup": "pgup", "right_square_bracket": "]",

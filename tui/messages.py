@@ -16,12 +16,14 @@ from textual.message import Message
 
 from backscroll.core.catalog import SessionSummary
 from backscroll.core.conversation import Outline
+from backscroll.core.facts import Facts
 from backscroll.core.grouped import GroupedResponse
 from backscroll.core.history import HistoryResponse
 from backscroll.core.search import SearchRequest, SearchResponse
 from backscroll.core.sources import Source, SyncReport
 from backscroll.core.sources.listing import SourceStatus
 from backscroll.core.status import StateStatus
+from backscroll.core.usage import UsageReport
 from backscroll.core.visibility import Caller
 
 
@@ -84,6 +86,21 @@ class WholeRead(Message):
 
     index: int
     message: dict[str, Any]
+
+
+@dataclass
+class FactsRead(Message):
+    """A conversation's facts (core/facts.py) for its facts line; None: not computed yet."""
+
+    facts: Facts | None
+
+
+@dataclass
+class UsageRead(Message):
+    """The usage view's reports: by day (the chart), by agent and by model; or why not."""
+
+    reports: dict[str, UsageReport] | None
+    error: str | None = None
 
 
 @dataclass

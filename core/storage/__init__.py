@@ -34,6 +34,7 @@ from .model import (
     SessionMeta,
     SessionRow,
     SessionScope,
+    UsageRow,
     now_ms,
 )
 
@@ -61,6 +62,7 @@ __all__ = [
     "SessionRow",
     "SessionScope",
     "Storage",
+    "UsageRow",
     "database_init_sql",
     "init_database",
     "now_ms",

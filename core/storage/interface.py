@@ -28,7 +28,7 @@ one backend has is a capability flag of the ``Storage`` (``shared``, ``has_files
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Any, Iterable, Protocol
+from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
 from ..errors import StoreError
 from ..indexer import IndexRow
@@ -48,12 +48,19 @@ from .model import (
     SessionMeta,
     SessionRow,
     SessionScope,
+    UsageRow,
 )
 
 # What a rebuild publishes for one claimed session: (claim, rows to write now, or None when
 # ``write_rows`` already wrote them, the active leaf, the tree problems found, the messages
-# of the active branch).
-PublishItem = tuple[Claim, "list[IndexRow] | None", "str | None", str, "list[BranchRow]"]
+# of the active branch, its facts and usage rows computed from the whole log:
+# ``facts.session_facts``).
+PublishItem = tuple[Claim, "list[IndexRow] | None", "str | None", str, "list[BranchRow]",
+                    "SessionFacts"]
+
+
+if TYPE_CHECKING:
+    from ..facts import Facts, SessionFacts, Usage, UsageKey
 
 
 class SchemaBehind(StoreError):
@@ -279,6 +286,17 @@ class Browsing(Protocol):
         """(cwd, sessions) of the filter's sessions that name one, most sessions first."""
         ...
 
+    def session_facts(self, pks: Iterable[int]) -> dict[int, Facts]:
+        """The stored facts of these sessions (core/facts.py); a session without any (no
+        message yet, or waiting for its first rebuild) is not in the answer."""
+        ...
+
+    def usage(self, sessions: SessionFilter, since_day: str | None,
+              until_day: str | None) -> list[UsageRow]:
+        """Tokens and cost of the filter's sessions per (UTC day, model, project), days
+        ``since_day`` through ``until_day`` (``YYYY-MM-DD``; None: unbounded)."""
+        ...
+
 
 class SourceState(Protocol):
     """What the live sources' sync last saw of each file (SPEC 14: sources/)."""
@@ -466,6 +484,12 @@ class Reconciliation(Protocol):
         """(pk, key, last_seq) of clean sessions whose stored branch messages lag behind
         their log (a database from before they were stored); pending ones get theirs from
         their rebuild, and a branch not in log order (``stored.UNORDERED_BRANCH``) is none."""
+        ...
+
+    def replace_facts(self, batch: list[tuple[int, Facts | None, dict[UsageKey, Usage]]]
+                      ) -> None:
+        """A rebuild's facts and usage rows of sessions ``(pk, facts, rows)`` over what they
+        held, inside the caller's transaction (``publish`` calls it)."""
         ...
 
     def replace_branches(self, batch: list[tuple[int, int, list[BranchRow]]]) -> None:

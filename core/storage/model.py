@@ -10,10 +10,13 @@ layer sees a connection, a cursor or a row tuple.
 from __future__ import annotations
 
 import time
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..indexer import INDEXER_VERSION
 from ..redact import redact
+
+if TYPE_CHECKING:
+    from ..facts import Usage
 
 
 def now_ms() -> int:
@@ -176,6 +179,16 @@ class CardFilter(NamedTuple):
     since_ms: int | None = None
     until_ms: int | None = None
     host: str | None = None  # only sessions from this host (core/hosts.py)
+
+
+class UsageRow(NamedTuple):
+    """Tokens and cost of some sessions on one UTC day with one model (``usage``), summed
+    per project (the sessions' cwd, None where they name none)."""
+
+    day: str  # YYYY-MM-DD
+    model: str  # "" when the messages name none
+    project: str | None
+    usage: Usage
 
 
 class AppendResult(NamedTuple):

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple, Protocol
 
+from ..facts import NO_FACTS, Contribution, Facts, Usage, UsageKey, contribution, usage_key
 from ..indexer import INDEXER_VERSION, IndexRow, indexes_session, row_for
 from ..transcript import advance, branch_message, indexable, keeps_branch
 from .model import AppendResult, BranchRow, Imported, SessionMeta
@@ -125,6 +126,9 @@ class AppendTarget(Protocol):
     def _extend_branch(self, pk: int, seq: int, shown: BranchRow | None) -> None: ...
     def _mark_dirty(self, pk: int) -> None: ...
     def _set_indexed(self, pk: int, seq: int, leaf: str | None) -> None: ...
+    def _facts(self, pk: int) -> Facts | None: ...  # the session's stored facts
+    def _save_facts(self, pk: int, facts: Facts) -> None: ...
+    def _add_usage(self, pk: int, key: UsageKey, usage: Usage) -> None: ...  # summed in
 
 
 def carry_out_append(target: AppendTarget, head: Head, key: str, event: dict[str, Any],
@@ -138,9 +142,12 @@ def carry_out_append(target: AppendTarget, head: Head, key: str, event: dict[str
             return AppendResult(head.last_seq, "known")
     plan = plan_append(head, key, event, lambda eid: target._has_entry(pk, eid),
                        lambda node: target._adopted(pk, node))
+    adds = counted(target, head, key, event)
     if plan.row is not None:
         target._add_row(head, plan.row)
     target._store_event(pk, plan.seq, event, body, plan.leaf)
+    if adds is not None:
+        fold_facts(target, pk, adds)
     if plan.row is not None:  # the summary follows the index
         target._note_row(pk, plan.row, plan.title)
     if event["type"] == "session":
@@ -152,6 +159,26 @@ def carry_out_append(target: AppendTarget, head: Head, key: str, event: dict[str
     elif plan.advances_index:
         target._set_indexed(pk, plan.seq, plan.leaf)
     return AppendResult(plan.seq, plan.outcome)
+
+
+def counted(target: AppendTarget, head: Head, key: str, event: dict[str, Any]
+            ) -> Contribution | None:
+    """What an appended event adds to its session's facts (``facts.contribution``): nothing
+    when the session already holds an entry with its id (each entry counts once, as a
+    rebuild's ``facts.session_facts`` counts it); no file names in an incognito session."""
+    adds = contribution(event, head.created_at)
+    if adds is None or (adds.entry_id is not None and target._has_entry(head.pk, adds.entry_id)):
+        return None
+    return adds if indexes_session(key) else adds._replace(files=())
+
+
+def fold_facts(target: AppendTarget, pk: int, adds: Contribution) -> None:
+    """The session's facts and usage row with one message added, in the append's
+    transaction (the fold a rebuild applies to the whole log)."""
+    target._save_facts(pk, (target._facts(pk) or NO_FACTS).plus(adds))
+    key = usage_key(adds)
+    if key is not None:
+        target._add_usage(pk, key, adds.usage)
 
 
 @dataclass(frozen=True)

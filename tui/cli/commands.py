@@ -118,6 +118,17 @@ def cmd_verify(state: StateDir, args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def cmd_usage(state: StateDir, args: argparse.Namespace) -> int:
+    from backscroll.core.usage import usage_report
+
+    report = usage_report(state, caller_from_args(state, args), args.since, args.until, args.by)
+    if args.json:
+        emit_json(report.as_json())
+    else:
+        _render().usage(report)
+    return 0
+
+
 def caller_from_args(state: StateDir, args: argparse.Namespace) -> Caller:
     from backscroll.core.config import load_config, make_caller, report_warnings
 

@@ -49,6 +49,13 @@ what it writes:
   a file is refused if it is a folder, a device, a pipe or a socket, and if it exists
   (or is a symlink, even a dangling one) unless --force; it is written beside and renamed
   more: docs/export.md"""
+USAGE_NOTES = """\
+what it sums:
+  the tokens (in, out, cache read, cache write) and cost every stored assistant message
+  records, abandoned branches included, each message once; whole UTC days, both ends
+  included; a number no message recorded is shown as - (unknown is not zero)
+  sessions still waiting to be indexed are counted once reconciled (a warning says so)
+  more: docs/usage.md"""
 
 
 class _Version(argparse.Action):
@@ -132,6 +139,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", metavar="NAME", help="the session of this host (default: this "
                    "machine's, else the only host holding the key)")
     _add_caller_args(p, "show it only if this session may see it, as that session would")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+
+    p = add("usage", commands.cmd_usage,
+            "tokens and cost by day, agent, project or model, as the transcripts record them",
+            USAGE_NOTES)
+    p.add_argument("--since", default="30d",
+                   help="from this day: ISO date/time, epoch ms, or an age like 2d, 1w "
+                   "(default 30d)")
+    p.add_argument("--until", help="through this day (same forms; default: today)")
+    p.add_argument("--by", choices=["day", "agent", "project", "model"], default="day",
+                   help="one row per day (default), agent, project (the session's folder) "
+                   "or model")
+    _add_caller_args(p, "count only the sessions this session may see")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
 
     p = add("export", commands.cmd_export,

@@ -159,6 +159,31 @@ def status(status: StateStatus) -> None:
             console.print(f"  {escape(agent.agent)}: {said(agent.error)}")
 
 
+def usage(report: Any) -> None:
+    """``backscroll usage``: one row per day, agent, project or model, then the total."""
+    from ..amounts import cost_text, tokens_text
+
+    table = Table(title=f"usage {report.since_day} .. {report.until_day} (UTC days)",
+                  title_justify="left")
+    table.add_column(report.by, overflow="fold")
+    for column in ("in", "out", "cache read", "cache write", "cost"):
+        table.add_column(column, justify="right", no_wrap=True)
+
+    def cells(usage: Any) -> list[str]:
+        return [*(tokens_text(n) for n in usage[:4]), cost_text(usage.cost)]
+
+    for line in report.lines:
+        name = said(line.key) if line.key is not None else "[dim](none)[/]"
+        table.add_row(name, *cells(line.usage))
+    if report.lines:
+        table.add_row("[bold]total[/]", *(f"[bold]{c}[/]" for c in cells(report.total)))
+        print_table(table)
+    else:
+        console.print(f"no usage recorded from {report.since_day} through {report.until_day}")
+    for warning in report.warnings:
+        console.print(f"[yellow]{said(warning)}[/]")
+
+
 def verify(report: VerifyReport) -> None:
     summary = (
         f"{report.sessions_checked} clean sessions, {report.rows_checked} index rows checked "
@@ -247,9 +272,12 @@ def _search_tail(response: Any, caller: Any, what: str) -> None:
 def history(response: Any, anchor: str | None = None, full: bool = False) -> None:
     from rich.text import Text
 
+    from ..amounts import facts_summary
+
     console.print(
         Text(f"{shown(response.session_key)}  ({shown(response.session_id)})", style="bold cyan")
     )
+    console.print(Text(facts_summary(response.facts), style="dim"))
     if response.has_more:
         console.print(Text("… older messages not shown", style="dim"))
     for message in response.messages:

@@ -100,6 +100,28 @@ class HistoryMessage(TypedDict):
     content: list[dict[str, Any]]
 
 
+class Tokens(TypedDict):
+    input: int | None
+    output: int | None
+    cacheRead: int | None
+    cacheWrite: int | None
+    cost: float | None
+
+
+class SessionFacts(TypedDict):
+    """What the transcript records of a session (core/facts.py); null numbers: none recorded."""
+
+    models: list[str]
+    tokens: Tokens
+    firstMessageAt: int | None
+    lastMessageAt: int | None
+    durationMs: int | None
+    toolCalls: int
+    failedToolCalls: int
+    files: list[str]
+    filesCapped: bool
+
+
 class HistoryAnswer(TypedDict):
     sessionKey: str
     agent: str
@@ -116,6 +138,7 @@ class HistoryAnswer(TypedDict):
     totalMessages: int
     resume: str | None
     host: NotRequired[str | None]
+    facts: SessionFacts | None
 
 
 class SessionItem(TypedDict):
@@ -135,6 +158,7 @@ class SessionItem(TypedDict):
     host: NotRequired[str | None]
     kind: str
     archived: bool
+    facts: SessionFacts | None
 
 
 class SessionList(TypedDict):
@@ -196,8 +220,10 @@ exist. The answer names the session's agent and source; each message its role.
 LIST_DESCRIPTION = f"""\
 List the past sessions you may see, most recently active first: sessionKey, agent, label \
 (a title, when the session has one), who spawned it, creation and last-activity times \
-(epoch ms), its source (the agent tool), title and the host it came from. Labels are cut at \
-{LABEL_MAX_CHARS} characters. Use it to find a session to read with sessions_history. \
+(epoch ms), its source (the agent tool), title and the host it came from, and its facts: \
+models, tokens, cost, duration, tool calls (failed ones) and files edited, as its transcript \
+records them (null: not recorded). Labels are cut at {LABEL_MAX_CHARS} characters. Use it \
+to find a session to read with sessions_history. \
 Filters: search (in labels and titles), kinds (main, group, cron, hook, node, other), \
 activeMinutes, label, archived; page with offset (the answer's "nextOffset" while "hasMore").
 

@@ -100,6 +100,15 @@ class BrowseActions:
         screen.app.push_screen(ConversationScreen(source, row_anchor(row), browser.now,
                                                   request, title))
 
+    def usage(self) -> None:
+        """The usage view: the last 30 days as a chart, totals by agent and model, as the
+        current caller may see them."""
+        from .usage import UsageScreen, core_reader
+
+        browser = self.screen.browser
+        self.screen.app.push_screen(UsageScreen(core_reader(browser.state, browser.caller, browser.now),
+                                                browser.caller.describe()))
+
     def copy(self) -> None:
         screen = self.screen
         row = screen.results.current

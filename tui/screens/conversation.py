@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker
 
+from backscroll.core.catalog import visible_session
 from backscroll.core.conversation import (
     Outline,
     conversation_outline,
@@ -32,15 +33,18 @@ from backscroll.core.conversation import (
     session_hits,
 )
 from backscroll.core.errors import ValidationError
+from backscroll.core.facts import Facts
 from backscroll.core.search import SearchRequest
 from backscroll.core.state import StateDir
 from backscroll.core.visibility import Caller
 
 from .. import keys
+from ..amounts import facts_lines, facts_summary
 from ..guard import while_shown
 from ..messages import (
     ConversationOpened,
     ExportRequested,
+    FactsRead,
     FailedFound,
     HitsFound,
     ResumeRequested,
@@ -64,9 +68,11 @@ class ConversationSource(Protocol):
     def outline(self) -> Outline: ...
     def window(self, start: int, stop: int) -> list[dict[str, Any]]: ...
     def hits(self, request: SearchRequest) -> list[str]: ...
-    # optional (a test's source may lack them): one message read whole; the failed calls
+    # optional (a test's source may lack them): one message read whole; the failed calls;
+    # the session's facts
     # def whole(self, index: int) -> dict[str, Any]: ...
     # def failed(self) -> list[int]: ...
+    # def facts(self) -> Facts | None: ...
 
 
 @dataclass(frozen=True)
@@ -91,6 +97,9 @@ class CoreSource:
 
     def failed(self) -> list[int]:
         return failed_tool_results(self.state, self.caller, self.session_key, self.host)
+
+    def facts(self) -> Facts | None:
+        return visible_session(self.state, self.caller, self.session_key, self.host).facts
 
     def hits(self, request: SearchRequest) -> list[str]:
         return session_hits(self.state, self.caller,
@@ -118,11 +127,15 @@ class ConversationScreen(Screen[None]):
         self._opening = False  # opened, its hits not asked for yet
         self._focus: int | None = None  # the message last brought into view (a hit, g, G)
         self._failed: tuple[Outline, list[int]] | None = None  # failed results, once read
+        self.facts: Facts | None = None
+        self._facts_read = False
+        self.facts_open = False  # the whole facts panel (files), else its one line
 
     # --- layout ---------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="conversation-title")
+        yield Static("", id="conversation-facts", markup=False)
         yield Static(Text("opening the conversation…", style="dim"), id="conversation-view")
         yield Static("", id="conversation-position")
         yield Input(placeholder="search within this conversation (enter: go, esc: close)",
@@ -146,7 +159,9 @@ class ConversationScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#conversation-find", Input).display = False
+        self.query_one("#conversation-facts", Static).display = False
         self.open_conversation()
+        self.read_facts()
 
     # --- reading ----------------------------------------------------------------------------
 
@@ -177,6 +192,39 @@ class ConversationScreen(Screen[None]):
         failed = getattr(self.source, "failed", None)
         self.post_message(FailedFound(outline, failed() if failed is not None else [], forward))
 
+    @work(thread=True, exclusive=True, group="facts", exit_on_error=False)
+    def read_facts(self) -> None:
+        facts = getattr(self.source, "facts", None)
+        if facts is not None:
+            self.post_message(FactsRead(facts()))
+
+    @while_shown
+    def on_facts_read(self, message: FactsRead) -> None:
+        self.facts, self._facts_read = message.facts, True
+        self.show_facts()
+
+    def show_facts(self) -> None:
+        """The facts beside the conversation: one line, or (``i``) every fact and file."""
+        panel = self.query_one("#conversation-facts", Static)
+        if not self._facts_read:
+            return
+        if self.facts_open:
+            panel.update(Text("\n".join(facts_lines(self.facts))))
+        else:
+            panel.update(Text(f" {facts_summary(self.facts)}", no_wrap=True,
+                              overflow="ellipsis", style="dim"))
+        panel.set_class(self.facts_open, "open")
+        panel.display = True
+
+    @property
+    def facts_shown(self) -> bool:
+        """The facts were read and are on screen (a test waits for it)."""
+        return self._facts_read
+
+    def action_toggle_facts(self) -> None:
+        self.facts_open = not self.facts_open
+        self.show_facts()
+
     @work(thread=True, exclusive=True, group="hits", exit_on_error=False)
     def find(self, request: SearchRequest, opening: bool = False) -> None:
         try:
@@ -190,7 +238,7 @@ class ConversationScreen(Screen[None]):
         view = ConversationView(message.outline, self.now, id="conversation")
         view.palette = palette_of(self.app)
         await self.query_one("#conversation-view").remove()
-        await self.mount(view, after=self.query_one("#conversation-title"))
+        await self.mount(view, after=self.query_one("#conversation-facts"))
         self.watch(view, "scroll_y", lambda: self.show_position(), init=False)
         self._set_hits(message.hits, self.anchor, message.focus)
         # the anchor is marked at once (it is the best hit); the hits, read next, confirm it

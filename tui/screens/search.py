@@ -168,6 +168,7 @@ class SearchScreen(Screen[None]):
     action_toggle_order = _browse("toggle_order")
     action_toggle_match = _browse("toggle_match")
     action_toggle_group = _browse("toggle_group")
+    action_usage = _browse("usage")
     action_toggle_scope = _browse("toggle_scope")
 
     def filters_changed(self, message: FiltersChanged) -> None:

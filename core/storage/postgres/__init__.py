@@ -22,12 +22,13 @@ from ..migrations import Recorded
 from ..model import default_host, now_ms
 from .browsing import BrowseReads
 from .driver import connect, pg_errors, pools_for
+from .facts import FactsStore
 from .schema import check, current, migrate, recorded, works
 from .sources import SourceReads
 from .writer import PgWriter
 
 
-class PgReader(SourceReads, BrowseReads):
+class PgReader(SourceReads, FactsStore, BrowseReads):
     """One agent's rows, read-only."""
 
 

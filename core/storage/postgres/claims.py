@@ -132,10 +132,12 @@ class Claims(Writes):
             published = []
             fresh: list[tuple[int, str, list[IndexRow]]] = []
             branches = []
-            for claim, rows, leaf, problems, shown in items:
+            facts = []
+            for claim, rows, leaf, problems, shown, (found, usage) in items:
                 if not self.still_mine(claim, owner):
                     continue
                 branches.append((claim.session_pk, claim.seen_seq, shown))
+                facts.append((claim.session_pk, found, usage))
                 if rows is not None:
                     self.delete_rows(claim.session_pk)
                     fresh.append((claim.session_pk, claim.session_id, rows))
@@ -148,6 +150,7 @@ class Claims(Writes):
                 )
                 published.append(claim)
             self.replace_branches(branches)
+            self.replace_facts(facts)
             self.insert_many(fresh)  # every session's rows in one bulk write
             self.refresh_summaries([claim.session_pk for claim in published])
         return published

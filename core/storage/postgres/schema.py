@@ -280,6 +280,38 @@ MIGRATIONS.append(("0006_session_archived", """
     ALTER TABLE sessions ADD COLUMN archived boolean NOT NULL DEFAULT false;
 """))
 
+# The facts of each session and its usage per (UTC day, model), as SQLite's 0012_session_facts
+# (core/facts.py): written with the events, replaced by a rebuild; NULL: nothing recorded it.
+MIGRATIONS.append(("0008_session_facts", """
+    CREATE TABLE session_facts (
+        session_pk   bigint PRIMARY KEY REFERENCES sessions ON DELETE CASCADE,
+        models       text NOT NULL DEFAULT '[]',
+        input        bigint,
+        output       bigint,
+        cache_read   bigint,
+        cache_write  bigint,
+        cost         double precision,
+        first_at     bigint,
+        last_at      bigint,
+        tool_calls   integer NOT NULL DEFAULT 0,
+        failed_calls integer NOT NULL DEFAULT 0,
+        files        text NOT NULL DEFAULT '[]',
+        files_capped boolean NOT NULL DEFAULT false
+    );
+    CREATE TABLE usage_days (
+        session_pk  bigint NOT NULL REFERENCES sessions ON DELETE CASCADE,
+        day         text NOT NULL,
+        model       text NOT NULL,
+        input       bigint,
+        output      bigint,
+        cache_read  bigint,
+        cache_write bigint,
+        cost        double precision,
+        PRIMARY KEY (session_pk, day, model)
+    );
+    CREATE INDEX usage_days_by_day ON usage_days (day);
+"""))
+
 # The steps numbered by hand before migrations had names: a schema without a table of names
 # whose meta.schema_version is N has applied the first N of them.
 NUMBERED = 5

@@ -22,9 +22,9 @@ from ..stored import id_spellings, in_log_order, names_as_parent, stored_entry_i
 from ..writeplan import Head, body_of, carry_out_append, title_of
 from .driver import Conflict, retried
 from .erase import Erasing
+from .facts import FactsStore
 from .fts import index_text
 from .locks import Locking
-from .reads import Reads
 from .text import load_text, store_text
 
 # Connections that have their temporary staging table (it lives as long as the connection).
@@ -42,7 +42,7 @@ _INSERT_ROW = (
 _COLUMNS = ("agent", "rowid", "pk", "entry", "role", "ts", "body", "exact", "tsv")
 
 
-class Writes(Erasing, Locking, Reads):
+class Writes(Erasing, Locking, FactsStore):
     """Writing methods; the connection is a writer's, in autocommit mode."""
 
     @contextmanager

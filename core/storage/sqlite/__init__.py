@@ -23,6 +23,7 @@ from ...keys import check_agent_id
 from ..model import default_host
 from .browsing import BrowseReads
 from .driver import connect
+from .facts import FactsStore
 from .sources import SourceReads
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ DB_NAME = "sessions.sqlite"
 STALE_TEMP_S = 60  # a temporary database older than this was left by a crash
 
 
-class AgentReader(SourceReads, BrowseReads):
+class AgentReader(SourceReads, FactsStore, BrowseReads):
     """One agent's database, read-only."""
 
 

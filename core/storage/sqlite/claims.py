@@ -122,10 +122,12 @@ class Claims(Writes):
         published = []
         rebuilt = []
         branches = []
-        for claim, rows, leaf, problems, shown in items:
+        facts = []
+        for claim, rows, leaf, problems, shown, (found, usage) in items:
             if not self.still_mine(claim, owner):
                 continue
             branches.append((claim.session_pk, claim.seen_seq, shown))
+            facts.append((claim.session_pk, found, usage))
             if rows is not None:
                 rebuilt.append((claim.session_pk, claim.session_id, rows))
             self.conn.execute(
@@ -139,6 +141,7 @@ class Claims(Writes):
             )
             published.append(claim)
         self.replace_branches(branches)
+        self.replace_facts(facts)
         self.replace_rows(rebuilt)  # last: see Writes.replace_rows
         for claim in published:  # from the rows now in place
             self.refresh_summary(claim.session_pk)

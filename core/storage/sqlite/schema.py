@@ -268,6 +268,41 @@ MIGRATIONS.append(("0010_session_archived", """
     ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
 """))
 
+# The facts of each session (core/facts.py: models, tokens, cost, first and last message,
+# tool calls, files edited) and its usage per (UTC day, model), written in the transactions
+# that store its events (an append folds its message in) and replaced by a rebuild (which
+# computes them from the whole log: the indexer version moved to 7, so every session is
+# rebuilt once and gets them). A number nothing recorded is NULL: unknown is not zero.
+MIGRATIONS.append(("0012_session_facts", """
+    CREATE TABLE session_facts (
+        session_pk   INTEGER PRIMARY KEY REFERENCES sessions(pk) ON DELETE CASCADE,
+        models       TEXT NOT NULL DEFAULT '[]',  -- JSON array, in order of first use
+        input        INTEGER,
+        output       INTEGER,
+        cache_read   INTEGER,
+        cache_write  INTEGER,
+        cost         REAL,
+        first_at     INTEGER,
+        last_at      INTEGER,
+        tool_calls   INTEGER NOT NULL DEFAULT 0,
+        failed_calls INTEGER NOT NULL DEFAULT 0,
+        files        TEXT NOT NULL DEFAULT '[]',  -- JSON array, at most facts.FILES_MAX
+        files_capped INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE usage_days (
+        session_pk  INTEGER NOT NULL REFERENCES sessions(pk) ON DELETE CASCADE,
+        day         TEXT NOT NULL,                 -- YYYY-MM-DD, UTC
+        model       TEXT NOT NULL,                 -- '' when the message names none
+        input       INTEGER,
+        output      INTEGER,
+        cache_read  INTEGER,
+        cache_write INTEGER,
+        cost        REAL,
+        PRIMARY KEY (session_pk, day, model)
+    ) WITHOUT ROWID;
+    CREATE INDEX usage_days_by_day ON usage_days(day);
+"""))
+
 # The steps that were numbered by hand before migrations had names: a file without a table of
 # names whose user_version is N has applied the first N of them.
 NUMBERED = 9

@@ -18,13 +18,14 @@ from ..model import AppendResult, BranchRow, SessionMeta, now_ms
 from ..stored import id_spellings, in_log_order, names_as_parent, stored_entry_id
 from ..writeplan import Head, body_of, carry_out_append
 from .driver import BUSY_TIMEOUT_S, sqlite_errors
-from .reads import Reads, scope_text
+from .facts import FactsStore
+from .reads import scope_text
 from .schema import CWD_COLUMN, SUMMARY_COLUMNS
 
 CHECKPOINT_WAIT_MS = 1000  # how long a purge waits for readers to leave the log
 
 
-class Writes(Reads):
+class Writes(FactsStore):
     """Writing methods; ``self.conn`` is a writer connection in autocommit mode."""
 
     @contextmanager

@@ -1,0 +1,110 @@
+"""The facts of sessions and their usage per day (core/facts.py; schema 0012): the reads a
+list and ``backscroll usage`` make, and the primitives the write path and a rebuild write
+them with (the fold itself is ``writeplan``'s and ``facts``')."""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable
+
+from ...facts import Facts, Usage, UsageKey
+from ..model import SessionFilter, UsageRow
+from .browsing import session_clause
+from .reads import Reads
+
+_FACT_COLUMNS = ("models, input, output, cache_read, cache_write, cost, first_at, last_at, "
+                 "tool_calls, failed_calls, files, files_capped")
+_USAGE_ADD = """INSERT INTO usage_days (session_pk, day, model, input, output, cache_read,
+    cache_write, cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (session_pk, day, model) DO UPDATE SET
+    input = CASE WHEN input IS NULL THEN excluded.input
+                 WHEN excluded.input IS NULL THEN input ELSE input + excluded.input END,
+    output = CASE WHEN output IS NULL THEN excluded.output
+                  WHEN excluded.output IS NULL THEN output ELSE output + excluded.output END,
+    cache_read = CASE WHEN cache_read IS NULL THEN excluded.cache_read
+                      WHEN excluded.cache_read IS NULL THEN cache_read
+                      ELSE cache_read + excluded.cache_read END,
+    cache_write = CASE WHEN cache_write IS NULL THEN excluded.cache_write
+                       WHEN excluded.cache_write IS NULL THEN cache_write
+                       ELSE cache_write + excluded.cache_write END,
+    cost = CASE WHEN cost IS NULL THEN excluded.cost
+                WHEN excluded.cost IS NULL THEN cost ELSE cost + excluded.cost END"""
+
+
+def facts_row(row: tuple) -> Facts:
+    """A row of ``_FACT_COLUMNS`` as ``Facts``."""
+    models, i, o, cr, cw, cost, first, last, calls, failed, files, capped = row
+    return Facts(_names(models), Usage(i, o, cr, cw, cost), first, last, calls,
+                 failed, _names(files), bool(capped))
+
+
+def _names(stored: str) -> tuple[str, ...]:
+    """A JSON array of names (models, files) as stored; most sessions' files are none."""
+    return () if stored == "[]" else tuple(json.loads(stored))
+
+
+def _facts_values(pk: int, facts: Facts) -> tuple:
+    return (pk, json.dumps(list(facts.models), ensure_ascii=False), *facts.usage,
+            facts.first_at, facts.last_at, facts.tool_calls, facts.failed_calls,
+            json.dumps(list(facts.files), ensure_ascii=False), int(facts.files_capped))
+
+
+class FactsStore(Reads):
+    """Facts and usage of one agent's sessions."""
+
+    def session_facts(self, pks: Iterable[int]) -> dict[int, Facts]:
+        rows = self._all(f"SELECT session_pk, {_FACT_COLUMNS} FROM session_facts "
+                         "WHERE session_pk IN (SELECT value FROM json_each(?))",
+                         (json.dumps(list(pks)),))
+        return {row[0]: facts_row(row[1:]) for row in rows}
+
+    def usage(self, sessions: SessionFilter, since_day: str | None,
+              until_day: str | None) -> list[UsageRow]:
+        """The usage of the filter's sessions summed per (day, model, project), days from
+        ``since_day`` through ``until_day`` (``YYYY-MM-DD``, UTC)."""
+        where, params = session_clause(sessions, "u.session_pk")
+        if since_day is not None:
+            where.append("u.day >= ?")
+            params.append(since_day)
+        if until_day is not None:
+            where.append("u.day <= ?")
+            params.append(until_day)
+        rows = self._all(
+            "SELECT u.day, u.model, s.cwd, sum(u.input), sum(u.output), sum(u.cache_read), "
+            "sum(u.cache_write), sum(u.cost) FROM usage_days u JOIN sessions s "
+            f"ON s.pk = u.session_pk {'WHERE ' + ' AND '.join(where) if where else ''} "
+            "GROUP BY u.day, u.model, s.cwd ORDER BY u.day, u.model, s.cwd", params)
+        return [UsageRow(day, model, cwd, Usage(*sums)) for day, model, cwd, *sums in rows]
+
+    # --- the write path's primitives (inside the caller's transaction)
+
+    def _facts(self, pk: int) -> Facts | None:
+        row = self.conn.execute(f"SELECT {_FACT_COLUMNS} FROM session_facts "
+                                "WHERE session_pk = ?", (pk,)).fetchone()
+        return None if row is None else facts_row(row)
+
+    def _save_facts(self, pk: int, facts: Facts) -> None:
+        self.conn.execute(f"INSERT OR REPLACE INTO session_facts (session_pk, {_FACT_COLUMNS}) "
+                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                          _facts_values(pk, facts))
+
+    def _add_usage(self, pk: int, key: UsageKey, usage: Usage) -> None:
+        self.conn.execute(_USAGE_ADD, (pk, *key, *usage))
+
+    def replace_facts(self, batch: list[tuple[int, Facts | None, dict[UsageKey, Usage]]]
+                      ) -> None:
+        """A rebuild's facts and usage rows of sessions ``(pk, facts, rows)``, over what
+        they held (facts None: the session has no row)."""
+        if not batch:
+            return
+        pks = json.dumps([b[0] for b in batch])
+        for table in ("usage_days", "session_facts"):
+            self.conn.execute(f"DELETE FROM {table} WHERE session_pk IN "
+                              "(SELECT value FROM json_each(?))", (pks,))
+        for pk, facts, _rows in batch:
+            if facts is not None:
+                self._save_facts(pk, facts)
+        self.conn.executemany(
+            "INSERT INTO usage_days (session_pk, day, model, input, output, cache_read, "
+            "cache_write, cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(pk, *key, *usage) for pk, _facts, rows in batch for key, usage in rows.items()])
