@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # the tree rules load when rows are built, not when a search 
 # 2: incognito sessions are not indexed; 3: a message over bounds.MAX_MESSAGE_CHARS is cut;
 # 4: rows carry their scope (the sessions a caller may see are selected inside MATCH);
 # 5: a NUL character is held as a space (SQLite's length() stops at a NUL)
-EXTRACTION_VERSION = 5
+# 6: tool calls indexed (core/tool_index.py: the second index, over the active branch's calls)
+EXTRACTION_VERSION = 6
 INDEXER_VERSION = EXTRACTION_VERSION * 1000 + REDACTION_VERSION
 
 # rowid = (message time in ms) << ROWID_SHIFT | slot. The slot separates messages of the same

@@ -36,6 +36,7 @@ from .helper_process import start_helper
 from .indexer import IndexRow, session_rows
 from .state import StateDir
 from .storage import AgentReader, AgentWriter, BranchRow, Claim, Progress, PublishItem, SchemaBehind
+from .tool_index import ToolRow, tool_rows_for_branch
 from .transcript import active_branch, shown_messages
 
 LEASE_MS = 30_000
@@ -147,13 +148,16 @@ def _build(state: StateDir, agent_id: str, claims: list[Claim]) -> list[PublishI
         return [(claim, *_rows(db, claim)) for claim in claims]
 
 
-def _rows(db: AgentReader, claim: Claim) -> tuple[list[IndexRow], str | None, str, list[BranchRow]]:
+def _rows(db: AgentReader, claim: Claim
+          ) -> tuple[list[IndexRow], str | None, str, list[BranchRow], list[ToolRow]]:
     """A claimed session's rows, its leaf, the problems found (stored rows that no longer
-    parse and broken tree links, each skipped and reported, never raised) and the messages
-    of its active branch."""
+    parse and broken tree links, each skipped and reported, never raised), the messages
+    of its active branch and the rows of its tool calls."""
     problems: list[str] = []
     rows, branch = session_rows(claim.key, db.events(claim.session_pk, problems), claim.created_at)
-    return rows, branch.leaf, "; ".join(problems + branch.problems), shown_messages(branch.path)
+    tools = tool_rows_for_branch(branch, claim.key, claim.created_at)
+    return (rows, branch.leaf, "; ".join(problems + branch.problems), shown_messages(branch.path),
+            tools)
 
 
 class _RowBuilder:
@@ -211,19 +215,19 @@ def _rebuild_small(db: AgentWriter, claims: list[Claim], owner: str, stats: Reco
 def _rebuild_large(db: AgentWriter, claim: Claim, owner: str, lease_ms: int, batch: int,
                    stats: ReconcileStats) -> None:
     """Rebuild a big session in batch transactions; publish if nothing changed meanwhile."""
-    rows, leaf, problems, shown = _rows(db, claim)
+    rows, leaf, problems, shown, tools = _rows(db, claim)
     for start in range(0, max(len(rows), 1), batch):
         if not db.write_rows(claim, owner, rows[start : start + batch], start == 0, lease_ms):
             stats.abandoned += 1
             return
-    with db.transaction():
-        published = db.publish([(claim, None, leaf, problems, shown)], owner)
-    _count(stats, [(claim, rows, leaf, problems, shown)], published)
+    with db.transaction():  # its tool rows, fewer than its messages, in one write
+        published = db.publish([(claim, None, leaf, problems, shown, tools)], owner)
+    _count(stats, [(claim, rows, leaf, problems, shown, tools)], published)
 
 
 def _count(stats: ReconcileStats, items: list, published: list[Claim]) -> None:
     done = {c.session_pk for c in published}
-    for claim, rows, _leaf, problems, _shown in items:
+    for claim, rows, _leaf, problems, _shown, _tools in items:
         if claim.session_pk in done:
             stats.sessions += 1
             stats.messages += len(rows or [])

@@ -34,6 +34,7 @@ from .model import (
     SessionMeta,
     SessionRow,
     SessionScope,
+    StoredTool,
     now_ms,
 )
 
@@ -51,6 +52,7 @@ __all__ = [
     "MatchFilters",
     "Matches",
     "MatchRow",
+    "StoredTool",
     "PartCount",
     "Progress",
     "PublishItem",

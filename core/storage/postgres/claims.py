@@ -132,13 +132,15 @@ class Claims(Writes):
             published = []
             fresh: list[tuple[int, str, list[IndexRow]]] = []
             branches = []
-            for claim, rows, leaf, problems, shown in items:
+            tools = []
+            for claim, rows, leaf, problems, shown, tool_rows in items:
                 if not self.still_mine(claim, owner):
                     continue
                 branches.append((claim.session_pk, claim.seen_seq, shown))
                 if rows is not None:
                     self.delete_rows(claim.session_pk)
                     fresh.append((claim.session_pk, claim.session_id, rows))
+                tools.append((claim.session_pk, claim.session_id, tool_rows))
                 conn.execute(
                     "UPDATE sessions SET state = 'clean', indexed_seq = %s, indexed_leaf = %s, "
                     "indexer_version = %s, claim_owner = NULL, claim_expires = NULL, "
@@ -148,6 +150,7 @@ class Claims(Writes):
                 )
                 published.append(claim)
             self.replace_branches(branches)
+            self.replace_tools(tools)
             self.insert_many(fresh)  # every session's rows in one bulk write
             self.refresh_summaries([claim.session_pk for claim in published])
         return published

@@ -24,8 +24,8 @@ from .driver import Conflict, retried
 from .erase import Erasing
 from .fts import index_text
 from .locks import Locking
-from .reads import Reads
 from .text import load_text, store_text
+from .tool_writes import ToolWrites
 
 # Connections that have their temporary staging table (it lives as long as the connection).
 _staging: weakref.WeakSet = weakref.WeakSet()
@@ -42,7 +42,7 @@ _INSERT_ROW = (
 _COLUMNS = ("agent", "rowid", "pk", "entry", "role", "ts", "body", "exact", "tsv")
 
 
-class Writes(Erasing, Locking, Reads):
+class Writes(Erasing, Locking, ToolWrites):
     """Writing methods; the connection is a writer's, in autocommit mode."""
 
     @contextmanager
