@@ -12,6 +12,9 @@ from pathlib import Path
 from backscroll.core.storage.sqlite.schema import SCHEMA_VERSION
 
 UNDO = {
+    11: "DROP TABLE tool_index; DROP TABLE tool_fts; "
+        "ALTER TABLE index_state DROP COLUMN tool_rows; "
+        "ALTER TABLE index_state DROP COLUMN tool_chars;",
     10: "ALTER TABLE sessions DROP COLUMN archived;",
     9: "DROP INDEX sessions_by_spawner; DROP INDEX sessions_by_parent;",
     8: "DROP TRIGGER index_totals_added; DROP TRIGGER index_totals_removed; "
@@ -34,6 +37,8 @@ def downgrade(path: Path, version: int) -> None:
 
 # What each PostgreSQL migration (core/storage/postgres/schema.py) added, taken away again.
 PG_UNDO = {
+    7: "DROP TABLE backscroll.tool_index; ALTER TABLE backscroll.sessions DROP COLUMN tool_rows, "
+       "DROP COLUMN tool_chars;",
     6: "ALTER TABLE backscroll.sessions DROP COLUMN archived;",
     5: """
     DROP INDEX backscroll.sessions_by_key;
