@@ -4,6 +4,7 @@ rebuilt alike, and how ``tools_search`` / ``tool_calls`` answer, on both backend
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -335,3 +336,55 @@ def test_property_live_equals_rebuild(fresh_state, events) -> None:
     live = rows(state)
     rebuild(state)
     assert rows(state) == live
+
+
+# ------------------------------------------------------------------ failures, format by format
+
+
+def _failures(state: StateDir, agent: str) -> tuple[int, list[bool], list[str]]:
+    """Tool rows, whether each failed row's result event is an error as the format wrote it,
+    and the texts of results marked ok."""
+    rows_seen, failed_ok, ok_texts = 0, [], []
+    with state.open(agent) as db:
+        for pk in db.sessions_by_pk(set(range(1, 500))):
+            events = {e.get("id"): e for _seq, e in db.events(pk)}
+            for row in db.session_tools(pk):
+                rows_seen += 1
+                if row.result_entry_id is None:
+                    continue
+                message = events[row.result_entry_id]["message"]
+                text = json.dumps(message.get("content"))
+                if row.status == "failed":
+                    failed_ok.append(failed_result(message))
+                else:
+                    ok_texts.append(text)
+    return rows_seen, failed_ok, ok_texts
+
+
+def test_failed_calls_of_real_claude_code_and_codex_transcripts(data_dir, tmp_path) -> None:
+    """Claude Code marks a failed tool result ``is_error`` (the converter's ``isError``);
+    Codex records an exec's exit code in its output's header, which the converter reads."""
+    from backscroll.core.importers.claude_code import import_claude_code
+    from backscroll.core.importers.codex import import_codex
+
+    state = StateDir(tmp_path / "state")
+    import_claude_code(state, data_dir / "claude-code")
+    import_codex(state, data_dir / "codex")
+    for agent in state.storage.agents():
+        reconcile_agent(state, agent)
+    by_agent = {agent: _failures(state, agent) for agent in state.storage.agents()}
+    for agent, (seen, failed, ok_texts) in by_agent.items():
+        assert seen and failed and all(failed), agent
+        assert not [t for t in ok_texts if re.search(r"Process exited with code [1-9]", t)]
+    answer = tool_calls(state, OPERATOR, failed=True, limit=1000)
+    assert len(answer.results) == sum(len(f) for _s, f, _o in by_agent.values())
+
+
+def test_codex_exit_codes() -> None:
+    from backscroll.core.importers.codex.blocks import output_text
+
+    header = "Chunk ID: f0\nWall time: 0.1 seconds\nProcess exited with code {}\nOutput:\nx"
+    assert output_text(header.format(1)) == (header.format(1), True)
+    assert output_text(header.format(0))[1] is False
+    assert output_text('{"output":"x","metadata":{"exit_code":2}}')[1] is True
+    assert output_text("the log said: Process exited with code 3 once")[1] is False
