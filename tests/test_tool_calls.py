@@ -388,3 +388,15 @@ def test_codex_exit_codes() -> None:
     assert output_text(header.format(0))[1] is False
     assert output_text('{"output":"x","metadata":{"exit_code":2}}')[1] is True
     assert output_text("the log said: Process exited with code 3 once")[1] is False
+
+
+def test_verify_checks_the_tool_rows(state: StateDir) -> None:
+    from backscroll.core.verify import verify_state
+
+    store(state, conversation())
+    assert verify_state(state).problems == []
+    with state.open("main", write=True) as db:
+        with db.transaction():
+            db.replace_tools([(db.session(KEY).pk, "", [])])
+    [problem] = verify_state(state).problems
+    assert "tool-call rows" in problem and "3 missing" in problem
