@@ -289,7 +289,9 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     except ValidationError as err:
         dashed = next((a for a in argv if a.startswith("-") and not a.startswith("--")
                        and len(a) > 2), None)
-        if "required: query" in str(err) and dashed is not None:
+        # the query is optional (search --tools --failed): then the dashed word is left over
+        if dashed is not None and ("required: query" in str(err)
+                                   or f"unrecognized arguments: {dashed}" in str(err)):
             raise ValidationError(
                 f"{dashed} was read as an option; to search for it, put -- before it: "
                 f"`backscroll search -- {dashed}`"

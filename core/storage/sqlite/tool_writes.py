@@ -64,8 +64,9 @@ class ToolWrites(Reads):
             count = counts.setdefault(pk, [0, 0])
             count[0] += 1
             count[1] += len(row.body)
+        # OR FAIL: no statement journal, so FTS5 keeps pending rows pending (Writes._insert_row)
         self.conn.executemany(
-            "UPDATE index_state SET tool_rows = tool_rows + ?, tool_chars = tool_chars + ? "
+            "UPDATE OR FAIL index_state SET tool_rows = tool_rows + ?, tool_chars = tool_chars + ? "
             "WHERE session_pk = ?", [(n, c, pk) for pk, (n, c) in counts.items()])
 
     def _taken_tool_rowids(self, rowids: list[int]) -> set[int]:
@@ -112,7 +113,7 @@ class ToolWrites(Reads):
             return
         rowid, old_chars = found
         self.conn.execute(
-            "UPDATE tool_index SET status = ?, duration_ms = ?, result_entry_id = ? "
+            "UPDATE OR FAIL tool_index SET status = ?, duration_ms = ?, result_entry_id = ? "
             "WHERE rowid = ?", (row.status, row.duration_ms, row.result_entry_id, rowid))
         self.conn.execute("UPDATE tool_fts SET body = ? WHERE rowid = ?", (row.body, rowid))
         self.conn.execute(
