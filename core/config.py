@@ -3,6 +3,8 @@
 ```toml
 [tools.sessions]
 visibility = "tree"                  # self | tree | agent | all
+toolCalls = false                    # true | ["agent-glob", ...]: agent callers that may
+                                     # search tool calls (the operator always may)
 
 [tools.agentToAgent]
 enabled = false
@@ -107,16 +109,31 @@ def _config(data: dict[str, Any]) -> Config:
     mode = _one_of(sandbox.get("mode", "off"), SANDBOX_SESSION_MODES,
                    "agents.defaults.sandbox.mode")
     visibility, warnings = _visibility(sessions.get("visibility", "tree"))
+    tool_calls = _tool_calls(sessions.get("toolCalls", False))
     policy = Policy(
         visibility=visibility,
         a2a_enabled=enabled,
         a2a_allow=tuple(allow),
         sandboxed=mode == "all",
+        tool_calls=tool_calls,
         sandbox_visibility=_one_of(sandbox.get("sessionToolsVisibility", "spawned"),
                                    SANDBOX_MODES, "agents.defaults.sandbox.sessionToolsVisibility"),
     )
     return Config(policy=policy, sandbox_mode=mode,
                   agent_sandbox_visibility=_agent_overrides(data), warnings=warnings)
+
+
+def _tool_calls(value: Any) -> tuple[str, ...]:
+    """``tools.sessions.toolCalls``: false (no agent caller may search tool calls), true
+    (every one may), or a list of agent-id globs (``*`` only) naming those that may."""
+    if value is True:
+        return ("*",)
+    if value is False:
+        return ()
+    if isinstance(value, list) and all(isinstance(g, str) for g in value):
+        return tuple(value)
+    raise ValidationError("tools.sessions.toolCalls must be true, false or a list of "
+                          "agent-id globs")
 
 
 def _visibility(value: Any) -> tuple[str, tuple[str, ...]]:

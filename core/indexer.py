@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # the tree rules load when rows are built, not when a search 
 # 2: incognito sessions are not indexed; 3: a message over bounds.MAX_MESSAGE_CHARS is cut;
 # 4: rows carry their scope (the sessions a caller may see are selected inside MATCH);
 # 5: a NUL character is held as a space (SQLite's length() stops at a NUL);
+# 6: tool calls indexed (core/tool_index.py: the second index, over the active branch's calls);
 # 7: session facts (a rebuild computes each session's facts and usage: core/facts.py)
 EXTRACTION_VERSION = 7
 INDEXER_VERSION = EXTRACTION_VERSION * 1000 + REDACTION_VERSION

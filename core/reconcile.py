@@ -37,6 +37,7 @@ from .helper_process import start_helper
 from .indexer import IndexRow, indexes_session, session_rows
 from .state import StateDir
 from .storage import AgentReader, AgentWriter, BranchRow, Claim, Progress, PublishItem, SchemaBehind
+from .tool_index import ToolRow, tool_rows_for_branch
 from .transcript import active_branch, shown_messages
 
 LEASE_MS = 30_000
@@ -149,16 +150,18 @@ def _build(state: StateDir, agent_id: str, claims: list[Claim]) -> list[PublishI
 
 
 def _rows(db: AgentReader, claim: Claim
-          ) -> tuple[list[IndexRow], str | None, str, list[BranchRow], SessionFacts]:
+          ) -> tuple[list[IndexRow], str | None, str, list[BranchRow], list[ToolRow], SessionFacts]:
     """A claimed session's rows, its leaf, the problems found (stored rows that no longer
     parse and broken tree links, each skipped and reported, never raised), the messages
-    of its active branch and its facts (from every stored event, not only the branch)."""
+    of its active branch, the rows of its tool calls and its facts (from every stored
+    event, not only the branch)."""
     problems: list[str] = []
     events = db.events(claim.session_pk, problems)
     rows, branch = session_rows(claim.key, events, claim.created_at)
+    tools = tool_rows_for_branch(branch, claim.key, claim.created_at)
     facts = session_facts(events, claim.created_at, indexes_session(claim.key))
     return (rows, branch.leaf, "; ".join(problems + branch.problems),
-            shown_messages(branch.path), facts)
+            shown_messages(branch.path), tools, facts)
 
 
 class _RowBuilder:
@@ -216,19 +219,19 @@ def _rebuild_small(db: AgentWriter, claims: list[Claim], owner: str, stats: Reco
 def _rebuild_large(db: AgentWriter, claim: Claim, owner: str, lease_ms: int, batch: int,
                    stats: ReconcileStats) -> None:
     """Rebuild a big session in batch transactions; publish if nothing changed meanwhile."""
-    rows, leaf, problems, shown, facts = _rows(db, claim)
+    rows, leaf, problems, shown, tools, facts = _rows(db, claim)
     for start in range(0, max(len(rows), 1), batch):
         if not db.write_rows(claim, owner, rows[start : start + batch], start == 0, lease_ms):
             stats.abandoned += 1
             return
-    with db.transaction():
-        published = db.publish([(claim, None, leaf, problems, shown, facts)], owner)
-    _count(stats, [(claim, rows, leaf, problems, shown, facts)], published)
+    with db.transaction():  # its tool rows, fewer than its messages, in one write
+        published = db.publish([(claim, None, leaf, problems, shown, tools, facts)], owner)
+    _count(stats, [(claim, rows, leaf, problems, shown, tools, facts)], published)
 
 
 def _count(stats: ReconcileStats, items: list, published: list[Claim]) -> None:
     done = {c.session_pk for c in published}
-    for claim, rows, _leaf, problems, _shown, _facts in items:
+    for claim, rows, _leaf, problems, _shown, _tools, _facts in items:
         if claim.session_pk in done:
             stats.sessions += 1
             stats.messages += len(rows or [])

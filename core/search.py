@@ -30,10 +30,17 @@ from .storage import (
     SchemaBehind,
     SessionFilter,
     SessionRow,
+    SessionScope,
 )
 from .textseg import desegment
 from .visibility import Caller
-from .visible_sessions import Resolved, find_session, resolved, visible_sessions
+from .visible_sessions import (
+    Resolved,
+    VisibleSessions,
+    find_session,
+    resolved,
+    visible_sessions,
+)
 
 LIMIT_DEFAULT = 10
 LIMIT_MAX = 25
@@ -244,17 +251,30 @@ def _search_agents(
     response: SearchResponse,
     candidates: list[Candidate],
 ) -> bool:
-    """Search every agent ``caller`` may search, each through ``who.open``; an agent's
-    unusable database is a warning, the others still answer. Whether more than the limit
-    matched somewhere."""
-    agents = _agents_to_search(state, request, caller)
+    """Search every agent ``caller`` may search; whether more than the limit matched."""
+    return over_agents(
+        state, who, agents_to_search(state, request, caller), response, on_pending,
+        lambda db: _search_agent(db, request, parsed, caller, response, candidates, grouped))
+
+
+def over_agents(
+    state: StateDir,
+    who: Resolved,
+    agents: list[str],
+    response: SearchResponse,
+    on_pending: Callable[[str], None] | None,
+    search_agent: Callable[[AgentReader], bool],
+) -> bool:
+    """Run ``search_agent`` on each agent's database, through ``who.open`` and inside one read
+    snapshot (the message search's and the tool search's loop); an agent's unusable database
+    is a warning, the others still answer. Whether more than the limit matched somewhere."""
     more_matched = False
 
-    def search_agent(agent_id: str) -> bool:
+    def search_one(agent_id: str) -> bool:
         with who.open(agent_id) as db, db.snapshot():
-            return _search_agent(db, request, parsed, caller, response, candidates, grouped)
+            return search_agent(db)
 
-    for agent_id, more, err in for_each_agent(state, search_agent, agents=agents,
+    for agent_id, more, err in for_each_agent(state, search_one, agents=agents,
                                                fails=StoreError):
         if isinstance(err, SchemaBehind):  # reconciliation (a writer) upgrades it
             response.unreadable.append(str(err))
@@ -273,18 +293,11 @@ def _search_agents(
     return more_matched
 
 
-def _search_agent(
-    db: AgentReader,
-    request: SearchRequest,
-    parsed: ParsedQuery,
-    caller: Caller,
-    response: SearchResponse,
-    candidates: list[Candidate],
-    grouped: bool = False,
-) -> bool:
-    """Match in one agent database (inside one read snapshot, so the visible set and the
-    rows agree); add its best scored rows (grouped: each session's best row); return whether
-    more than the limit matched."""
+def visible_within(db: AgentReader, request: SearchRequest, caller: Caller,
+                   response: SearchResponse) -> tuple[VisibleSessions, SessionScope | None]:
+    """The sessions ``caller`` may search in one database, the request's session, source and
+    project filters as a narrower scope (None: no filter), and whether the answer waits for
+    sessions being indexed (said on ``response``)."""
     visible = visible_sessions(db, caller)
     within = None
     if request.session_key:
@@ -299,6 +312,22 @@ def _search_agent(
     if visible.pending:
         response.indexing = True
         response.waiting_agents.append(db.agent_id)
+    return visible, within
+
+
+def _search_agent(
+    db: AgentReader,
+    request: SearchRequest,
+    parsed: ParsedQuery,
+    caller: Caller,
+    response: SearchResponse,
+    candidates: list[Candidate],
+    grouped: bool = False,
+) -> bool:
+    """Match in one agent database (inside one read snapshot, so the visible set and the
+    rows agree); add its best scored rows (grouped: each session's best row); return whether
+    more than the limit matched."""
+    visible, within = visible_within(db, request, caller, response)
     found = db.match(
         parsed,
         visible.scope,
@@ -383,7 +412,7 @@ def _newest(scored: list[tuple[MatchRow, float]], n: int,
     return sorted(scored, key=lambda c: (-c[0].ts, keys.get(c[0].session_pk, ""), c[0].entry_id))[:n]
 
 
-def _agents_to_search(state: StateDir, request: SearchRequest, caller: Caller) -> list[str]:
+def agents_to_search(state: StateDir, request: SearchRequest, caller: Caller) -> list[str]:
     agents = visible_agents(state, caller)
     if request.agent:
         wanted = check_known_agent(state, caller, request.agent)

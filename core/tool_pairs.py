@@ -1,9 +1,11 @@
-"""Which tool result answers which tool call, in messages rendered as ``sessions_history``
-renders them (``toolCall`` blocks in assistant messages, one ``toolResult`` block per tool
-message), so a reader can show a call folded to one line with its status.
+"""Which tool result answers which tool call: the one pairing rule (``OpenCalls``), used
+for messages rendered as ``sessions_history`` renders them (``toolCall`` blocks in assistant
+messages, one ``toolResult`` block per tool message), so a reader can show a call folded to
+one line with its status, and by the tool-call index over stored events (``tool_index``).
 
-The rendered messages carry no call ids (the agents' ``sessions_history`` answer keeps its
-shape), so the pairing is by order, as every runtime writes them: the results that follow an
+A result naming a call id answers the open call of that id, wherever it was made. Else (the
+rendered messages carry no call ids: the agents' ``sessions_history`` answer keeps its
+shape) the pairing is by order, as every runtime writes them: the results that follow an
 assistant message answer its calls, each the first call still open of the same tool name,
 else the first one still open. A result nothing asked for stays on its own; a call nobody
 answered has no result (``status`` "no result").
@@ -14,7 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Hashable
 
 OK, FAILED, NO_RESULT = "ok", "failed", "no result"
 PREVIEW_CHARS = 120  # of a call's arguments, on its folded line
@@ -35,6 +37,42 @@ class ToolPairs:
         return None if found is None else result_block(messages[found])
 
 
+class OpenCalls:
+    """The calls still waiting for a result: by id (any turn's) and the latest turn's, in
+    order. ``turn`` is told every message that is not a result; ``answer`` every result."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, Hashable] = {}
+        self.latest: list[tuple[Hashable, str | None, str]] = []  # (ref, call id, tool name)
+
+    def turn(self, role: Any, calls: list[tuple[Hashable, str | None, str]]) -> None:
+        """A message (of ``role``) that is not a tool result: an assistant message opens a new
+        turn (its calls; calls left unanswered stay so), a user message closes the last one."""
+        if calls or role == "assistant":
+            self.latest = list(calls)
+        elif role == "user":
+            self.latest = []
+        for ref, call_id, _name in calls:
+            if call_id is not None:
+                self.by_id[call_id] = ref
+
+    def answer(self, call_id: str | None, name: str | None) -> Hashable | None:
+        """The call a result answers (taken off the open calls), or None."""
+        ref = self.by_id.pop(call_id, None) if call_id is not None else None
+        if ref is not None:
+            self.latest = [c for c in self.latest if c[0] != ref]
+            return ref
+        match = next((c for c in self.latest if c[2] == name), None)
+        if match is None and self.latest:
+            match = self.latest[0]
+        if match is None:
+            return None
+        self.latest.remove(match)
+        if match[1] is not None:
+            self.by_id.pop(match[1], None)
+        return match[0]
+
+
 def result_block(message: dict[str, Any]) -> dict[str, Any] | None:
     """The ``toolResult`` block of a tool message (None for any other message)."""
     content = message.get("content") or []
@@ -52,26 +90,18 @@ def status_of(result: dict[str, Any] | None) -> str:
 
 def pair_tool_calls(messages: Sequence[dict[str, Any]]) -> ToolPairs:
     pairs = ToolPairs()
-    open_calls: list[tuple[int, int, str]] = []  # (message, block, tool name)
+    pending = OpenCalls()
     for n, message in enumerate(messages):
         result = result_block(message)
         if result is not None:
-            name = result.get("name")
-            match = next((c for c in open_calls if c[2] == name), None)
-            if match is None and open_calls:
-                match = open_calls[0]
-            if match is not None:
-                open_calls.remove(match)
-                pairs.results[(match[0], match[1])] = n
+            found = pending.answer(None, result.get("name"))
+            if found is not None:
+                pairs.results[found] = n  # type: ignore[index]
                 pairs.answered.add(n)
             continue
-        calls = [(n, b, str(block.get("name")))
-                 for b, block in enumerate(message.get("content") or [])
-                 if isinstance(block, dict) and block.get("type") == "toolCall"]
-        if calls or message.get("role") == "assistant":
-            open_calls = calls  # a new turn: calls left unanswered stay so
-        elif message.get("role") == "user":
-            open_calls = []
+        pending.turn(message.get("role"), [((n, b), None, str(block.get("name")))
+                               for b, block in enumerate(message.get("content") or [])
+                               if isinstance(block, dict) and block.get("type") == "toolCall"])
     return pairs
 
 

@@ -18,6 +18,7 @@ from .indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT, indexes_session, session_r
 from .redact import redact
 from .state import StateDir
 from .storage import AgentReader, SessionFilter
+from .tool_index import ToolRow, tool_rows_for_branch
 from .transcript import shown_messages
 
 
@@ -104,6 +105,13 @@ def verify_agent(db: AgentReader, report: VerifyReport) -> None:
                 f"{', ...' if len(ids) > 5 else ''})"
             )
         report.problems += [f"{session.key}: {p}" for p in db.index_state_problems(session.pk)]
+        tools = Counter(tool_rows_for_branch(branch, session.key, session.created_at))
+        stored_tools = Counter(ToolRow(*row[2:]) for row in db.session_tools(session.pk))
+        if tools != stored_tools:
+            report.problems.append(
+                f"{session.key}: its tool-call rows are not its active branch's calls "
+                f"({sum((tools - stored_tools).values())} missing, "
+                f"{sum((stored_tools - tools).values())} unexpected)")
         misplaced = [
             row.entry_id
             for rowid, row in stored

@@ -44,6 +44,9 @@ class _PolicyFields(NamedTuple):
     a2a_allow: tuple[str, ...] = ()  # agent-id globs (``*`` only); empty = any agent
     sandboxed: bool = False
     sandbox_visibility: str = "spawned"
+    # agent-id globs (``*`` only) whose callers may search tool calls (``may_search_tools``);
+    # empty: none (config.toml ``[tools.sessions] toolCalls``)
+    tool_calls: tuple[str, ...] = ()
 
 
 def _checked_replace(self, **changes: Any):  # type: ignore[no-untyped-def]
@@ -77,7 +80,8 @@ class Policy(_PolicyFields):
                 f"not {fields.sandbox_visibility!r}"
             )
         # A list would make it unhashable; keep equality by value.
-        return super().__new__(cls, *fields._replace(a2a_allow=tuple(fields.a2a_allow)))
+        return super().__new__(cls, *fields._replace(a2a_allow=tuple(fields.a2a_allow),
+                                                     tool_calls=tuple(fields.tool_calls)))
 
     @property
     def clamped(self) -> bool:
@@ -143,6 +147,16 @@ def _glob(pattern: str) -> re.Pattern[str]:
 def _allowed(policy: Policy, agent_id: str) -> bool:
     agent_id = agent_id.lower()
     return not policy.a2a_allow or any(_glob(g).fullmatch(agent_id) for g in policy.a2a_allow)
+
+
+def may_search_tools(caller: Caller) -> bool:
+    """Whether ``caller`` may search the tool-call index and list tool calls (SPEC 18): the
+    operator always; a session caller when its agent id matches a ``toolCalls`` glob. What
+    it then sees is the visibility rule's, as for messages."""
+    if caller.key is None:
+        return True
+    agent_id = (caller.agent_id or "").lower()
+    return any(_glob(g).fullmatch(agent_id) for g in caller.policy.tool_calls)
 
 
 def may_see_agent(caller: Caller, agent_id: str) -> bool:

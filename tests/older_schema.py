@@ -11,8 +11,11 @@ from pathlib import Path
 
 from backscroll.core.storage.sqlite.schema import SCHEMA_VERSION
 
-UNDO = {  # keyed by the step's place in MIGRATIONS (a merge renumbers 0012's)
-    11: "DROP TABLE session_facts; DROP TABLE usage_days;",  # 0012_session_facts
+UNDO = {  # keyed by the step's place in MIGRATIONS
+    12: "DROP TABLE session_facts; DROP TABLE usage_days;",  # 0012_session_facts
+    11: "DROP TABLE tool_index; DROP TABLE tool_fts; "  # 0011_tool_calls
+        "ALTER TABLE index_state DROP COLUMN tool_rows; "
+        "ALTER TABLE index_state DROP COLUMN tool_chars;",
     10: "ALTER TABLE sessions DROP COLUMN archived;",
     9: "DROP INDEX sessions_by_spawner; DROP INDEX sessions_by_parent;",
     8: "DROP TRIGGER index_totals_added; DROP TRIGGER index_totals_removed; "
@@ -35,7 +38,9 @@ def downgrade(path: Path, version: int) -> None:
 
 # What each PostgreSQL migration (core/storage/postgres/schema.py) added, taken away again.
 PG_UNDO = {  # keyed by place, as UNDO
-    7: "DROP TABLE backscroll.session_facts; DROP TABLE backscroll.usage_days;",  # 0008
+    8: "DROP TABLE backscroll.session_facts; DROP TABLE backscroll.usage_days;",  # 0008
+    7: "DROP TABLE backscroll.tool_index; ALTER TABLE backscroll.sessions DROP COLUMN tool_rows, "
+       "DROP COLUMN tool_chars;",  # 0007_tool_calls
     6: "ALTER TABLE backscroll.sessions DROP COLUMN archived;",
     5: """
     DROP INDEX backscroll.sessions_by_key;

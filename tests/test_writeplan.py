@@ -27,7 +27,8 @@ from backscroll.core.storage.writeplan import (
     plan_import,
     title_of,
 )
-from backscroll.core.transcript import parse_event
+from backscroll.core.tool_index import ToolRow, tool_rows_for_branch
+from backscroll.core.transcript import active_branch, parse_event
 
 KEY = "agent:main:one"
 
@@ -58,6 +59,7 @@ class Fake:
         self.key: str | None = None
         self.facts: Facts | None = None
         self.usage: dict[UsageKey, Usage] = {}
+        self.tools: list[ToolRow] = []
 
     def _has_entry(self, pk: int, entry_id: str) -> bool:
         return any(e[1] == entry_id for e in self.events)
@@ -101,6 +103,24 @@ class Fake:
 
     def _add_usage(self, pk: int, key: UsageKey, usage: Usage) -> None:
         self.usage[key] = self.usage.get(key, NO_USAGE).plus(usage)
+    # the tool-call index's
+    def _add_tools(self, head: Head, rows: list[ToolRow]) -> None:
+        self.tools += rows
+
+    def _open_calls(self, pk: int, call_id: str | None):
+        if not self.tools:
+            return None, []
+        newest = self.tools[-1].entry_id
+        return newest, [(t.entry_id, t.block, t.call_id, t.tool) for t in self.tools
+                        if t.result_entry_id is None
+                        and (t.entry_id == newest or (call_id and t.call_id == call_id))]
+
+    def _call_event(self, pk: int, entry_id: str) -> dict[str, Any] | None:
+        return next((json.loads(e[3]) for e in self.events if e[1] == entry_id), None)
+
+    def _answer_tool(self, pk: int, row: ToolRow) -> None:
+        self.tools = [row if (t.entry_id, t.block) == (row.entry_id, row.block) else t
+                      for t in self.tools]
 
     # the import's
     def _find_for_import(self, column: str, value: str, host: str | None):
@@ -193,3 +213,28 @@ def test_the_title_rule_and_the_sqlite_backfill_agree() -> None:
     conn.execute(f"UPDATE sessions SET {SUMMARY_COLUMNS}")
     titles = [t for (t,) in conn.execute("SELECT title FROM sessions ORDER BY pk")]
     assert titles == [title_of(body) for body in bodies]
+
+
+def test_a_fake_backend_indexes_tool_calls_and_their_later_results_as_a_rebuild_does() -> None:
+    fake = Fake()
+    events = [
+        header(),
+        message("u", None, "user", "check the disk"),
+        {"type": "message", "id": "a", "parentId": "u", "timestamp": "2026-01-01T00:00:02Z",
+         "message": {"role": "assistant", "content": [
+             {"type": "toolCall", "id": "c1", "name": "exec", "arguments": {"command": "df -h"}},
+             {"type": "toolCall", "id": "c2", "name": "read", "arguments": {"path": "/x"}}]}},
+        {"type": "message", "id": "r2", "parentId": "a", "timestamp": "2026-01-01T00:00:04Z",
+         "message": {"role": "toolResult", "toolCallId": "c2", "toolName": "read",
+                     "content": [{"type": "text", "text": "no such file"}], "isError": True}},
+        {"type": "message", "id": "r1", "parentId": "r2", "timestamp": "2026-01-01T00:00:05Z",
+         "message": {"role": "toolResult", "toolName": "exec",  # no call id: by order
+                     "content": [{"type": "text", "text": "/dev/sda1 91%"}],
+                     "details": {"exitCode": 0, "durationMs": 40}}},
+    ]
+    for event in events:
+        append(fake, event)
+    assert [(t.tool, t.status, t.duration_ms, t.result_entry_id) for t in fake.tools] == [
+        ("exec", "ok", 40, "r1"), ("read", "failed", 2000, "r2")]
+    rebuilt = tool_rows_for_branch(active_branch(enumerate(events, 1)), KEY)
+    assert fake.tools == rebuilt

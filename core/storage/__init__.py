@@ -34,6 +34,7 @@ from .model import (
     SessionMeta,
     SessionRow,
     SessionScope,
+    StoredTool,
     UsageRow,
     now_ms,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "MatchFilters",
     "Matches",
     "MatchRow",
+    "StoredTool",
     "PartCount",
     "Progress",
     "PublishItem",

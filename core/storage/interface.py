@@ -48,19 +48,21 @@ from .model import (
     SessionMeta,
     SessionRow,
     SessionScope,
+    StoredTool,
     UsageRow,
 )
 
 # What a rebuild publishes for one claimed session: (claim, rows to write now, or None when
 # ``write_rows`` already wrote them, the active leaf, the tree problems found, the messages
-# of the active branch, its facts and usage rows computed from the whole log:
-# ``facts.session_facts``).
+# of the active branch, the rows of its tool calls (always written at publishing), its facts
+# and usage rows computed from the whole log: ``facts.session_facts``).
 PublishItem = tuple[Claim, "list[IndexRow] | None", "str | None", str, "list[BranchRow]",
-                    "SessionFacts"]
+                    "list[ToolRow]", "SessionFacts"]
 
 
 if TYPE_CHECKING:
     from ..facts import Facts, SessionFacts, Usage, UsageKey
+    from ..tool_index import ToolRow
 
 
 class SchemaBehind(StoreError):
@@ -264,6 +266,35 @@ class Matching(Protocol):
         filters: MatchFilters = MatchFilters(),
     ) -> list[str]:
         """Entry ids of the session's messages that match, oldest first (at most ``limit``)."""
+        ...
+
+    def match_tools(
+        self,
+        query: ParsedQuery,
+        scope: SessionScope,
+        window: int,
+        limit: int,
+        order: str = "best",
+        filters: MatchFilters = MatchFilters(),
+        within: SessionScope | None = None,
+    ) -> Matches:
+        """As ``match``, over the tool-call index (core/tool_index.py): its rows' role is
+        ``tool``; ``filters.tool`` and ``filters.failed`` narrow them; the statistics are the
+        visible sessions' tool rows'."""
+        ...
+
+    def tool_calls(self, scope: SessionScope, filters: MatchFilters, limit: int
+                   ) -> list[StoredTool]:
+        """The newest ``limit`` tool calls of ``scope``'s sessions passing ``filters`` (no
+        full-text index), newest first."""
+        ...
+
+    def tools_by_rowid(self, rowids: list[int]) -> list[StoredTool]:
+        """The tool rows of ``rowids``, newest first."""
+        ...
+
+    def session_tools(self, pk: int) -> list[StoredTool]:
+        """A session's tool rows in call order (time, entry id, block)."""
         ...
 
 

@@ -130,9 +130,28 @@ class MatchFilters(NamedTuple):
     role: str | None = None
     since_ms: int | None = None
     until_ms: int | None = None
+    tool: str | None = None  # tool rows: this tool's calls (its name, ignoring ASCII case)
+    failed: bool = False  # tool rows: failed calls only
 
     def __bool__(self) -> bool:
-        return (self.role, self.since_ms, self.until_ms) != (None, None, None)
+        return (self.role, self.since_ms, self.until_ms, self.tool, self.failed) != (
+            None, None, None, None, False)
+
+
+class StoredTool(NamedTuple):
+    """A row of the tool-call index as stored (core/tool_index.py), with its text."""
+
+    rowid: int
+    session_pk: int
+    entry_id: str
+    block: int
+    call_id: str | None
+    tool: str
+    status: str  # ok | failed | none
+    ts: int
+    duration_ms: int | None
+    result_entry_id: str | None
+    body: str  # redacted, segmented
 
 
 class PartCount(NamedTuple):

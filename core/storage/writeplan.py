@@ -16,6 +16,7 @@ from typing import Any, Callable, NamedTuple, Protocol
 
 from ..facts import NO_FACTS, Contribution, Facts, Usage, UsageKey, contribution, usage_key
 from ..indexer import INDEXER_VERSION, IndexRow, indexes_session, row_for
+from ..tool_index import ToolAnswer, ToolRow, answer_of, calls_of, tool_row
 from ..transcript import advance, branch_message, indexable, keeps_branch
 from .model import AppendResult, BranchRow, Imported, SessionMeta
 from .stored import NewEvent, new_events
@@ -74,6 +75,8 @@ class AppendPlan:
     leaf: str | None  # the active leaf after it
     outcome: str  # indexed, stored or dirty (AppendResult)
     row: IndexRow | None  # its index row, written in the same transaction
+    tools: list[ToolRow]  # the rows of the tool calls it makes (no result yet) ...
+    answer: ToolAnswer | None  # ... or the tool result it brings to an indexed call
     title: str | None  # the title it gives a session that has none
     extends_branch: bool  # the stored branch messages stay current through ``seq``
     shown: BranchRow | None  # ... adding this one
@@ -94,17 +97,21 @@ def plan_append(head: Head, key: str, event: dict[str, Any], has_entry: Callable
     outcome = "dirty" if event["type"] == "leaf" or moved_off or joins else "stored"
     current = head.state == "clean" and head.version == INDEXER_VERSION
     row = None
-    if step.extends and current:
+    tools: list[ToolRow] = []
+    answer = None
+    if step.extends and current and indexes_session(key):
         message = indexable(event, head.created_at)
-        if message and indexes_session(key):
+        if message:
             row = row_for(message.entry_id, message.role, message.timestamp_ms, message.text)
             outcome = "indexed"
+        tools = [tool_row(call, None) for call in calls_of(event, head.created_at)]
+        answer = answer_of(event, head.created_at)
     extends = head.branch_seq == head.last_seq and keeps_branch(head.leaf, step, joins)
     marks_dirty = head.state == "claimed" or outcome == "dirty"
     if marks_dirty and outcome != "indexed":
         outcome = "dirty"
     return AppendPlan(
-        seq=seq, leaf=step.leaf, outcome=outcome, row=row,
+        seq=seq, leaf=step.leaf, outcome=outcome, row=row, tools=tools, answer=answer,
         title=title_of(row.body) if row is not None and row.role == "user" else None,
         extends_branch=extends,
         shown=branch_message(seq, event) if extends and step.extends else None,
@@ -119,6 +126,14 @@ class AppendTarget(Protocol):
     def _has_body(self, pk: int, body: str) -> bool: ...  # an id-less event with this text
     def _adopted(self, pk: int, node: str) -> bool: ...  # a stored entry names it as parent
     def _add_row(self, head: Head, row: IndexRow) -> None: ...
+    def _add_tools(self, head: Head, rows: list[ToolRow]) -> None: ...
+    # the open tool calls a result may answer: the entry id of the session's newest call
+    # message, and (entry id, block, call id, tool) of its unanswered calls with ``call_id``
+    # or in that message, in block order
+    def _open_calls(self, pk: int, call_id: str | None
+                    ) -> tuple[str | None, list[tuple[str, int, str | None, str]]]: ...
+    def _call_event(self, pk: int, entry_id: str) -> dict[str, Any] | None: ...
+    def _answer_tool(self, pk: int, row: ToolRow) -> None: ...  # the row, answered
     def _store_event(self, pk: int, seq: int, event: dict[str, Any], body: str,
                      leaf: str | None) -> None: ...  # the event, and the session's last_seq
     def _note_row(self, pk: int, row: IndexRow, title: str | None) -> None: ...  # summary
@@ -145,6 +160,10 @@ def carry_out_append(target: AppendTarget, head: Head, key: str, event: dict[str
     adds = counted(target, head, key, event)
     if plan.row is not None:
         target._add_row(head, plan.row)
+    if plan.tools:
+        target._add_tools(head, plan.tools)
+    if plan.answer is not None:
+        carry_out_answer(target, head, plan.answer)
     target._store_event(pk, plan.seq, event, body, plan.leaf)
     if adds is not None:
         fold_facts(target, pk, adds)
@@ -179,6 +198,29 @@ def fold_facts(target: AppendTarget, pk: int, adds: Contribution) -> None:
     key = usage_key(adds)
     if key is not None:
         target._add_usage(pk, key, adds.usage)
+def carry_out_answer(target: AppendTarget, head: Head, answer: ToolAnswer) -> None:
+    """A tool result appended to an indexed session: the call it answers (``OpenCalls``'
+    rule, on the calls still open) gets its status, duration and result, rebuilt from the
+    stored call (``tool_index.tool_row``, the rebuild's rule). Live, the order fallback sees
+    the newest call message's open calls (docs/tool-calls.md)."""
+    from ..tool_pairs import OpenCalls
+
+    newest, open_calls = target._open_calls(head.pk, answer.call_id)
+    if not open_calls:
+        return
+    pending = OpenCalls()
+    pending.turn("assistant", [((e, b), c, t) for e, b, c, t in open_calls if e == newest])
+    for entry_id, block, call_id, _tool in open_calls:
+        if call_id is not None:
+            pending.by_id.setdefault(call_id, (entry_id, block))
+    found = pending.answer(answer.call_id, answer.tool)
+    if found is None:
+        return
+    entry_id, block = found  # type: ignore[misc]
+    event = target._call_event(head.pk, entry_id)
+    call = next((c for c in calls_of(event or {}, head.created_at) if c.block == block), None)
+    if call is not None:
+        target._answer_tool(head.pk, tool_row(call, answer))
 
 
 @dataclass(frozen=True)
@@ -236,5 +278,6 @@ def carry_out_import(target: ImportTarget, meta: SessionMeta, key: str, lines: l
     return Imported(key, len(plan.added), plan.messages)
 
 
-__all__ = ["AppendPlan", "Head", "ImportPlan", "carry_out_append", "carry_out_import",
+__all__ = ["AppendPlan", "Head", "ImportPlan", "carry_out_answer",
+           "carry_out_append", "carry_out_import",
            "held_id", "import_key", "plan_append", "plan_import", "title_of"]

@@ -159,6 +159,8 @@ def cmd_search(state: StateDir, args: argparse.Namespace) -> int:
         host=args.host,
     )
     caller = caller_from_args(state, args)
+    if args.tools or args.tool is not None or args.failed:
+        return _search_tools(state, args, request, caller)
     if args.group:
         from backscroll.core.grouped import conversations_search
 
@@ -174,6 +176,47 @@ def cmd_search(state: StateDir, args: argparse.Namespace) -> int:
         emit_json(response.as_json())
     else:
         _render().search(request, response, caller)
+    return 0
+
+
+def _search_tools(state: StateDir, args: argparse.Namespace, request: Any, caller: Caller
+                  ) -> int:
+    """``search --tools`` (``--tool`` and ``--failed`` imply it): the tool-call index."""
+    from backscroll.core.tool_search import ToolSearchRequest, tools_search
+
+    if args.group:
+        raise ValidationError("--group lists conversations; a tool search lists calls: "
+                              "leave one of --group and --tools out")
+    response = tools_search(state, ToolSearchRequest(request, args.tool, args.failed), caller,
+                            on_pending=lambda agent: _reconcile(state, agent))
+    if args.json:
+        emit_json(response.as_json())
+    else:
+        from . import render_tools
+
+        render_tools.tool_hits(request.query, response, caller)
+    return 0
+
+
+def cmd_calls(state: StateDir, args: argparse.Namespace) -> int:
+    """What an agent (or a session) did: its tool calls, newest first."""
+    from backscroll.core.checks import validate_limit
+    from backscroll.core.timeparse import parse_time
+    from backscroll.core.tool_search import CALLS_LIMIT_MAX, tool_calls
+
+    if args.agent is not None and args.session is not None:
+        raise ValidationError("give --agent or --session, not both (a session is one agent's)")
+    caller = caller_from_args(state, args)
+    response = tool_calls(
+        state, caller, agent=args.agent, session_key=args.session,
+        since_ms=parse_time(args.since), until_ms=parse_time(args.until), tool=args.tool,
+        failed=args.failed, limit=validate_limit(args.limit, CALLS_LIMIT_MAX))
+    if args.json:
+        emit_json(response.as_json())
+    else:
+        from . import render_tools
+
+        render_tools.tool_hits("", response, caller, "call")
     return 0
 
 

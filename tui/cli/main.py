@@ -105,8 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rebuild", action="store_true", help="build the demo again from scratch")
     p.add_argument("--no-browser", action="store_true", help="only build it, print where")
 
-    p = add("search", commands.cmd_search, "search user and assistant text", QUERY_SYNTAX)
-    p.add_argument("query", help='words (all must occur) and "quoted phrases"; see below')
+    p = add("search", commands.cmd_search, "search user and assistant text (or, with --tools, "
+            "tool calls)", QUERY_SYNTAX)
+    p.add_argument("query", nargs="?", default="",
+                   help='words (all must occur) and "quoted phrases"; see below')
     _add_caller_args(p)
     p.add_argument("--limit", default="10", help="results, 1..25 (default 10)")
     p.add_argument("--prefix", action="store_true", help="the last word also matches as a prefix")
@@ -124,6 +126,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only sessions from this host (a team server keeps each host's apart)")
     p.add_argument("--group", action="store_true",
                    help="one result per conversation: its best hit and its number of hits")
+    p.add_argument("--tools", action="store_true",
+                   help="search tool calls (name, arguments, result) instead of messages; "
+                        "without words, list the newest calls passing --tool/--failed/--session")
+    p.add_argument("--tool", metavar="NAME", help="only calls of this tool (implies --tools)")
+    p.add_argument("--failed", action="store_true",
+                   help="only failed calls: an error result or a non-zero exit (implies --tools)")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+
+    p = add("calls", commands.cmd_calls,
+            "what an agent did: its tool calls across sessions, newest first")
+    _add_caller_args(p, "list as this session would (needs toolCalls in config.toml)")
+    p.add_argument("--agent", help="only this agent's sessions")
+    p.add_argument("--session", metavar="KEY", help="only this session")
+    p.add_argument("--since", help="from this time: ISO date/time, epoch ms, or an age like 3h, 2d, 1w")
+    p.add_argument("--until", help="up to this time (same forms as --since)")
+    p.add_argument("--tool", metavar="NAME", help="only calls of this tool (ignoring case)")
+    p.add_argument("--failed", action="store_true", help="only failed calls")
+    p.add_argument("--limit", default="50", help="calls, 1..1000 (default 50)")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
 
     p = add("history", commands.cmd_history, "show a session's conversation (active branch)")
@@ -172,7 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_caller_args(p, "export it only if this session may see it, as that session would")
 
     p = add("mcp", commands.cmd_mcp,
-            "serve sessions_search, sessions_history and sessions_list to agents (MCP, stdio)")
+            "serve sessions_search, sessions_history, sessions_list and tool_calls_search (for "
+            "callers config.toml's toolCalls grants) to agents (MCP, stdio)")
     _add_caller_args(p, "answer as this session would (default: the operator, who sees everything)")
 
     p = add("import", commands.cmd_import, "import transcripts (stored now, indexed in background)")
@@ -288,7 +309,9 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     except ValidationError as err:
         dashed = next((a for a in argv if a.startswith("-") and not a.startswith("--")
                        and len(a) > 2), None)
-        if "required: query" in str(err) and dashed is not None:
+        # the query is optional (search --tools --failed): then the dashed word is left over
+        if dashed is not None and ("required: query" in str(err)
+                                   or f"unrecognized arguments: {dashed}" in str(err)):
             raise ValidationError(
                 f"{dashed} was read as an option; to search for it, put -- before it: "
                 f"`backscroll search -- {dashed}`"

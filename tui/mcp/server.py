@@ -55,6 +55,7 @@ from backscroll.core.visible_sessions import resolve_caller
 
 from .. import package_version
 from .filters import ActiveMinutes, Archived, Kinds, Label, ListOffset, Offset, Search
+from .tool_calls import register as register_tool_calls
 from .wire import serve_stdio
 
 LIST_LIMIT_DEFAULT = 20
@@ -413,6 +414,7 @@ def build_server(
 
         return await _off_loop(ctx, listing)
 
+    register_tool_calls(server, state, caller, on_pending, READ_ONLY, DATA_NOTE, _off_loop)
     return server
 
 

@@ -45,10 +45,18 @@ def json_object(arguments: Any) -> dict[str, Any]:
     return {}
 
 
+# Codex's exec output opens with a header (``Chunk ID``, ``Wall time``, then this line); an
+# older one is JSON text with ``metadata.exit_code``. A non-zero exit is a failed call, as the
+# OpenClaw ``exec`` tool's is (docs/tool-calls.md): the converter sets ``isError``.
+_EXITED = re.compile(r"^Process exited with code (-?\d+)$", re.MULTILINE)
+_HEADER_CHARS = 300
+
+
 def output_text(output: Any) -> tuple[str, bool]:
-    """A tool output's text, and whether it reports a failure."""
+    """A tool output's text, and whether it reports a failure (``success: false``, or a
+    non-zero exit code: ``exit_code``)."""
     if isinstance(output, str):
-        return output, False
+        return output, exit_code(output) not in (None, 0)
     if isinstance(output, dict):
         text = (
             output.get("content") if isinstance(output.get("content"), str) else json.dumps(output)
@@ -58,3 +66,20 @@ def output_text(output: Any) -> tuple[str, bool]:
         parts = [b.get("text") for b in blocks(output) if isinstance(b.get("text"), str)]
         return "\n".join(parts), False
     return "" if output is None else json.dumps(output), False
+
+
+def exit_code(text: str) -> int | None:
+    """The exit code a Codex exec output records in its header (or, older, in its JSON
+    ``metadata``), else None."""
+    found = _EXITED.search(text[:_HEADER_CHARS])
+    if found:
+        return int(found.group(1))
+    if text.startswith("{") and '"exit_code"' in text[:_HEADER_CHARS * 100]:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return None
+        meta = value.get("metadata") if isinstance(value, dict) else None
+        code = meta.get("exit_code") if isinstance(meta, dict) else None
+        return code if isinstance(code, int) and not isinstance(code, bool) else None
+    return None

@@ -133,7 +133,8 @@ class Claims(Writes):
             fresh: list[tuple[int, str, list[IndexRow]]] = []
             branches = []
             facts = []
-            for claim, rows, leaf, problems, shown, (found, usage) in items:
+            tools = []
+            for claim, rows, leaf, problems, shown, tool_rows, (found, usage) in items:
                 if not self.still_mine(claim, owner):
                     continue
                 branches.append((claim.session_pk, claim.seen_seq, shown))
@@ -141,6 +142,7 @@ class Claims(Writes):
                 if rows is not None:
                     self.delete_rows(claim.session_pk)
                     fresh.append((claim.session_pk, claim.session_id, rows))
+                tools.append((claim.session_pk, claim.session_id, tool_rows))
                 conn.execute(
                     "UPDATE sessions SET state = 'clean', indexed_seq = %s, indexed_leaf = %s, "
                     "indexer_version = %s, claim_owner = NULL, claim_expires = NULL, "
@@ -150,6 +152,7 @@ class Claims(Writes):
                 )
                 published.append(claim)
             self.replace_branches(branches)
+            self.replace_tools(tools)
             self.replace_facts(facts)
             self.insert_many(fresh)  # every session's rows in one bulk write
             self.refresh_summaries([claim.session_pk for claim in published])

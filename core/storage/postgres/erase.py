@@ -17,8 +17,8 @@ from typing import Any
 from .driver import pg_errors
 
 # Every table a delete removes rows from (events, index rows and their text, the session).
-TOUCHED = ("events", "message_index", "message_text", "branch_messages", "session_facts",
-           "usage_days", "sessions")
+TOUCHED = ("events", "message_index", "message_text", "branch_messages", "tool_index",
+           "session_facts", "usage_days", "sessions")
 
 _OWNED = """
     SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace

@@ -11,6 +11,7 @@ from ...keys import normalize_key
 from ..model import Imported, SessionMeta
 from ..writeplan import ImportPlan, carry_out_import
 from .driver import Conflict, retried
+from .locks import locked
 from .writes import Writes
 
 
@@ -33,11 +34,11 @@ class Imports(Writes):
 
     def _find_for_import(self, column: str, value: str,
                          host: str | None) -> tuple[int, str, int] | None:
-        found = self._locked(column, value, host)
+        found = locked(self, column, value, host)
         return (found[0], found[1], found[4]) if found is not None else None
 
     def _key_taken(self, key: str, host: str | None) -> bool:
-        return self._locked("key", key, host, legacy=False) is not None
+        return locked(self, "key", key, host, legacy=False) is not None
 
     def _create_for_import(self, meta: SessionMeta, clean: bool) -> tuple[int, str, int]:
         found = self._create_session(meta, clean)

@@ -7,25 +7,21 @@ from __future__ import annotations
 from typing import Any
 
 
-class Locking:
-    agent_id: str
-    host: str
-    conn: Any
-
-    def _locked(self, column: str, value: str, host: str | None = None,
-                legacy: bool = True) -> tuple | None:
-        """The session of ``host`` (None: this machine's) by key or session id, locked; with
-        ``legacy``, else one stored before hosts were (host ""), which the host then claims."""
-        host = host or self.host
-        row = self.conn.execute(
-            "SELECT pk, key, session_id, created_at, last_seq, leaf_id, state, indexer_version, "
-            f"branch_seq, host FROM sessions WHERE agent_id = %s AND {column} = %s "
-            "AND host = ANY(%s::text[]) ORDER BY host DESC LIMIT 1 FOR UPDATE",
-            (self.agent_id, value, [host, ""] if legacy else [host]),
-        ).fetchone()
-        if row is not None and row[9] != host:  # claimed, unless the host holds its key or id
-            self.conn.execute(
-                "UPDATE sessions s SET host = %s WHERE pk = %s AND NOT EXISTS (SELECT 1 FROM "
-                "sessions o WHERE o.agent_id = s.agent_id AND o.host = %s "
-                "AND (o.key = s.key OR o.session_id = s.session_id))", (host, row[0], host))
-        return row[:9] if row is not None else None
+def locked(writer: Any, column: str, value: str, host: str | None = None,
+           legacy: bool = True) -> tuple | None:
+    """The session of ``host`` (None: the writer's own) by key or session id, locked; with
+    ``legacy``, else one stored before hosts were (host ""), which the host then claims.
+    ``writer``: a writer handle (its ``conn``, ``agent_id`` and ``host``)."""
+    host = host or writer.host
+    row = writer.conn.execute(
+        "SELECT pk, key, session_id, created_at, last_seq, leaf_id, state, indexer_version, "
+        f"branch_seq, host FROM sessions WHERE agent_id = %s AND {column} = %s "
+        "AND host = ANY(%s::text[]) ORDER BY host DESC LIMIT 1 FOR UPDATE",
+        (writer.agent_id, value, [host, ""] if legacy else [host]),
+    ).fetchone()
+    if row is not None and row[9] != host:  # claimed, unless the host holds its key or id
+        writer.conn.execute(
+            "UPDATE sessions s SET host = %s WHERE pk = %s AND NOT EXISTS (SELECT 1 FROM "
+            "sessions o WHERE o.agent_id = s.agent_id AND o.host = %s "
+            "AND (o.key = s.key OR o.session_id = s.session_id))", (host, row[0], host))
+    return row[:9] if row is not None else None

@@ -280,6 +280,38 @@ MIGRATIONS.append(("0006_session_archived", """
     ALTER TABLE sessions ADD COLUMN archived boolean NOT NULL DEFAULT false;
 """))
 
+# The tool-call index (issue 26, docs/tool-calls.md), as SQLite's 0011_tool_calls: a row per
+# tool call of a session's active branch, rowid = call time << 12 | slot per agent, its tokens
+# as message_index's (fts.py), its text inline (tool rows are few and short). Each session
+# counts its tool rows and characters (a tool search's ranking statistics). A tool name is
+# compared folding ASCII case only (lower() under the C collation), as SQLite's NOCASE.
+MIGRATIONS.append(("0007_tool_calls", """
+    CREATE TABLE tool_index (
+        agent_id        text NOT NULL,
+        rowid           bigint NOT NULL,
+        session_pk      bigint NOT NULL REFERENCES sessions ON DELETE CASCADE,
+        entry_id        text NOT NULL,
+        block           integer NOT NULL,
+        call_id         text,
+        tool            text NOT NULL,
+        status          text NOT NULL,
+        ts              bigint NOT NULL,
+        duration_ms     bigint,
+        result_entry_id text,
+        exact           boolean NOT NULL,
+        tsv             tsvector NOT NULL,
+        body            text NOT NULL,
+        PRIMARY KEY (agent_id, rowid)
+    );
+    CREATE INDEX tool_index_by_session ON tool_index (session_pk, ts);
+    CREATE INDEX tool_index_open ON tool_index (session_pk, call_id) WHERE result_entry_id IS NULL;
+    CREATE INDEX tool_index_by_tool ON tool_index (agent_id, lower(tool COLLATE "C"), rowid);
+    CREATE INDEX tool_tsv ON tool_index USING gin (tsv) WHERE exact;
+    CREATE INDEX tool_tsv_checked ON tool_index USING gin (tsv) WHERE NOT exact;
+    ALTER TABLE sessions ADD COLUMN tool_rows integer NOT NULL DEFAULT 0;
+    ALTER TABLE sessions ADD COLUMN tool_chars bigint NOT NULL DEFAULT 0;
+"""))
+
 # The facts of each session and its usage per (UTC day, model), as SQLite's 0012_session_facts
 # (core/facts.py): written with the events, replaced by a rebuild; NULL: nothing recorded it.
 MIGRATIONS.append(("0008_session_facts", """

@@ -24,8 +24,9 @@ from .driver import Conflict, retried
 from .erase import Erasing
 from .facts import FactsStore
 from .fts import index_text
-from .locks import Locking
+from .locks import locked
 from .text import load_text, store_text
+from .tool_writes import ToolWrites
 
 # Connections that have their temporary staging table (it lives as long as the connection).
 _staging: weakref.WeakSet = weakref.WeakSet()
@@ -42,7 +43,7 @@ _INSERT_ROW = (
 _COLUMNS = ("agent", "rowid", "pk", "entry", "role", "ts", "body", "exact", "tsv")
 
 
-class Writes(Erasing, Locking, FactsStore):
+class Writes(Erasing, FactsStore, ToolWrites):
     """Writing methods; the connection is a writer's, in autocommit mode."""
 
     @contextmanager
@@ -106,10 +107,10 @@ class Writes(Erasing, Locking, FactsStore):
         event = parse_event(line)
         body = body_of(line, event)
         with self._tx():
-            found = self._locked("key", key, meta.host)
+            found = locked(self, "key", key, meta.host)
             if found is None:
                 found = (self._create_session(meta._replace(key=key), True)
-                         or self._locked("key", key, meta.host))
+                         or locked(self, "key", key, meta.host))
             if found is None:
                 raise Conflict(f"session {key} was created and removed meanwhile")
             pk, _key, session_id, created_at, last_seq, leaf, state, version, branch_seq = found
@@ -332,7 +333,7 @@ class Writes(Erasing, Locking, FactsStore):
     def delete_session(self, key: str, host: str | None = None) -> bool:
         key = normalize_key(key)
         with self._tx() as conn:
-            found = self._locked("key", key, host)
+            found = locked(self, "key", key, host)
             if found is None:
                 return False
             self.delete_rows(found[0])

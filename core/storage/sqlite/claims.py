@@ -121,15 +121,17 @@ class Claims(Writes):
         marked it dirty."""
         published = []
         rebuilt = []
+        tools = []
         branches = []
         facts = []
-        for claim, rows, leaf, problems, shown, (found, usage) in items:
+        for claim, rows, leaf, problems, shown, tool_rows, (found, usage) in items:
             if not self.still_mine(claim, owner):
                 continue
             branches.append((claim.session_pk, claim.seen_seq, shown))
             facts.append((claim.session_pk, found, usage))
             if rows is not None:
                 rebuilt.append((claim.session_pk, claim.session_id, rows))
+            tools.append((claim.session_pk, claim.session_id, tool_rows))
             self.conn.execute(
                 "UPDATE index_state SET state = 'clean', indexed_seq = ?, indexed_leaf = ?, "
                 "indexer_version = ?, claim_owner = NULL, claim_expires = NULL, problems = ? "
@@ -141,6 +143,7 @@ class Claims(Writes):
             )
             published.append(claim)
         self.replace_branches(branches)
+        self.replace_tools(tools)
         self.replace_facts(facts)
         self.replace_rows(rebuilt)  # last: see Writes.replace_rows
         for claim in published:  # from the rows now in place

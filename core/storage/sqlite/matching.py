@@ -33,7 +33,8 @@ from ...query import ParsedQuery
 from ...rank import holding
 from ..model import CorpusStats, Matches, MatchFilters, MatchRow, PartCount, SessionScope
 from .driver import sqlite_errors
-from .reads import SUMS, Reads, own_tag, tree_tag
+from .reads import SUMS, own_tag, tree_tag
+from .tool_reads import ToolReads
 
 MAX_TAGS = 48  # scope tags in one MATCH expression (an OR of tags costs per tag and per row)
 # Estimated FTS5 work (tokens x matches of the rarest token) a query may cost before only the
@@ -42,6 +43,23 @@ WORK_BUDGET = 60_000
 # "chunks" costs about CHUNK_COST row lookups of "stream" per session named: the planner
 # takes whichever of the two should pass over fewer rows.
 CHUNK_COST = 120
+
+
+class Index(NamedTuple):
+    """One full-text index and its row table: the messages', or the tool calls' (issue 26).
+    Both are matched, counted and ranked by the same code."""
+
+    fts: str
+    rows: str
+    label: str  # what a MatchRow's role holds
+    sums: str  # rows and characters per session (index_state)
+    totals: str  # every session's
+
+
+MESSAGES = Index("message_fts", "message_index", "m.role", SUMS,
+                 "SELECT rows, chars FROM index_totals")
+_TOOL_SUMS = "SELECT coalesce(sum(tool_rows), 0), coalesce(sum(tool_chars), 0) FROM index_state"
+TOOLS = Index("tool_fts", "tool_index", "'tool'", _TOOL_SUMS, _TOOL_SUMS)
 
 
 class _Group(NamedTuple):
@@ -103,7 +121,7 @@ def _tags(pks: Iterable[int]) -> tuple[str, ...]:
     return tuple(own_tag(p) for p in sorted(pks))
 
 
-class Matching(Reads):
+class Matching(ToolReads):
     """Matching methods of the reader and writer classes, over the reads."""
 
     def match(
@@ -115,6 +133,34 @@ class Matching(Reads):
         order: str = "best",
         filters: MatchFilters = MatchFilters(),
         within: SessionScope | None = None,
+    ) -> Matches:
+        """The visible matches to rank, newest first, and the statistics to rank them with
+        (``_match`` over the messages' index)."""
+        return self._match(MESSAGES, query, scope, window, limit, order, filters, within)
+
+    def match_tools(
+        self,
+        query: ParsedQuery,
+        scope: SessionScope,
+        window: int,
+        limit: int,
+        order: str = "best",
+        filters: MatchFilters = MatchFilters(),
+        within: SessionScope | None = None,
+    ) -> Matches:
+        """As ``match``, over the tool-call index (its rows' role is ``tool``)."""
+        return self._match(TOOLS, query, scope, window, limit, order, filters, within)
+
+    def _match(
+        self,
+        ix: Index,
+        query: ParsedQuery,
+        scope: SessionScope,
+        window: int,
+        limit: int,
+        order: str,
+        filters: MatchFilters,
+        within: SessionScope | None,
     ) -> Matches:
         """The visible matches to rank, newest first, and the statistics to rank them with.
 
@@ -133,17 +179,18 @@ class Matching(Reads):
         if not (scope.pks if within is None else within.pks):
             return Matches([], False, CorpusStats(0, 0, ()))
         with sqlite_errors(self.path):
-            plan = plan_for(scope, lambda: self._row_counts(scope), window)
+            plan = plan_for(scope, lambda: self._row_counts(scope, ix), window)
             rows_plan = plan if within is None else plan_for(
-                within, lambda: self._row_counts(within), window
+                within, lambda: self._row_counts(within, ix), window
             )
-            span = _Span(self, plan, scope)  # the visible rows' totals and time span, when needed
+            span = _Span(self, plan, scope, ix)  # the visible rows' totals and time span, when needed
             tokens = _tokens(query)
             counted: dict[tuple[str, bool], PartCount] = {}
             bound = None
             if len(tokens) > 1:
                 for token in dict.fromkeys(tokens):
-                    found = self._newest(plan, _token_body(*token), window + 1, MatchFilters())
+                    found = self._newest(plan, _token_body(*token), window + 1, MatchFilters(),
+                                         ix=ix)
                     counted[token] = _part_count(span, found, window)
                     # The rarest token has at most these: within budget whatever the others
                     # hold (a CJK word's characters, each counted, cost a caller who sees
@@ -156,10 +203,10 @@ class Matching(Reads):
                     if work > WORK_BUDGET:
                         bound = span.share(WORK_BUDGET / work)
             wanted = limit if order == "recent" else window
-            newest = self._newest(rows_plan, _body(query.fts), wanted + 1, filters, bound)
+            newest = self._newest(rows_plan, _body(query.fts), wanted + 1, filters, bound, ix)
             windowed = order == "best" and len(newest) > window
             cut = bound is not None and len(newest) <= wanted
-            rows = self._rows(newest[:wanted])
+            rows = self._rows(newest[:wanted], ix)
             counts: list[PartCount] = []
             reuse = (len(query.parts) == 1 and not filters and within is None
                      and order == "best" and bound is None)
@@ -170,42 +217,43 @@ class Matching(Reads):
                     continue
                 # the only part, unfiltered, was counted by the candidate query itself
                 found = newest if reuse else self._newest(plan, _body(part), window + 1,
-                                                          MatchFilters(), bound)
+                                                          MatchFilters(), bound, ix)
                 counts.append(_part_count(span, found, window, bound))
             stats = CorpusStats(*(span.totals() if rows else (0, 0)), tuple(counts))
         return Matches(rows, windowed, stats, bound >> ROWID_SHIFT if cut and bound else None)
 
     # ------------------------------------------------------------------ the steps
 
-    def _totals(self, scope: SessionScope) -> tuple[int, int]:
+    def _totals(self, scope: SessionScope, ix: Index = MESSAGES) -> tuple[int, int]:
         """Rows and characters of the visible sessions: summed over them when they are the
         smaller side, else every session's less the hidden ones'."""
-        sql = f"{SUMS} WHERE session_pk IN (SELECT value FROM json_each(?))"
+        sql = f"{ix.sums} WHERE session_pk IN (SELECT value FROM json_each(?))"
         if len(scope.pks) <= len(scope.hidden):
             return self._one(sql, (json.dumps(sorted(scope.pks)),))
-        rows, chars = self._every_session_totals()
+        rows, chars = self._every_session_totals(ix)
         if not scope.hidden:
             return rows, chars
         hidden_rows, hidden_chars = self._one(sql, (json.dumps(sorted(scope.hidden)),))
         return rows - hidden_rows, chars - hidden_chars
 
-    def _row_counts(self, scope: SessionScope) -> tuple[int, int]:
-        return self._totals(scope)[0], self._every_session_totals()[0]
+    def _row_counts(self, scope: SessionScope, ix: Index = MESSAGES) -> tuple[int, int]:
+        return self._totals(scope, ix)[0], self._every_session_totals(ix)[0]
 
-    def _every_session_totals(self) -> tuple[int, int]:
-        """Rows and characters of every session: the row schema migration 8's triggers keep
-        (summed again only if someone deleted that row; ``verify`` names it)."""
-        return self._one("SELECT rows, chars FROM index_totals") or self._one(SUMS)
+    def _every_session_totals(self, ix: Index = MESSAGES) -> tuple[int, int]:
+        """Rows and characters of every session: for messages the row schema migration 8's
+        triggers keep (summed again only if someone deleted that row; ``verify`` names it);
+        for tool calls summed (a tool search is the operator's, and rarer)."""
+        return self._one(ix.totals) or self._one(ix.sums)
 
     def _newest(self, plan: Plan, body: str, n: int, filters: MatchFilters,
-                since: int | None = None) -> list[int]:
+                since: int | None = None, ix: Index = MESSAGES) -> list[int]:
         """Rowids of the newest ``n`` matches of ``body`` the plan allows (at or after rowid
         ``since``), newest first."""
         where, params = _filter_sql(filters)
         if since is not None:
             where.append("f.rowid >= ?")
             params.append(since)
-        join = "JOIN message_index m ON m.rowid = f.rowid " if where or plan.kind == "stream" else ""
+        join = f"JOIN {ix.rows} m ON m.rowid = f.rowid " if where or plan.kind == "stream" else ""
         if plan.kind == "stream":
             # "+": never drive the query from the session index (a MATCH per row is slow)
             where.append("+m.session_pk IN (SELECT value FROM json_each(?))")
@@ -214,7 +262,7 @@ class Matching(Reads):
         else:
             exprs = [group.expr(body) for group in plan.groups]
         sql = (
-            f"SELECT f.rowid FROM message_fts f {join}WHERE message_fts MATCH ?"
+            f"SELECT f.rowid FROM {ix.fts} f {join}WHERE {ix.fts} MATCH ?"
             f"{''.join(' AND ' + w for w in where)} ORDER BY f.rowid DESC LIMIT ?"
         )
         found = [
@@ -224,7 +272,7 @@ class Matching(Reads):
             return found[0]
         return list(islice(heapq.merge(*found, reverse=True), n))
 
-    def _rows(self, rowids: list[int]) -> list[MatchRow]:
+    def _rows(self, rowids: list[int], ix: Index = MESSAGES) -> list[MatchRow]:
         """The kept rows with their text, newest first. The text is read from the index's
         own content table (FTS5's ``%_content``): a join through the virtual table would
         cost several times more. The rowids are integers this module produced, so they are
@@ -233,17 +281,18 @@ class Matching(Reads):
             return []
         listed = ",".join(str(int(rowid)) for rowid in rowids)
         found = self.conn.execute(
-            "SELECT m.rowid, m.session_pk, m.entry_id, m.role, m.ts, c.c0 FROM message_index m "
-            f"JOIN message_fts_content c ON c.id = m.rowid WHERE m.rowid IN ({listed}) "
+            f"SELECT m.rowid, m.session_pk, m.entry_id, {ix.label}, m.ts, c.c0 FROM {ix.rows} m "
+            f"JOIN {ix.fts}_content c ON c.id = m.rowid WHERE m.rowid IN ({listed}) "
             "ORDER BY m.rowid DESC"
         ).fetchall()
         return [MatchRow._make(row) for row in found]
 
-    def _visible_edge(self, plan: Plan, scope: SessionScope, direction: str) -> int | None:
+    def _visible_edge(self, plan: Plan, scope: SessionScope, direction: str,
+                      ix: Index = MESSAGES) -> int | None:
         """The newest (DESC) or oldest (ASC) visible rowid."""
         if plan.kind == "stream":
             row = self._one(
-                "SELECT rowid FROM message_index WHERE +session_pk IN "
+                f"SELECT rowid FROM {ix.rows} WHERE +session_pk IN "
                 f"(SELECT value FROM json_each(?)) ORDER BY rowid {direction} LIMIT 1",
                 (json.dumps(plan.sessions),),
             )
@@ -252,13 +301,13 @@ class Matching(Reads):
         for group in plan.groups:
             if group.include is None:
                 row = self._one(
-                    "SELECT rowid FROM message_index WHERE +session_pk NOT IN "
+                    f"SELECT rowid FROM {ix.rows} WHERE +session_pk NOT IN "
                     f"(SELECT value FROM json_each(?)) ORDER BY rowid {direction} LIMIT 1",
                     (json.dumps(sorted(scope.hidden)),),
                 )
             else:
                 row = self._one(
-                    "SELECT rowid FROM message_fts WHERE message_fts MATCH ? "
+                    f"SELECT rowid FROM {ix.fts} WHERE {ix.fts} MATCH ? "
                     f"ORDER BY rowid {direction} LIMIT 1",
                     (group.expr(None),),
                 )
@@ -298,15 +347,16 @@ class _Span:
     back), and what needs the number (rank.py's estimate of a common part's frequency, the
     share of messages a costly query may search) needs no more than an estimate."""
 
-    def __init__(self, db: Matching, plan: Plan, scope: SessionScope) -> None:
-        self.db, self.plan, self.scope = db, plan, scope
+    def __init__(self, db: Matching, plan: Plan, scope: SessionScope, ix: Index = MESSAGES
+                 ) -> None:
+        self.db, self.plan, self.scope, self.ix = db, plan, scope, ix
         self._totals: tuple[int, int] | None = None
         self._edges: tuple[int | None, int | None] | None = None
 
     def totals(self) -> tuple[int, int]:
         """The visible rows and their characters."""
         if self._totals is None:
-            self._totals = self.db._totals(self.scope)
+            self._totals = self.db._totals(self.scope, self.ix)
         return self._totals
 
     @property
@@ -315,8 +365,8 @@ class _Span:
 
     def edges(self) -> tuple[int | None, int | None]:
         if self._edges is None:
-            self._edges = (self.db._visible_edge(self.plan, self.scope, "DESC"),
-                           self.db._visible_edge(self.plan, self.scope, "ASC"))
+            self._edges = (self.db._visible_edge(self.plan, self.scope, "DESC", self.ix),
+                           self.db._visible_edge(self.plan, self.scope, "ASC", self.ix))
         return self._edges
 
     def newer(self, rowid: int) -> int:
@@ -376,6 +426,11 @@ def _filter_sql(filters: MatchFilters) -> tuple[list[str], list[Any]]:
     if filters.role is not None:
         where.append("m.role = ?")
         params.append(filters.role)
+    if filters.tool is not None:  # tool rows: the column compares ignoring ASCII case
+        where.append("m.tool = ?")
+        params.append(filters.tool)
+    if filters.failed:
+        where.append("m.status = 'failed'")
     if filters.since_ms is not None:
         where += ["f.rowid >= ?", "m.ts >= ?"]
         params += [max(filters.since_ms, 0) << ROWID_SHIFT, filters.since_ms]

@@ -268,6 +268,34 @@ MIGRATIONS.append(("0010_session_archived", """
     ALTER TABLE sessions ADD COLUMN archived INTEGER NOT NULL DEFAULT 0;
 """))
 
+# The tool-call index (issue 26, docs/tool-calls.md): a row per tool call of a session's active
+# branch (rowid = call time << 12 | slot, as message_index), its text in tool_fts with the
+# same scope tags as message_fts (one visibility machinery), written in the transactions that
+# write the message rows. index_state counts each session's tool rows and characters (the
+# ranking statistics of a tool search, as rows/chars are a message search's).
+MIGRATIONS.append(("0011_tool_calls", """
+    CREATE TABLE tool_index (
+        rowid           INTEGER PRIMARY KEY,
+        session_pk      INTEGER NOT NULL,
+        entry_id        TEXT NOT NULL,              -- the assistant message making the call
+        block           INTEGER NOT NULL,           -- the call's place in that message
+        call_id         TEXT,
+        tool            TEXT NOT NULL COLLATE NOCASE,
+        status          TEXT NOT NULL,              -- ok | failed | none (no result yet)
+        ts              INTEGER NOT NULL,
+        duration_ms     INTEGER,
+        result_entry_id TEXT
+    );
+    CREATE INDEX tool_index_by_session ON tool_index(session_pk, ts);
+    CREATE INDEX tool_index_open ON tool_index(session_pk, call_id) WHERE result_entry_id IS NULL;
+    CREATE INDEX tool_index_by_tool ON tool_index(tool, rowid);
+    CREATE VIRTUAL TABLE tool_fts USING fts5(
+        body, scope, tokenize = 'unicode61 remove_diacritics 2', prefix = '2'
+    );
+    ALTER TABLE index_state ADD COLUMN tool_rows INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE index_state ADD COLUMN tool_chars INTEGER NOT NULL DEFAULT 0;
+"""))
+
 # The facts of each session (core/facts.py: models, tokens, cost, first and last message,
 # tool calls, files edited) and its usage per (UTC day, model), written in the transactions
 # that store its events (an append folds its message in) and replaced by a rebuild (which

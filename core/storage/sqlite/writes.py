@@ -21,11 +21,12 @@ from .driver import BUSY_TIMEOUT_S, sqlite_errors
 from .facts import FactsStore
 from .reads import scope_text
 from .schema import CWD_COLUMN, SUMMARY_COLUMNS
+from .tool_writes import ToolWrites
 
 CHECKPOINT_WAIT_MS = 1000  # how long a purge waits for readers to leave the log
 
 
-class Writes(FactsStore):
+class Writes(FactsStore, ToolWrites):
     """Writing methods; ``self.conn`` is a writer connection in autocommit mode."""
 
     @contextmanager
@@ -345,6 +346,7 @@ class Writes(FactsStore):
                 return False
             pk = found[0]
             self.replace_rows([(pk, "", [])])
+            self.replace_tools([(pk, "", [])])
             conn.execute("DELETE FROM events WHERE session_pk = ?", (pk,))
             conn.execute("DELETE FROM branch_messages WHERE session_pk = ?", (pk,))
             conn.execute("DELETE FROM index_state WHERE session_pk = ?", (pk,))
@@ -365,6 +367,7 @@ class Writes(FactsStore):
             if only_if_pending and pending is None:
                 return True
             conn.execute("INSERT INTO message_fts (message_fts) VALUES ('optimize')")
+            conn.execute("INSERT INTO tool_fts (tool_fts) VALUES ('optimize')")
             conn.execute("DELETE FROM meta WHERE key = 'purge_pending'")
         with sqlite_errors(self.path):
             # TRUNCATE waits for readers to leave the log: briefly, a writer is never held up
