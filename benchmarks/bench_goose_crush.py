@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,12 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from backscroll.core.reconcile import reconcile_all  # noqa: E402
 from backscroll.core.sources import sync_sources  # noqa: E402
-from backscroll.core.state import StateDir  # noqa: E402
+from benchmarks.measure import WORDS, fake_home, p50_p95, process_sync  # noqa: E402
 from tests import test_import_crush as crush  # noqa: E402
 from tests import test_import_goose as goose  # noqa: E402
-
-WORDS = ("cart total tax rounding cache price invoice retry queue worker deploy branch merge "
-         "schema index migration token parser render layout button modal session").split()
 
 
 def build_goose(agent: goose.Agent, mb: int) -> int:
@@ -76,19 +71,6 @@ def build_crush(agent: crush.Agent, mb: int) -> int:
     return messages
 
 
-def process_sync(env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "backscroll.tui.cli", "sync"], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
-
-
-def p50_p95(samples: list[float]) -> str:
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return f"p50 {ordered[len(ordered) // 2] * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=int, default=50)
@@ -96,12 +78,8 @@ def main() -> None:
     args = parser.parse_args()
     random.seed(7)
     with tempfile.TemporaryDirectory() as tmp:
-        home, state = Path(tmp) / "home", StateDir(Path(tmp) / "state")
-        env = {**os.environ, "HOME": str(home), "BACKSCROLL_STATE_DIR": str(state.path)}
-        for name in ("XDG_DATA_HOME", "GOOSE_PATH_ROOT", "CRUSH_GLOBAL_DATA"):
-            env.pop(name, None)
-            os.environ.pop(name, None)
-        os.environ.update(HOME=env["HOME"], BACKSCROLL_STATE_DIR=env["BACKSCROLL_STATE_DIR"])
+        home, state, env = fake_home(Path(tmp), unset=["XDG_DATA_HOME", "GOOSE_PATH_ROOT",
+                                                       "CRUSH_GLOBAL_DATA"])
         data = home / ".local" / "share"
         g = goose.Agent(data / "goose" / "sessions" / "sessions.db")
         c = crush.Agent(home / "work" / "shop")

@@ -13,7 +13,7 @@ state dir, as whole processes (``python -m backscroll.tui.cli sync --json``):
 - ``backscroll watch`` latency, p50 / p95 over ``--runs``, for each kind of source: a
   message with a unique word appended to a Claude Code file (JSONL), added to a Cline task
   (a whole file, rewritten) and inserted into ``opencode.db`` from a writer connection
-  (SQLite, WAL), each timed from the write until ``sessions_search`` (polled every 10 ms)
+  (SQLite, WAL), each timed from the write until ``sessions_search`` (polled every 5 ms)
   finds it;
 - what each format's scan costs in a no-change sync (in-process, that format's sources
   only), to say where the second goes;
@@ -51,13 +51,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from backscroll.core import formats  # noqa: E402
 from backscroll.core.reconcile import reconcile_all  # noqa: E402
-from backscroll.core.search import SearchRequest, sessions_search  # noqa: E402
 from backscroll.core.sources import add_source, all_sources, sync_sources  # noqa: E402
 from backscroll.core.state import StateDir  # noqa: E402
-from backscroll.core.visibility import OPERATOR  # noqa: E402
+from benchmarks.measure import CLI, p50_p95, wait_found  # noqa: E402
 
 DATA = Path("/work/shared/data")
-CLI = [sys.executable, "-m", "backscroll.tui.cli"]
 SYNC_TIMEOUT = 3600  # the first sync of a full-size home on a slow machine
 QUIET_TIMEOUT = 120
 FOUND_TIMEOUT = 30.0
@@ -375,14 +373,6 @@ def build_home(home: Path, scale: float) -> dict[str, str]:
 # ------------------------------------------------------------------------------ measuring
 
 
-def p50_p95(samples: list[float]) -> str:
-    if not samples:
-        return "no sample"
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return f"p50 {statistics.median(ordered) * 1000:,.0f} ms, p95 {p95 * 1000:,.0f} ms"
-
-
 def run_sync(env: dict[str, str], timeout: float) -> tuple[float, dict]:
     started = time.perf_counter()
     done = subprocess.run([*CLI, "sync", "--json"], env=env, capture_output=True, text=True,
@@ -411,22 +401,6 @@ def wait_indexed(state: StateDir, started: float, limit: float = 3600) -> float:
 def timed(command: list[str], env: dict[str, str]) -> float:
     started = time.perf_counter()
     subprocess.run(command, env=env, capture_output=True, timeout=QUIET_TIMEOUT, check=True)
-    return time.perf_counter() - started
-
-
-def found(state: StateDir, word: str) -> bool:
-    try:
-        return bool(sessions_search(state, SearchRequest(query=word), OPERATOR).results)
-    except Exception:  # noqa: BLE001 - a database being written
-        return False
-
-
-def wait_found(state: StateDir, word: str, started: float, limit: float = FOUND_TIMEOUT) -> float:
-    """Seconds from ``started`` until a search finds ``word`` (polled every 10 ms), or inf."""
-    while not found(state, word):
-        if time.perf_counter() - started > limit:
-            return float("inf")
-        time.sleep(0.01)
     return time.perf_counter() - started
 
 
