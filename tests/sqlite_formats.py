@@ -1,17 +1,39 @@
-"""What the tests of the SQLite-source formats (OpenCode, Cursor's editor, Zed, Goose, Crush)
-share: a sync followed by indexing, a conversation's history, and the bytes an agent's database
-holds (so a test proves backscroll wrote none of them)."""
+"""What the tests of the SQLite-source formats (OpenCode, Cursor's editor, Zed, Goose, Crush,
+OpenClaw's store) and the benchmarks that build their databases share: the tool's side (a
+writer connection held open in WAL mode), a sync followed by indexing, a conversation's
+history, the bytes an agent's database holds (so a test proves backscroll wrote none of them),
+the databases a sync opens, and a sync while the tool holds its database locked."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from pathlib import Path
+from types import ModuleType
 from typing import Any
+
+import pytest
 
 from backscroll.core.history import HistoryRequest, sessions_history
 from backscroll.core.reconcile import reconcile_all
 from backscroll.core.sources.sync import sync_sources
 from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR
+
+from .fakehome import hits
+
+
+def wal_writer(path: Path, schema: str, checkpoints: bool = False) -> sqlite3.Connection:
+    """The tool's side: its database at ``path`` (the folder made), with ``schema``, and a
+    writer connection it keeps open in WAL mode, as the tools keep theirs. Without
+    ``checkpoints`` every write stays in the ``-wal`` (a test sees the reader take it there)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    if not checkpoints:
+        conn.execute("PRAGMA wal_autocheckpoint=0")
+    conn.executescript(schema)
+    return conn
 
 
 def sync(state: StateDir):
@@ -28,3 +50,42 @@ def files_bytes(path: Path) -> dict[str, bytes]:
     """The database and its -wal (the -shm is the readers' shared index: every WAL reader
     takes a read mark there)."""
     return {p.name: p.read_bytes() for p in (path, Path(f"{path}-wal"))}
+
+
+def opened_by_syncs(monkeypatch: pytest.MonkeyPatch, reading: ModuleType) -> list[Path]:
+    """The databases a format's reader (its ``reading`` module) opens from now on, in order."""
+    opened: list[Path] = []
+    real = reading.open_readonly
+    monkeypatch.setattr(reading, "open_readonly", lambda path: opened.append(path) or real(path))
+    return opened
+
+
+def sync_while_locked(state: StateDir, conn: sqlite3.Connection, change: str,
+                      monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str]]:
+    """A sync while the tool holds its database in an exclusive transaction (``change``
+    written in it), then one after it let go: the problems of each."""
+    from backscroll.core.importers import sqlite_source
+
+    monkeypatch.setattr(sqlite_source, "BUSY_TIMEOUT_MS", 20)
+    conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+    conn.execute("BEGIN EXCLUSIVE")
+    conn.execute(change)
+    locked = sync(state).problems
+    conn.execute("COMMIT")
+    conn.execute("PRAGMA locking_mode=NORMAL")
+    conn.execute("SELECT 1 FROM sqlite_master").fetchall()  # gives the lock back
+    return locked, sync(state).problems
+
+
+def tools_and_reasoning_not_indexed(state: StateDir, key: str, shown: str,
+                                    hidden: tuple[str, ...] = ()) -> str:
+    """The tests write a tool result with ``toolpangolin`` and reasoning with
+    ``thinkingokapi``: both stored, neither searchable, nor any word of ``hidden``, while
+    ``shown`` is; the history shows both with tools only. Returns that history (JSON)."""
+    for word in ("thinkingokapi", "toolpangolin", *hidden):
+        assert hits(state, word) == [], word
+    assert hits(state, shown)
+    with_tools = json.dumps(history(state, key, tools=True), ensure_ascii=False)
+    assert "toolpangolin" in with_tools and "thinkingokapi" in with_tools
+    assert "toolpangolin" not in json.dumps(history(state, key))
+    return with_tools

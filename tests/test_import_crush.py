@@ -28,7 +28,14 @@ from backscroll.core.sources.detect import all_sources
 from backscroll.core.state import StateDir
 
 from .fakehome import hits
-from .sqlite_formats import files_bytes, history, sync
+from .sqlite_formats import (
+    files_bytes,
+    history,
+    opened_by_syncs,
+    sync,
+    tools_and_reasoning_not_indexed,
+    wal_writer,
+)
 
 pytestmark = pytest.mark.backends
 
@@ -71,11 +78,7 @@ class Agent:
     def __init__(self, project: Path) -> None:
         self.project = project
         self.path = project / ".crush" / "crush.db"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA wal_autocheckpoint=0")
-        self.conn.executescript(SCHEMA)
+        self.conn = wal_writer(self.path, SCHEMA)
         self.n = 0
 
     def session(self, sid: str = SID, title: str = "Fix the cart") -> None:
@@ -143,10 +146,7 @@ def test_first_sync_then_only_what_is_new(state: StateDir, agent: Agent,
     assert events[0]["cwd"] == str(agent.project)
     assert events[2]["message"]["model"] == "claude-sonnet-4" and events[2]["id"] == f"{mid}:0"
 
-    opened: list[Path] = []
-    real = reading_module.open_readonly
-    monkeypatch.setattr(reading_module, "open_readonly",
-                        lambda path: opened.append(path) or real(path))
+    opened = opened_by_syncs(monkeypatch, reading_module)
     again = sync(state)
     assert (again.read, again.events, opened) == (0, 0, [])
 
@@ -227,12 +227,7 @@ def test_tools_reasoning_and_summaries_are_not_indexed(state: StateDir, agent: A
     agent.message("assistant", [text("contextzebra summary so far"), finish()], summary=True)
     agent.message("assistant", [text("there is one file"), finish()])
     assert sync(state).problems == []
-    for word in ("thinkingokapi", "toolpangolin", "contextzebra"):
-        assert hits(state, word) == []
-    assert hits(state, "file")
-    shown = json.dumps(history(state, key(), tools=True), ensure_ascii=False)
-    assert "toolpangolin" in shown and "thinkingokapi" in shown
-    assert "toolpangolin" not in json.dumps(history(state, key()))
+    tools_and_reasoning_not_indexed(state, key(), "file", hidden=("contextzebra",))
 
 
 def test_non_ascii_text(state: StateDir, agent: Agent) -> None:

@@ -33,7 +33,14 @@ from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR
 
 from .fakehome import hits
-from .sqlite_formats import files_bytes, history, sync
+from .sqlite_formats import (
+    files_bytes,
+    history,
+    opened_by_syncs,
+    sync,
+    tools_and_reasoning_not_indexed,
+    wal_writer,
+)
 
 pytestmark = pytest.mark.backends
 
@@ -50,13 +57,8 @@ class Cursor:
     def __init__(self, user: Path) -> None:
         self.user = user
         self.path = user / "globalStorage" / "state.vscdb"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA wal_autocheckpoint=0")
-        self.conn.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, "
-                          "value BLOB)")
-        self.conn.execute(KV)
+        self.conn = wal_writer(self.path, "CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT "
+                                          f"REPLACE, value BLOB); {KV}")
         # other keys the editor keeps in the same table
         self.put("checkpointId:x:y", {"files": []})
         self.put("codeBlockDiff:x:y", {"diff": "kvnoise"})
@@ -151,10 +153,7 @@ def test_first_sync_append_and_a_no_change_sync_opens_nothing(
     assert events[2]["message"]["model"] == "claude-4-sonnet"
     assert events[1]["timestamp"] == "2026-02-01T09:00:01.000Z"
 
-    opened = []
-    real = reading_module.open_readonly
-    monkeypatch.setattr(reading_module, "open_readonly",
-                        lambda path: opened.append(path) or real(path))
+    opened = opened_by_syncs(monkeypatch, reading_module)
     again = sync(state)
     assert (again.read, again.events, opened) == (0, 0, [])
 
@@ -227,12 +226,7 @@ def test_tools_and_thinking_are_stored_not_indexed(state: StateDir, cursor: Curs
     cursor.bubble(2, "there is one crate")
     cursor.composer()
     assert sync(state).problems == []
-    for word in ("thinkingokapi", "toolpangolin"):
-        assert hits(state, word) == []
-    assert hits(state, "crate")
-    shown = json.dumps(history(state, key(), tools=True), ensure_ascii=False)
-    assert "toolpangolin" in shown and "thinkingokapi" in shown and "ls crates" in shown
-    assert "toolpangolin" not in json.dumps(history(state, key()))
+    assert "ls crates" in tools_and_reasoning_not_indexed(state, key(), "crate")
 
 
 def test_the_older_inline_conversation(state: StateDir, cursor: Cursor) -> None:

@@ -30,7 +30,15 @@ from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR
 
 from .fakehome import hits
-from .sqlite_formats import files_bytes, history, sync
+from .sqlite_formats import (
+    files_bytes,
+    history,
+    opened_by_syncs,
+    sync,
+    sync_while_locked,
+    tools_and_reasoning_not_indexed,
+    wal_writer,
+)
 
 pytestmark = pytest.mark.backends
 
@@ -71,12 +79,8 @@ class Agent:
     """OpenCode's side: a writer connection that stays open (WAL mode), as the app keeps it."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.conn = sqlite3.connect(path, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA wal_autocheckpoint=0")  # every write stays in the -wal
-        self.conn.executescript(SCHEMA)
+        self.conn = wal_writer(path, SCHEMA)
         self.conn.execute("INSERT INTO project VALUES ('p1', ?, 'git', 'shop', NULL, NULL, ?, ?,"
                           " NULL, '[]', NULL)", (PROJECT, T0, T0))
         self.n = 0
@@ -169,10 +173,7 @@ def test_first_sync_then_only_what_is_new(state: StateDir, agent: Agent,
     assert events[0]["cwd"] == PROJECT and events[0]["type"] == "session"
     assert events[2]["message"]["model"] == "claude-sonnet-4"
 
-    opened = []
-    real = reading_module.open_readonly
-    monkeypatch.setattr(reading_module, "open_readonly",
-                        lambda path: opened.append(path) or real(path))
+    opened = opened_by_syncs(monkeypatch, reading_module)
     again = sync(state)  # no change: the database is stat'ed, never opened
     assert (again.read, again.events, opened) == (0, 0, [])
 
@@ -254,12 +255,7 @@ def test_reasoning_tools_and_synthetic_text_are_not_indexed(state: StateDir,
          "tokens": {"input": 1, "output": 1, "reasoning": 0, "cache": {"read": 0, "write": 0}}},
     ])
     sync(state)
-    for word in ("thinkingokapi", "toolpangolin", "contextzebra"):
-        assert hits(state, word) == []
-    assert hits(state, "file")
-    shown = json.dumps(history(state, key(), tools=True), ensure_ascii=False)
-    assert "toolpangolin" in shown and "thinkingokapi" in shown
-    assert "toolpangolin" not in json.dumps(history(state, key()))
+    tools_and_reasoning_not_indexed(state, key(), "file", hidden=("contextzebra",))
 
 
 def test_non_ascii_text(state: StateDir, agent: Agent) -> None:
@@ -432,21 +428,12 @@ def test_a_session_deleted_in_backscroll_is_not_taken_in_again(state: StateDir,
 
 def test_a_locked_database_is_one_sentence_and_retried(state: StateDir, agent: Agent,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from backscroll.core.importers import sqlite_source
-
-    monkeypatch.setattr(sqlite_source, "BUSY_TIMEOUT_MS", 20)
     agent.session()
     agent.message("user", [text("behind a lock")])
-    agent.conn.execute("PRAGMA locking_mode=EXCLUSIVE")
-    agent.conn.execute("BEGIN EXCLUSIVE")
-    agent.conn.execute("UPDATE session SET title = 'locked'")
-    report = sync(state)
-    [problem] = report.problems
+    [problem], after = sync_while_locked(state, agent.conn, "UPDATE session SET title = 'locked'",
+                                         monkeypatch)
     assert "busy or cannot be opened now" in problem and "read again at the next sync" in problem
-    agent.conn.execute("COMMIT")
-    agent.conn.execute("PRAGMA locking_mode=NORMAL")
-    agent.conn.execute("SELECT 1 FROM session").fetchall()  # gives the lock back
-    assert sync(state).problems == []  # unchanged since, yet read: its state was not saved
+    assert after == []  # unchanged since, yet read: its state was not saved
     assert hits(state, "lock")
 
 
