@@ -46,13 +46,29 @@ def history(state: StateDir, key: str, tools: bool = False) -> list[dict[str, An
     return sessions_history(state, HistoryRequest(key, include_tools=tools), OPERATOR).messages
 
 
+def only_session(state: StateDir, agent: str) -> tuple[Any, list[dict[str, Any]]]:
+    """The agent's one session and its stored events."""
+    with state.open(agent) as db:
+        [session] = db.sessions()
+        return session, [e for _, e in db.events(session.pk)]
+
+
+def sync_reading_only(state: StateDir, path: Path) -> Any:
+    """A sync (then indexing) that reads the tool's database at ``path``: its report; the
+    database and its ``-wal`` are as they were (nothing written, nothing checkpointed)."""
+    before = files_bytes(path)
+    report = sync(state)
+    assert files_bytes(path) == before
+    return report
+
+
 def files_bytes(path: Path) -> dict[str, bytes]:
     """The database and its -wal (the -shm is the readers' shared index: every WAL reader
     takes a read mark there)."""
     return {p.name: p.read_bytes() for p in (path, Path(f"{path}-wal"))}
 
 
-def opened_by_syncs(monkeypatch: pytest.MonkeyPatch, reading: ModuleType) -> list[Path]:
+def opened_by(monkeypatch: pytest.MonkeyPatch, reading: ModuleType) -> list[Path]:
     """The databases a format's reader (its ``reading`` module) opens from now on, in order."""
     opened: list[Path] = []
     real = reading.open_readonly
@@ -60,8 +76,8 @@ def opened_by_syncs(monkeypatch: pytest.MonkeyPatch, reading: ModuleType) -> lis
     return opened
 
 
-def sync_while_locked(state: StateDir, conn: sqlite3.Connection, change: str,
-                      monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str]]:
+def sync_locked(state: StateDir, conn: sqlite3.Connection, change: str,
+                monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[str]]:
     """A sync while the tool holds its database in an exclusive transaction (``change``
     written in it), then one after it let go: the problems of each."""
     from backscroll.core.importers import sqlite_source
@@ -77,8 +93,8 @@ def sync_while_locked(state: StateDir, conn: sqlite3.Connection, change: str,
     return locked, sync(state).problems
 
 
-def tools_and_reasoning_not_indexed(state: StateDir, key: str, shown: str,
-                                    hidden: tuple[str, ...] = ()) -> str:
+def tools_not_indexed(state: StateDir, key: str, shown: str,
+                      hidden: tuple[str, ...] = ()) -> str:
     """The tests write a tool result with ``toolpangolin`` and reasoning with
     ``thinkingokapi``: both stored, neither searchable, nor any word of ``hidden``, while
     ``shown`` is; the history shows both with tools only. Returns that history (JSON)."""

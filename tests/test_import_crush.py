@@ -29,11 +29,12 @@ from backscroll.core.state import StateDir
 
 from .fakehome import hits
 from .sqlite_formats import (
-    files_bytes,
     history,
-    opened_by_syncs,
+    only_session,
+    opened_by,
     sync,
-    tools_and_reasoning_not_indexed,
+    sync_reading_only,
+    tools_not_indexed,
     wal_writer,
 )
 
@@ -134,19 +135,15 @@ def test_first_sync_then_only_what_is_new(state: StateDir, agent: Agent,
     agent.session()
     agent.message("user", [text("why does the checkout total drift")])
     mid = agent.message("assistant", [text("rounding happens per line item"), finish()])
-    before = files_bytes(agent.path)
-    report = sync(state)
+    report = sync_reading_only(state, agent.path)
     assert report.problems == [] and report.messages == 2
-    assert files_bytes(agent.path) == before  # nothing written, nothing checkpointed
     assert hits(state, "checkout") == [(key(), f"{uuid.UUID(int=1)}:0")]
-    with state.open("crush") as db:
-        [session] = db.sessions()
-        events = [e for _, e in db.events(session.pk)]
+    session, events = only_session(state, "crush")
     assert session.label == "shop: Fix the cart" and session.created_at == T0
     assert events[0]["cwd"] == str(agent.project)
     assert events[2]["message"]["model"] == "claude-sonnet-4" and events[2]["id"] == f"{mid}:0"
 
-    opened = opened_by_syncs(monkeypatch, reading_module)
+    opened = opened_by(monkeypatch, reading_module)
     again = sync(state)
     assert (again.read, again.events, opened) == (0, 0, [])
 
@@ -227,7 +224,7 @@ def test_tools_reasoning_and_summaries_are_not_indexed(state: StateDir, agent: A
     agent.message("assistant", [text("contextzebra summary so far"), finish()], summary=True)
     agent.message("assistant", [text("there is one file"), finish()])
     assert sync(state).problems == []
-    tools_and_reasoning_not_indexed(state, key(), "file", hidden=("contextzebra",))
+    tools_not_indexed(state, key(), "file", hidden=("contextzebra",))
 
 
 def test_non_ascii_text(state: StateDir, agent: Agent) -> None:

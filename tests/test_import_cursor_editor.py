@@ -34,11 +34,12 @@ from backscroll.core.visibility import OPERATOR
 
 from .fakehome import hits
 from .sqlite_formats import (
-    files_bytes,
     history,
-    opened_by_syncs,
+    only_session,
+    opened_by,
     sync,
-    tools_and_reasoning_not_indexed,
+    sync_reading_only,
+    tools_not_indexed,
     wal_writer,
 )
 
@@ -139,21 +140,17 @@ def test_first_sync_append_and_a_no_change_sync_opens_nothing(
     cursor.workspace(PROJECT, [CID])
     assert {(s.kind, str(s.path)) for s in all_sources(state.path)} == {
         ("cursor-editor", str(cursor.path.parent))}
-    before = files_bytes(cursor.path)
-    report = sync(state)
+    report = sync_reading_only(state, cursor.path)
     assert (report.problems, report.messages) == ([], 2)
-    assert files_bytes(cursor.path) == before  # nothing written, nothing checkpointed
     assert hits(state, "colour") == [(key(), first)]
     assert hits(state, "kvnoise") == []
-    with state.open("cursor") as db:
-        [session] = db.sessions()
-        events = [e for _, e in db.events(session.pk)]
+    session, events = only_session(state, "cursor")
     assert session.label == "orchard: Fix the apple sorter"
     assert events[0]["cwd"] == PROJECT and events[0]["timestamp"] == "2025-10-09T08:53:20.000Z"
     assert events[2]["message"]["model"] == "claude-4-sonnet"
     assert events[1]["timestamp"] == "2026-02-01T09:00:01.000Z"
 
-    opened = opened_by_syncs(monkeypatch, reading_module)
+    opened = opened_by(monkeypatch, reading_module)
     again = sync(state)
     assert (again.read, again.events, opened) == (0, 0, [])
 
@@ -226,7 +223,7 @@ def test_tools_and_thinking_are_stored_not_indexed(state: StateDir, cursor: Curs
     cursor.bubble(2, "there is one crate")
     cursor.composer()
     assert sync(state).problems == []
-    assert "ls crates" in tools_and_reasoning_not_indexed(state, key(), "crate")
+    assert "ls crates" in tools_not_indexed(state, key(), "crate")
 
 
 def test_the_older_inline_conversation(state: StateDir, cursor: Cursor) -> None:

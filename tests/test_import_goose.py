@@ -30,12 +30,13 @@ from backscroll.core.state import StateDir
 
 from .fakehome import hits
 from .sqlite_formats import (
-    files_bytes,
     history,
-    opened_by_syncs,
+    only_session,
+    opened_by,
     sync,
-    sync_while_locked,
-    tools_and_reasoning_not_indexed,
+    sync_locked,
+    sync_reading_only,
+    tools_not_indexed,
     wal_writer,
 )
 
@@ -154,22 +155,18 @@ def test_first_sync_then_only_what_is_new(state: StateDir, agent: Agent,
     agent.session()
     agent.message("user", [text("why does the checkout total drift")])
     agent.message("assistant", [text("rounding happens per line item")])
-    before = files_bytes(agent.path)
-    report = sync(state)
+    report = sync_reading_only(state, agent.path)
     assert report.problems == [] and report.messages == 2
-    assert files_bytes(agent.path) == before  # nothing written, nothing checkpointed
     assert [k for k, _ in hits(state, "checkout")] == [key()]
     msgs = history(state, key())
     assert [m["role"] for m in msgs] == ["user", "assistant"]
-    with state.open("goose") as db:
-        [session] = db.sessions()
-        events = [e for _, e in db.events(session.pk)]
+    session, events = only_session(state, "goose")
     assert session.label == "shop: Fix the cart"
     assert session.created_at == 1_760_000_000_000  # 2025-10-09T08:53:20Z
     assert events[0]["cwd"] == PROJECT and events[0]["timestamp"] == "2025-10-09T08:53:20Z"
     assert events[2]["message"]["model"] == "gpt-5"
 
-    opened = opened_by_syncs(monkeypatch, reading_module)
+    opened = opened_by(monkeypatch, reading_module)
     again = sync(state)  # no change: stat'ed, never opened
     assert (again.read, again.events, opened) == (0, 0, [])
 
@@ -254,7 +251,7 @@ def test_tools_reasoning_and_hidden_messages_are_not_indexed(state: StateDir,
     agent.message("user", [text("contextzebra summary for the model")], visible=False)
     agent.message("assistant", [text("there is one file")])
     assert sync(state).problems == []
-    tools_and_reasoning_not_indexed(state, key(), "file", hidden=("contextzebra",))
+    tools_not_indexed(state, key(), "file", hidden=("contextzebra",))
     plain = history(state, key())
     assert [m["content"][0].get("text") for m in plain] == [
         "list the files", None, "let me look", "there is one file"]  # None: the thinking
@@ -389,8 +386,8 @@ def test_a_locked_database_is_one_sentence_and_retried(state: StateDir, agent: A
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     agent.session()
     agent.message("user", [text("behind a lock")])
-    [problem], after = sync_while_locked(state, agent.conn, "UPDATE sessions SET name = 'locked'",
-                                         monkeypatch)
+    [problem], after = sync_locked(state, agent.conn, "UPDATE sessions SET name = 'locked'",
+                                   monkeypatch)
     assert "read again at the next sync" in problem
     assert after == []
     assert hits(state, "lock")

@@ -31,12 +31,13 @@ from backscroll.core.visibility import OPERATOR
 
 from .fakehome import hits
 from .sqlite_formats import (
-    files_bytes,
     history,
-    opened_by_syncs,
+    only_session,
+    opened_by,
     sync,
-    sync_while_locked,
-    tools_and_reasoning_not_indexed,
+    sync_locked,
+    sync_reading_only,
+    tools_not_indexed,
     wal_writer,
 )
 
@@ -157,23 +158,19 @@ def test_first_sync_then_only_what_is_new(state: StateDir, agent: Agent,
     agent.session()
     agent.message("user", [text("why does the checkout total drift")])
     agent.message("assistant", [text("rounding happens per line item")])
-    before = files_bytes(agent.path)
     assert os.path.exists(f"{agent.path}-wal")
-    report = sync(state)
+    report = sync_reading_only(state, agent.path)
     assert report.problems == [] and report.messages == 2
-    assert files_bytes(agent.path) == before  # nothing written, nothing checkpointed
     [(k, _)] = hits(state, "checkout")
     assert k == key()
     msgs = history(state, key())
     assert [m["role"] for m in msgs] == ["user", "assistant"]
-    with state.open("opencode") as db:
-        [session] = db.sessions()
-        events = [e for _, e in db.events(session.pk)]
+    session, events = only_session(state, "opencode")
     assert session.label == "shop: Fix the cart"
     assert events[0]["cwd"] == PROJECT and events[0]["type"] == "session"
     assert events[2]["message"]["model"] == "claude-sonnet-4"
 
-    opened = opened_by_syncs(monkeypatch, reading_module)
+    opened = opened_by(monkeypatch, reading_module)
     again = sync(state)  # no change: the database is stat'ed, never opened
     assert (again.read, again.events, opened) == (0, 0, [])
 
@@ -255,7 +252,7 @@ def test_reasoning_tools_and_synthetic_text_are_not_indexed(state: StateDir,
          "tokens": {"input": 1, "output": 1, "reasoning": 0, "cache": {"read": 0, "write": 0}}},
     ])
     sync(state)
-    tools_and_reasoning_not_indexed(state, key(), "file", hidden=("contextzebra",))
+    tools_not_indexed(state, key(), "file", hidden=("contextzebra",))
 
 
 def test_non_ascii_text(state: StateDir, agent: Agent) -> None:
@@ -430,8 +427,8 @@ def test_a_locked_database_is_one_sentence_and_retried(state: StateDir, agent: A
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     agent.session()
     agent.message("user", [text("behind a lock")])
-    [problem], after = sync_while_locked(state, agent.conn, "UPDATE session SET title = 'locked'",
-                                         monkeypatch)
+    [problem], after = sync_locked(state, agent.conn, "UPDATE session SET title = 'locked'",
+                                   monkeypatch)
     assert "busy or cannot be opened now" in problem and "read again at the next sync" in problem
     assert after == []  # unchanged since, yet read: its state was not saved
     assert hits(state, "lock")

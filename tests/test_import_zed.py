@@ -32,11 +32,12 @@ from backscroll.core.visibility import OPERATOR
 
 from .fakehome import hits
 from .sqlite_formats import (
-    files_bytes,
     history,
-    opened_by_syncs,
+    only_session,
+    opened_by,
     sync,
-    tools_and_reasoning_not_indexed,
+    sync_reading_only,
+    tools_not_indexed,
     wal_writer,
 )
 
@@ -131,19 +132,15 @@ def test_first_sync_append_and_a_no_change_sync_opens_nothing(
     zed.save(TID, turn)
     assert {(s.kind, str(s.path)) for s in all_sources(state.path)} == {
         ("zed", str(zed.path.parent))}
-    before = files_bytes(zed.path)
-    report = sync(state)
+    report = sync_reading_only(state, zed.path)
     assert (report.problems, report.messages) == ([], 2)
-    assert files_bytes(zed.path) == before  # nothing written, nothing checkpointed
     assert hits(state, "wilting") == [(key(), "u1:0")]
-    with state.open("zed") as db:
-        [session] = db.sessions()
-        events = [e for _, e in db.events(session.pk)]
+    session, events = only_session(state, "zed")
     assert session.label == "garden: Prune the roses"
     assert events[0]["cwd"] == PROJECT and events[0]["timestamp"] == "2026-03-01T10:01:00.000Z"
     assert events[2]["message"]["model"] == "claude-sonnet-4-5"
 
-    opened = opened_by_syncs(monkeypatch, reading_module)
+    opened = opened_by(monkeypatch, reading_module)
     again = sync(state)
     assert (again.read, again.events, opened) == (0, 0, [])
 
@@ -225,7 +222,7 @@ def test_tools_reasoning_and_mentions_are_stored_not_indexed(state: StateDir, ze
                                         "output": None}}),
     ])
     assert sync(state).problems == []
-    tools_and_reasoning_not_indexed(state, key(), "spring", hidden=("mentionquokka",))
+    tools_not_indexed(state, key(), "spring", hidden=("mentionquokka",))
     assert texts(state) == ["read the planting notes", "the notes say spring"]
 
 
