@@ -16,7 +16,7 @@ from ..common import (
     ImportReport,
     NumberedLines,
     deleted_here,
-    found_inside,
+    files_under,
     import_agent_id,
     import_each,
     import_path,
@@ -41,13 +41,9 @@ def import_copilot(state: StateDir, path: Path, agent: str | None = None) -> Imp
     """Import a Copilot CLI folder (``~/.copilot``: ``session-state/<id>/events.jsonl`` and
     ``history-session-state/<id>.json``) or one session file."""
     path = import_path(path)
-    if not path.exists():
-        raise ValidationError(f"{path} does not exist")
     agent_id = import_agent_id(agent, DEFAULT_AGENT)
     report = ImportReport()
-    files = [path] if path.is_file() else sorted(
-        p for p in path.rglob("*.json*") if is_session_file(p.name) and p.is_file()
-        and found_inside(path, p, report))
+    files = files_under(path, "*.json*", report, lambda p: is_session_file(p.name))
     return import_each(
         state, agent_id, files, report,
         f"{path} holds no Copilot CLI sessions (expected ~/.copilot with "

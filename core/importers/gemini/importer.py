@@ -18,7 +18,7 @@ from ..common import (
     ImportReport,
     NumberedLines,
     deleted_here,
-    found_inside,
+    files_under,
     import_agent_id,
     import_each,
     import_path,
@@ -51,13 +51,9 @@ def import_gemini(state: StateDir, path: Path, agent: str | None = None) -> Impo
     """Import a Gemini CLI folder (``~/.gemini`` or ``~/.gemini/tmp``, searched recursively
     for chats under ``chats/``) or one chat file."""
     path = import_path(path)
-    if not path.exists():
-        raise ValidationError(f"{path} does not exist")
     agent_id = import_agent_id(agent, DEFAULT_AGENT)
     report = ImportReport()
-    files = [path] if path.is_file() else sorted(
-        p for p in path.rglob("*.json*") if is_chat(p.name) and "chats" in p.parts
-        and p.is_file() and found_inside(path, p, report))
+    files = files_under(path, "*.json*", report, lambda p: is_chat(p.name) and "chats" in p.parts)
     return import_each(
         state, agent_id, files, report,
         f"{path} holds no Gemini CLI chats (expected ~/.gemini/tmp/<project>/chats/"

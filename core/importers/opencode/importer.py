@@ -20,8 +20,6 @@ def importer(names: tuple[str, ...], trees: tuple[str, ...], read: Any, label: s
 
     def import_database(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
         path = import_path(path)
-        if not path.exists():
-            raise ValidationError(f"{path} does not exist")
         databases = [path] if path.is_file() else [path / n for n in names
                                                     if (path / n).is_file()]
         if path.is_dir():

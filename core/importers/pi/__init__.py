@@ -28,14 +28,13 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ...errors import ValidationError
 from ...state import StateDir
 from ...storage import AgentWriter, SessionMeta
 from ...transcript import iso_to_ms
 from ..common import (
     ImportReport,
     NumberedLines,
-    found_inside,
+    files_under,
     import_agent_id,
     import_each,
     import_path,
@@ -208,17 +207,10 @@ def import_pi(state: StateDir, path: Path, agent: str | None = None,
               source: str = "pi") -> ImportReport:
     """Import a Pi / Oh My Pi sessions folder (recursively) or one session file."""
     path = import_path(path)
-    if not path.exists():
-        raise ValidationError(f"{path} does not exist")
     agent_id = import_agent_id(agent, source)
     report = ImportReport()
-    files = (
-        [path] if path.is_file()
-        else sorted(p for p in path.rglob("*.jsonl")
-                    if p.is_file() and found_inside(path, p, report))
-    )
     return import_each(
-        state, agent_id, files, report,
+        state, agent_id, files_under(path, "*.jsonl", report), report,
         f"{path} holds no {_LABELS.get(source, source)} sessions (expected the agent's "
         "sessions folder with --<cwd>--/<time>_<id>.jsonl files, or one session file)",
         lambda db, file: import_file(db, agent_id, source, file, report))
