@@ -68,11 +68,17 @@ def files_bytes(path: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in (path, Path(f"{path}-wal"))}
 
 
-def opened_by(monkeypatch: pytest.MonkeyPatch, reading: ModuleType) -> list[Path]:
-    """The databases a format's reader (its ``reading`` module) opens from now on, in order."""
+def opened_by(monkeypatch: pytest.MonkeyPatch, *also: ModuleType) -> list[Path]:
+    """The databases the SQLite source's readers open from now on (``read_snapshot``), and
+    those ``also`` modules open with their own ``open_readonly`` (Cursor's workspace
+    databases), in order."""
+    from backscroll.core.importers import sqlite_source
+
     opened: list[Path] = []
-    real = reading.open_readonly
-    monkeypatch.setattr(reading, "open_readonly", lambda path: opened.append(path) or real(path))
+    for module in (sqlite_source, *also):
+        real = module.open_readonly
+        monkeypatch.setattr(module, "open_readonly",
+                            lambda path, real=real: opened.append(path) or real(path))
     return opened
 
 

@@ -21,7 +21,6 @@ from typing import Any
 import pytest
 
 from backscroll.core import formats
-from backscroll.core.importers.crush import reading as reading_module
 from backscroll.core.reconcile import reconcile_all
 from backscroll.core.resume import resume_command
 from backscroll.core.sources.detect import all_sources
@@ -143,7 +142,7 @@ def test_first_sync_then_only_what_is_new(state: StateDir, agent: Agent,
     assert events[0]["cwd"] == str(agent.project)
     assert events[2]["message"]["model"] == "claude-sonnet-4" and events[2]["id"] == f"{mid}:0"
 
-    opened = opened_by(monkeypatch, reading_module)
+    opened = opened_by(monkeypatch)
     again = sync(state)
     assert (again.read, again.events, opened) == (0, 0, [])
 

@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 
 from backscroll.core import formats
-from backscroll.core.importers.goose import reading as reading_module
 from backscroll.core.reconcile import reconcile_all
 from backscroll.core.resume import resume_command
 from backscroll.core.sources.detect import all_sources
@@ -166,7 +165,7 @@ def test_first_sync_then_only_what_is_new(state: StateDir, agent: Agent,
     assert events[0]["cwd"] == PROJECT and events[0]["timestamp"] == "2025-10-09T08:53:20Z"
     assert events[2]["message"]["model"] == "gpt-5"
 
-    opened = opened_by(monkeypatch, reading_module)
+    opened = opened_by(monkeypatch)
     again = sync(state)  # no change: stat'ed, never opened
     assert (again.read, again.events, opened) == (0, 0, [])
 

@@ -170,7 +170,7 @@ def test_first_sync_then_only_what_is_new(state: StateDir, agent: Agent,
     assert events[0]["cwd"] == PROJECT and events[0]["type"] == "session"
     assert events[2]["message"]["model"] == "claude-sonnet-4"
 
-    opened = opened_by(monkeypatch, reading_module)
+    opened = opened_by(monkeypatch)
     again = sync(state)  # no change: the database is stat'ed, never opened
     assert (again.read, again.events, opened) == (0, 0, [])
 

@@ -22,7 +22,6 @@ import pytest
 import zstandard
 
 from backscroll.core import formats
-from backscroll.core.importers.zed import reading as reading_module
 from backscroll.core.resume import resume_command
 from backscroll.core.search import SearchRequest, sessions_search
 from backscroll.core.sources.detect import all_sources
@@ -140,7 +139,7 @@ def test_first_sync_append_and_a_no_change_sync_opens_nothing(
     assert events[0]["cwd"] == PROJECT and events[0]["timestamp"] == "2026-03-01T10:01:00.000Z"
     assert events[2]["message"]["model"] == "claude-sonnet-4-5"
 
-    opened = opened_by(monkeypatch, reading_module)
+    opened = opened_by(monkeypatch)
     again = sync(state)
     assert (again.read, again.events, opened) == (0, 0, [])
 

@@ -28,8 +28,9 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..errors import StoreError, ValidationError
 from ..keys import normalize_key
@@ -146,12 +147,32 @@ def busy_or_bad(path: Path | str, err: sqlite3.Error) -> StoreError | Validation
     return ValidationError(f"{path}: cannot be read as the agent's database ({text})")
 
 
+@contextmanager
+def read_snapshot(path: Path | str, tables: dict[str, tuple[str, ...]]
+                  ) -> Iterator[tuple[sqlite3.Connection, dict[str, set[str]]]]:
+    """A read-only connection to an agent's database (``open_readonly``) whose schema has the
+    ``tables`` and columns its reader needs (``require_columns``), inside one read
+    transaction: one snapshot while the agent may write meanwhile. Yields it with the columns
+    each of ``tables`` has (optional ones are read where they exist)."""
+    conn = open_readonly(path)
+    try:
+        columns = require_columns(conn, path, tables)
+        conn.execute("BEGIN")
+        try:
+            yield conn, columns
+        finally:
+            conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
 def require_columns(conn: sqlite3.Connection, path: Path | str,
-                    tables: dict[str, tuple[str, ...]]) -> None:
+                    tables: dict[str, tuple[str, ...]]) -> dict[str, set[str]]:
     """Raise ``SchemaUnknown`` naming the first table or column the reader needs that the
-    database lacks."""
+    database lacks; else the columns each table has."""
+    found = {}
     for table, columns in tables.items():
-        have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        have = found[table] = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
         if not have:
             raise SchemaUnknown(f"{path}: no table {table!r}: not a database schema "
                                 "backscroll knows")
@@ -159,6 +180,7 @@ def require_columns(conn: sqlite3.Connection, path: Path | str,
         if missing:
             raise SchemaUnknown(f"{path}: table {table!r} has no column {missing[0]!r}: not a "
                                 "database schema backscroll knows")
+    return found
 
 
 def load_watermark(carry: str | None) -> dict[str, Any] | None:

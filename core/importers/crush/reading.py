@@ -23,7 +23,7 @@ from typing import Any
 
 from ...storage import SessionMeta
 from ..common import ImportReport, label_of
-from ..sqlite_source import SessionRead, open_readonly, require_columns
+from ..sqlite_source import SessionRead, read_snapshot
 
 SOURCE = "crush"
 VERSION = 1
@@ -36,18 +36,8 @@ TABLES = {
 def read_new(path: Path, watermark: dict[str, Any] | None, agent: str,
              report: ImportReport) -> tuple[list[SessionRead], dict[str, Any]]:
     mark = watermark if watermark and watermark.get("v") == VERSION else {}
-    conn = open_readonly(path)
-    try:
-        require_columns(conn, path, TABLES)
-        mcols = {r[1] for r in conn.execute("PRAGMA table_info(messages)")}
-        scols = {r[1] for r in conn.execute("PRAGMA table_info(sessions)")}
-        conn.execute("BEGIN")
-        try:
-            return _read(conn, path, mark, agent, report, mcols, scols)
-        finally:
-            conn.execute("COMMIT")
-    finally:
-        conn.close()
+    with read_snapshot(path, TABLES) as (conn, columns):
+        return _read(conn, path, mark, agent, report, columns["messages"], columns["sessions"])
 
 
 def _read(conn: Any, path: Path, mark: dict[str, Any], agent: str, report: ImportReport,

@@ -30,7 +30,7 @@ from typing import Any
 
 from ...storage import SessionMeta
 from ..common import ImportReport, label_of
-from ..sqlite_source import SchemaUnknown, SessionRead, open_readonly, require_columns
+from ..sqlite_source import SchemaUnknown, SessionRead, read_snapshot
 
 SOURCE = "goose"
 VERSION = 1
@@ -46,21 +46,12 @@ def read_new(path: Path, watermark: dict[str, Any] | None, agent: str,
     if path.suffix == ".jsonl":
         return read_legacy(path, agent, report), {"v": VERSION}
     mark = watermark if watermark and watermark.get("v") == VERSION else {}
-    conn = open_readonly(path)
-    try:
-        require_columns(conn, path, TABLES)
-        scols = {r[1] for r in conn.execute("PRAGMA table_info(sessions)")}
-        mcols = {r[1] for r in conn.execute("PRAGMA table_info(messages)")}
+    with read_snapshot(path, TABLES) as (conn, columns):
+        scols, mcols = columns["sessions"], columns["messages"]
         if "name" not in scols and "description" not in scols:
             raise SchemaUnknown(f"{path}: table 'sessions' has neither 'name' nor 'description':"
                                 " not a database schema backscroll knows")
-        conn.execute("BEGIN")
-        try:
-            return _read(conn, path, mark, agent, report, scols, mcols)
-        finally:
-            conn.execute("COMMIT")
-    finally:
-        conn.close()
+        return _read(conn, path, mark, agent, report, scols, mcols)
 
 
 def _read(conn: Any, path: Path, mark: dict[str, Any], agent: str, report: ImportReport,
