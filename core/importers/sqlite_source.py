@@ -36,8 +36,15 @@ from ..errors import StoreError, ValidationError
 from ..keys import normalize_key
 from ..state import StateDir
 from ..storage import AgentWriter
-from .common import Followed, ImportReport, NumberedLines, store_converted
-from .format import Database, FollowedFile, SessionRead
+from .common import (
+    Followed,
+    ImportReport,
+    NumberedLines,
+    import_agent_id,
+    import_path,
+    store_converted,
+)
+from .format import Database, Doors, FollowedFile, SessionRead
 
 __all__ = ["SessionRead", "follow_database", "open_readonly", "require_columns"]
 
@@ -223,7 +230,8 @@ def follow_database(db: AgentWriter, found: FollowedFile, carry: str | None,
 def import_whole_files(state: StateDir, agent_id: str, files: list[Path],
                        read_new: Callable[..., tuple[list, Any]]) -> ImportReport:
     """Read each file whole with ``read_new(file, None, agent_id, report)`` and store its
-    sessions; a busy or unreadable file is skipped with its reason (Crush, Goose)."""
+    sessions; a busy or unreadable file is skipped with its reason (a schema backscroll does
+    not know: one sentence)."""
     report = ImportReport()
     with state.open(agent_id, write=True) as db, db.importing():
         for file in files:
@@ -238,6 +246,39 @@ def import_whole_files(state: StateDir, agent_id: str, files: list[Path],
             for one in sessions:
                 store_converted(db, one.meta, one.events, report, file)
     return report
+
+
+def database_importer(names: tuple[str, ...], trees: tuple[str, ...], read: Any, label: str,
+                      default_agent: str) -> Callable[..., ImportReport]:
+    """``backscroll import`` of a format whose transcripts are a database named one of
+    ``names`` (or older trees of files, ``trees``) in a folder: the database (or the folder
+    holding it) read whole with ``read``, its ``Database.read_new``, and stored."""
+
+    def import_database(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
+        path = import_path(path)
+        databases = [path] if path.is_file() else [path / n for n in names
+                                                    if (path / n).is_file()]
+        if path.is_dir():
+            databases += [path / t for t in trees if (path / t / "session").is_dir()]
+        if not databases:
+            raise ValidationError(f"{path} holds no {label} database (expected "
+                                  f"{' or '.join(names + trees)} in it, or the database file itself)")
+        return import_whole_files(state, import_agent_id(agent, default_agent), databases, read)
+
+    return import_database
+
+
+def database_doors(name: str, read: Any, label: str, default_agent: str,
+                   trees: tuple[str, ...] = (), **more: Any) -> Doors:
+    """The doors of a format whose transcripts are one SQLite database named ``name``, read
+    from a watermark by ``read`` (its ``Database.read_new``); ``more``: its other doors."""
+    return Doors(
+        import_path=database_importer((name,), trees, read, label, default_agent),
+        follow=not_followed,
+        transcript=lambda file_name: file_name == name,
+        database=Database((name,), read, trees),
+        **more,
+    )
 
 
 def not_followed(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,
