@@ -29,6 +29,7 @@ import json
 import os
 import sqlite3
 from contextlib import contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -287,15 +288,29 @@ def not_followed(db: AgentWriter, found: FollowedFile, lines: NumberedLines, car
     raise AssertionError("a database is read from its watermark, not followed by lines")
 
 
-def json_object(value: Any) -> dict[str, Any] | None:
-    """A column's JSON object (text or bytes), or None when it is not one (OpenCode's ``data``,
-    Cursor editor's ``cursorDiskKV`` values)."""
+def json_value(value: Any) -> Any:
+    """A column's JSON (text or bytes) decoded, or None when it is not JSON."""
     if isinstance(value, bytes):
         value = value.decode("utf-8", "replace")
     if not isinstance(value, str):
         return None
     try:
-        data = json.loads(value)
+        return json.loads(value)
     except ValueError:
         return None
+
+
+def json_object(value: Any) -> dict[str, Any] | None:
+    """A column's JSON object (text or bytes), or None when it is not one (OpenCode's ``data``,
+    Cursor editor's ``cursorDiskKV`` values)."""
+    data = json_value(value)
     return data if isinstance(data, dict) else None
+
+
+def iso_ms(ms: Any) -> str | None:
+    """A column's epoch milliseconds as an ISO time with milliseconds, ``Z`` for UTC; None
+    for anything else (OpenCode, Crush)."""
+    if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not 0 < ms < 32503680000000:
+        return None
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(
+        timespec="milliseconds").replace("+00:00", "Z")

@@ -30,7 +30,7 @@ from typing import Any
 
 from ...storage import SessionMeta
 from ..common import ImportReport, label_of
-from ..sqlite_source import SchemaUnknown, SessionRead, read_snapshot
+from ..sqlite_source import SchemaUnknown, SessionRead, json_value, read_snapshot
 
 SOURCE = "goose"
 VERSION = 1
@@ -83,7 +83,7 @@ def _read(conn: Any, path: Path, mark: dict[str, Any], agent: str, report: Impor
             "WHERE session_id = ? ORDER BY rowid", (sid,)).fetchall()
         messages = []
         for rowid, role, content, created, metadata in rows:
-            items = _json(content)
+            items = json_value(content)
             if not isinstance(items, list):
                 if f"{sid}:{rowid}" not in bad:
                     bad.add(f"{sid}:{rowid}")
@@ -91,8 +91,8 @@ def _read(conn: Any, path: Path, mark: dict[str, Any], agent: str, report: Impor
                                 " is not a JSON list; skipped")
                 continue
             messages.append({"role": role, "created": created, "content": items,
-                             "metadata": _json(metadata) or {}})
-        model_name = (_json(row[5]) or {}).get("model_name") if row[5] else None
+                             "metadata": json_value(metadata) or {}})
+        model_name = (json_value(row[5]) or {}).get("model_name") if row[5] else None
         read = convert(sid, row[2], row[3], _seconds(row[4]), messages, agent,
                        model_name if isinstance(model_name, str) else None)
         if read is not None:
@@ -115,7 +115,7 @@ def read_legacy(path: Path, agent: str, report: ImportReport) -> list[SessionRea
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        value = _json(line)
+        value = json_value(line)
         if number == 1 and isinstance(value, dict) and "role" not in value:
             meta = value
             continue
@@ -299,14 +299,3 @@ def iso(seconds: Any) -> str | None:
     if not isinstance(seconds, int) or isinstance(seconds, bool) or not 0 < seconds < 32503680000:
         return None
     return datetime.fromtimestamp(seconds, timezone.utc).isoformat().replace("+00:00", "Z")
-
-
-def _json(value: Any) -> Any:
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", "replace")
-    if not isinstance(value, str):
-        return None
-    try:
-        return json.loads(value)
-    except ValueError:
-        return None
