@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 
 from backscroll.core.history import HistoryRequest, sessions_history
-from backscroll.core.reconcile import reconcile_all
-from backscroll.core.sources.sync import sync_sources
 from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR
 
-from .fakehome import hits
+from .fakehome import hits, sync
+
+__all__ = ["history", "only_session", "opened_by", "sync", "sync_locked", "sync_reading_only",
+           "tools_not_indexed", "wal_writer", "files_bytes"]
 
 
 def wal_writer(path: Path, schema: str, checkpoints: bool = False) -> sqlite3.Connection:
@@ -35,11 +36,6 @@ def wal_writer(path: Path, schema: str, checkpoints: bool = False) -> sqlite3.Co
     conn.executescript(schema)
     return conn
 
-
-def sync(state: StateDir):
-    report = sync_sources(state)
-    reconcile_all(state)
-    return report
 
 
 def history(state: StateDir, key: str, tools: bool = False) -> list[dict[str, Any]]:

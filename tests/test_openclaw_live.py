@@ -14,24 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from backscroll.core.reconcile import reconcile_all
 from backscroll.core.sources import all_sources, sync_sources
 from backscroll.core.sources.listing import sources_status
 from backscroll.core.sources.watch import _transcript_change
 from backscroll.core.state import StateDir
 
-from .fakehome import hits
+from .fakehome import hits, sync
 from .test_openclaw_store import T0, Store, header, message
 
 pytestmark = pytest.mark.backends
 
 KEY = "agent:main:main"
 
-
-def sync(state: StateDir):
-    report = sync_sources(state)
-    reconcile_all(state)
-    return report
 
 
 def sessions(state: StateDir) -> dict[str, tuple[str | None, str | None, list[str]]]:
