@@ -10,7 +10,7 @@ import json
 import sqlite3
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -21,7 +21,7 @@ from backscroll.core.visibility import OPERATOR
 from .fakehome import hits, sync
 
 __all__ = ["history", "only_session", "opened_by", "sync", "sync_locked", "sync_reading_only",
-           "tools_not_indexed", "wal_writer", "files_bytes"]
+           "tools_not_indexed", "unchanged_then_grown", "wal_writer", "files_bytes"]
 
 
 def wal_writer(path: Path, schema: str, checkpoints: bool = False) -> sqlite3.Connection:
@@ -76,6 +76,19 @@ def opened_by(monkeypatch: pytest.MonkeyPatch, *also: ModuleType) -> list[Path]:
         monkeypatch.setattr(module, "open_readonly",
                             lambda path, real=real: opened.append(path) or real(path))
     return opened
+
+
+def unchanged_then_grown(state: StateDir, monkeypatch: pytest.MonkeyPatch,
+                         grow: Callable[[], object], *also: ModuleType) -> Any:
+    """A sync with nothing new opens no database (``opened_by``, ``also``); after ``grow``
+    (the tool writes), a sync reads the database once, without a problem: its report."""
+    opened = opened_by(monkeypatch, *also)
+    again = sync(state)  # no change: stat'ed, never opened
+    assert (again.read, again.events, opened) == (0, 0, [])
+    grow()
+    grown = sync(state)
+    assert (grown.read, grown.problems, len(opened)) == (1, [], 1)
+    return grown
 
 
 def sync_locked(state: StateDir, conn: sqlite3.Connection, change: str,

@@ -30,10 +30,10 @@ from .fakehome import hits
 from .sqlite_formats import (
     history,
     only_session,
-    opened_by,
     sync,
     sync_reading_only,
     tools_not_indexed,
+    unchanged_then_grown,
     wal_writer,
 )
 
@@ -142,14 +142,9 @@ def test_first_sync_then_only_what_is_new(state: StateDir, agent: Agent,
     assert events[0]["cwd"] == str(agent.project)
     assert events[2]["message"]["model"] == "claude-sonnet-4" and events[2]["id"] == f"{mid}:0"
 
-    opened = opened_by(monkeypatch)
-    again = sync(state)
-    assert (again.read, again.events, opened) == (0, 0, [])
-
-    agent.message("user", [text("and the tax line too")])
-    grown = sync(state)
-    assert (grown.read, grown.messages, grown.problems) == (1, 1, [])
-    assert len(opened) == 1 and hits(state, "tax")
+    grown = unchanged_then_grown(state, monkeypatch, lambda: agent.message(
+        "user", [text("and the tax line too")]))
+    assert grown.messages == 1 and hits(state, "tax")
 
 
 def test_a_reply_rewritten_in_place_is_taken_when_finished(state: StateDir,

@@ -36,10 +36,10 @@ from .fakehome import hits
 from .sqlite_formats import (
     history,
     only_session,
-    opened_by,
     sync,
     sync_reading_only,
     tools_not_indexed,
+    unchanged_then_grown,
     wal_writer,
 )
 
@@ -150,14 +150,12 @@ def test_first_sync_append_and_a_no_change_sync_opens_nothing(
     assert events[2]["message"]["model"] == "claude-4-sonnet"
     assert events[1]["timestamp"] == "2026-02-01T09:00:01.000Z"
 
-    opened = opened_by(monkeypatch, reading_module)
-    again = sync(state)
-    assert (again.read, again.events, opened) == (0, 0, [])
+    def grow() -> None:
+        cursor.bubble(1, "and pears")
+        cursor.composer()
 
-    cursor.bubble(1, "and pears")
-    cursor.composer()
-    grown = sync(state)
-    assert (grown.problems, grown.messages, len(opened)) == ([], 1, 1)  # workspaces not reread
+    grown = unchanged_then_grown(state, monkeypatch, grow, reading_module)  # (workspaces too)
+    assert grown.messages == 1  # workspaces not reread: one database opened
     assert texts(state) == ["why are the apples sorted by colour",
                             "the sorter compares hue first", "and pears"]
 

@@ -31,11 +31,11 @@ from .fakehome import hits
 from .sqlite_formats import (
     history,
     only_session,
-    opened_by,
     sync,
     sync_locked,
     sync_reading_only,
     tools_not_indexed,
+    unchanged_then_grown,
     wal_writer,
 )
 
@@ -165,14 +165,9 @@ def test_first_sync_then_only_what_is_new(state: StateDir, agent: Agent,
     assert events[0]["cwd"] == PROJECT and events[0]["timestamp"] == "2025-10-09T08:53:20Z"
     assert events[2]["message"]["model"] == "gpt-5"
 
-    opened = opened_by(monkeypatch)
-    again = sync(state)  # no change: stat'ed, never opened
-    assert (again.read, again.events, opened) == (0, 0, [])
-
-    agent.message("user", [text("and the tax line too")])
-    grown = sync(state)
-    assert (grown.read, grown.messages, grown.problems) == (1, 1, [])
-    assert len(opened) == 1
+    grown = unchanged_then_grown(state, monkeypatch, lambda: agent.message(
+        "user", [text("and the tax line too")]))
+    assert grown.messages == 1
     assert [k for k, _ in hits(state, "tax")] == [key()]
     assert len(history(state, key())) == 3
 

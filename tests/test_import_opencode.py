@@ -33,11 +33,11 @@ from .fakehome import hits
 from .sqlite_formats import (
     history,
     only_session,
-    opened_by,
     sync,
     sync_locked,
     sync_reading_only,
     tools_not_indexed,
+    unchanged_then_grown,
     wal_writer,
 )
 
@@ -170,14 +170,11 @@ def test_first_sync_then_only_what_is_new(state: StateDir, agent: Agent,
     assert events[0]["cwd"] == PROJECT and events[0]["type"] == "session"
     assert events[2]["message"]["model"] == "claude-sonnet-4"
 
-    opened = opened_by(monkeypatch)
-    again = sync(state)  # no change: the database is stat'ed, never opened
-    assert (again.read, again.events, opened) == (0, 0, [])
-
-    _mid, [pid] = agent.message("user", [text("and the tax line too")])
-    grown = sync(state)
-    assert (grown.read, grown.messages, grown.problems) == (1, 1, [])
-    assert len(opened) == 1
+    added: list[tuple[str, list[str]]] = []
+    grown = unchanged_then_grown(state, monkeypatch, lambda: added.append(agent.message(
+        "user", [text("and the tax line too")])))
+    [(_mid, [pid])] = added
+    assert grown.messages == 1
     assert hits(state, "tax") == [(key(), pid)]
     assert len(history(state, key())) == 3
 

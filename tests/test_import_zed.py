@@ -33,10 +33,10 @@ from .fakehome import hits
 from .sqlite_formats import (
     history,
     only_session,
-    opened_by,
     sync,
     sync_reading_only,
     tools_not_indexed,
+    unchanged_then_grown,
     wal_writer,
 )
 
@@ -139,13 +139,9 @@ def test_first_sync_append_and_a_no_change_sync_opens_nothing(
     assert events[0]["cwd"] == PROJECT and events[0]["timestamp"] == "2026-03-01T10:01:00.000Z"
     assert events[2]["message"]["model"] == "claude-sonnet-4-5"
 
-    opened = opened_by(monkeypatch)
-    again = sync(state)
-    assert (again.read, again.events, opened) == (0, 0, [])
-
-    zed.save(TID, [*turn, user("u2", "and the tulips"), agent_says("tulips are fine")])
-    grown = sync(state)
-    assert (grown.problems, grown.messages, len(opened)) == ([], 2, 1)
+    grown = unchanged_then_grown(state, monkeypatch, lambda: zed.save(
+        TID, [*turn, user("u2", "and the tulips"), agent_says("tulips are fine")]))
+    assert grown.messages == 2
     assert texts(state) == ["why are the roses wilting", "too little water at noon",
                             "and the tulips", "tulips are fine"]
     [stamp] = {m["timestamp"] for m in history(state, key())[2:]}
