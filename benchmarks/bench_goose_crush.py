@@ -27,48 +27,41 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from backscroll.core.reconcile import reconcile_all  # noqa: E402
 from backscroll.core.sources import sync_sources  # noqa: E402
-from benchmarks.measure import WORDS, fake_home, p50_p95, process_sync  # noqa: E402
+from benchmarks.measure import fake_home, fill, p50_p95, process_sync, title  # noqa: E402
 from tests import test_import_crush as crush  # noqa: E402
 from tests import test_import_goose as goose  # noqa: E402
 
 
 def build_goose(agent: goose.Agent, mb: int) -> int:
-    messages, day = 0, 0
-    agent.conn.execute("PRAGMA wal_autocheckpoint=1000")  # the file grows, as the agent's does
-    while agent.path.stat().st_size < mb * 1_000_000:
-        day += 1
+    def session(day: int) -> str:
         sid = f"2025{day // 100 % 12 + 1:02d}{day % 28 + 1:02d}_{day}"
-        agent.conn.execute("BEGIN")
-        agent.session(sid, name=" ".join(random.choices(WORDS, k=4)))
-        for n in range(40):
-            words = " ".join(random.choices(WORDS, k=300))
-            if n % 2:
-                agent.message("assistant", [{"type": "thinking", "thinking": words[:400]},
-                                            goose.text(words)], sid=sid)
-            else:
-                agent.message("user", [goose.text(words)], sid=sid)
-            messages += 1
-        agent.conn.execute("COMMIT")
-    return messages
+        agent.session(sid, name=title())
+        return sid
+
+    def message(sid: str, n: int, words: str) -> None:
+        if n % 2:
+            agent.message("assistant", [{"type": "thinking", "thinking": words[:400]},
+                                        goose.text(words)], sid=sid)
+        else:
+            agent.message("user", [goose.text(words)], sid=sid)
+
+    return fill(agent.conn, agent.path, mb, session, message)
 
 
 def build_crush(agent: crush.Agent, mb: int) -> int:
-    messages = 0
-    agent.conn.execute("PRAGMA wal_autocheckpoint=1000")
-    while agent.path.stat().st_size < mb * 1_000_000:
+    def session(_n: int) -> str:
         sid = str(uuid.uuid4())
-        agent.conn.execute("BEGIN")
-        agent.session(sid, title=" ".join(random.choices(WORDS, k=4)))
-        for n in range(40):
-            words = " ".join(random.choices(WORDS, k=300))
-            if n % 2:
-                agent.message("assistant", [{"type": "reasoning", "data": {"thinking": words[:400]}},
-                                            crush.text(words), crush.finish()], sid=sid)
-            else:
-                agent.message("user", [crush.text(words)], sid=sid)
-            messages += 1
-        agent.conn.execute("COMMIT")
-    return messages
+        agent.session(sid, title=title())
+        return sid
+
+    def message(sid: str, n: int, words: str) -> None:
+        if n % 2:
+            agent.message("assistant", [{"type": "reasoning", "data": {"thinking": words[:400]}},
+                                        crush.text(words), crush.finish()], sid=sid)
+        else:
+            agent.message("user", [crush.text(words)], sid=sid)
+
+    return fill(agent.conn, agent.path, mb, session, message)
 
 
 def main() -> None:

@@ -28,32 +28,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from backscroll.core.reconcile import reconcile_all  # noqa: E402
 from backscroll.core.sources import sync_sources  # noqa: E402
-from benchmarks.measure import WORDS, fake_home, p50_p95, process_sync, watch_latency  # noqa: E402
+from benchmarks.measure import fake_home, fill, p50_p95, process_sync, title, watch_latency  # noqa: E402
 from tests.test_import_opencode import Agent, text  # noqa: E402
 
 
 def build(agent: Agent, mb: int) -> int:
     """Sessions of 40 messages (about 2 KB each, a tool part every other reply) until the
     database holds ``mb`` megabytes; the number of messages."""
-    messages = 0
-    agent.conn.execute("PRAGMA wal_autocheckpoint=1000")
-    while agent.path.stat().st_size < mb * 1_000_000:
+
+    def session(_n: int) -> str:
         sid = "ses_" + os.urandom(6).hex() + uuid.uuid4().hex[:14]
-        agent.conn.execute("BEGIN")
-        agent.session(sid, title=" ".join(random.choices(WORDS, k=4)))
-        for n in range(40):
-            words = " ".join(random.choices(WORDS, k=300))
-            if n % 2:
-                parts = [{"type": "reasoning", "text": words[:400]}, text(words),
-                         {"type": "tool", "callID": f"c{n}", "tool": "bash",
-                          "state": {"status": "completed", "input": {"command": "ls"},
-                                    "output": words[:600]}}]
-                agent.message("assistant", parts, sid=sid)
-            else:
-                agent.message("user", [text(words)], sid=sid)
-            messages += 1
-        agent.conn.execute("COMMIT")
-    return messages
+        agent.session(sid, title=title())
+        return sid
+
+    def message(sid: str, n: int, words: str) -> None:
+        if n % 2:
+            agent.message("assistant", [
+                {"type": "reasoning", "text": words[:400]}, text(words),
+                {"type": "tool", "callID": f"c{n}", "tool": "bash", "state": {
+                    "status": "completed", "input": {"command": "ls"}, "output": words[:600]}}],
+                sid=sid)
+        else:
+            agent.message("user", [text(words)], sid=sid)
+
+    return fill(agent.conn, agent.path, mb, session, message)
 
 
 def main() -> None:

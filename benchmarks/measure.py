@@ -5,7 +5,9 @@ timed, a search that finds a word, p50 / p95, and ``watch`` latency."""
 from __future__ import annotations
 
 import os
+import random
 import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -21,6 +23,29 @@ CLI = [sys.executable, "-m", "backscroll.tui.cli"]
 # The vocabulary of the generated conversations
 WORDS = ("cart total tax rounding cache price invoice retry queue worker deploy branch merge "
          "schema index migration token parser render layout button modal session").split()
+
+
+def fill(conn: sqlite3.Connection, path: Path, mb: float, session: Callable[[int], str],
+         message: Callable[[str, int, str], object]) -> int:
+    """A tool's database written until ``path`` holds ``mb`` megabytes: sessions of 40
+    messages of 300 of ``WORDS``, each in one transaction; ``session(n)`` starts the n-th
+    (and returns its id), ``message(sid, i, words)`` writes its i-th message. The number of
+    messages."""
+    messages = started = 0
+    conn.execute("PRAGMA wal_autocheckpoint=1000")  # the file grows, as the tool's does
+    while path.stat().st_size < mb * 1_000_000:
+        started += 1
+        conn.execute("BEGIN")
+        sid = session(started)
+        for i in range(40):
+            message(sid, i, " ".join(random.choices(WORDS, k=300)))
+            messages += 1
+        conn.execute("COMMIT")
+    return messages
+
+
+def title() -> str:
+    return " ".join(random.choices(WORDS, k=4))
 
 
 def fake_home(root: Path, unset: Iterable[str] = ()) -> tuple[Path, StateDir, dict[str, str]]:
