@@ -120,6 +120,15 @@ def test_openclaw_homes_are_found_by_default(state: StateDir, monkeypatch) -> No
 EXPECTED = {KEY: ("s-1", "Daily chat", ["m1", "m2"])}
 
 
+def the_other_layout_adds_nothing(state: StateDir) -> None:
+    """A sync after the conversation's second layout appeared stores nothing new: the one
+    conversation, each message once."""
+    second = sync(state)
+    assert second.problems == [] and second.events == 0
+    assert sessions(state) == EXPECTED
+    assert sorted(hits(state, "kestrel")) == [(KEY, "m1"), (KEY, "m2")]
+
+
 @pytest.mark.parametrize("index", [True, False])
 @pytest.mark.parametrize("name", ["s-1.jsonl.deleted.2026-06-01T10-00-00.000Z", "s-1.jsonl"])
 def test_both_layouts_jsonl_first_give_each_conversation_once(state: StateDir, root: Path,
@@ -129,10 +138,7 @@ def test_both_layouts_jsonl_first_give_each_conversation_once(state: StateDir, r
     assert first.problems == []
     store = store_with_one(root)
     try:
-        second = sync(state)
-        assert second.problems == [] and second.events == 0
-        assert sessions(state) == EXPECTED
-        assert sorted(hits(state, "kestrel")) == [(KEY, "m1"), (KEY, "m2")]
+        the_other_layout_adds_nothing(state)
     finally:
         store.con.close()
 
@@ -145,10 +151,7 @@ def test_both_layouts_store_first_give_each_conversation_once(state: StateDir, r
     try:
         assert sync(state).problems == []
         write_jsonl(root, name, index)
-        second = sync(state)
-        assert second.problems == [] and second.events == 0
-        assert sessions(state) == EXPECTED
-        assert sorted(hits(state, "kestrel")) == [(KEY, "m1"), (KEY, "m2")]
+        the_other_layout_adds_nothing(state)
     finally:
         store.con.close()
 
