@@ -28,9 +28,8 @@ from .common import (
     ImportReport,
     NumberedLines,
     found_inside,
-    import_agent_id,
     import_each,
-    import_path,
+    import_start,
     json_lines,
     over_bound,
     store_converted,
@@ -170,9 +169,7 @@ def import_files(
 ) -> ImportReport:
     """``backscroll import``: a folder (its files, as ``reader.files`` finds them) or one
     file."""
-    path = import_path(path)
-    agent_id = import_agent_id(agent, default_agent)
-    report = ImportReport()
+    path, agent_id, report = import_start(path, agent, default_agent)
     files = (
         [path] if path.is_file()  # named by the user: followed even when it is a link
         else [p for p in reader.files(path, report) if found_inside(path, p, report)]

@@ -272,6 +272,13 @@ def import_path(path: str | Path) -> Path:
     return found
 
 
+def import_start(path: str | Path, agent: str | None,
+                 default_agent: str) -> tuple[Path, str, ImportReport]:
+    """What an import begins with: the PATH given (``import_path``), the agent id it imports
+    into (``import_agent_id``: the one given, else ``default_agent``), and a new report."""
+    return import_path(path), import_agent_id(agent, default_agent), ImportReport()
+
+
 def files_under(path: Path, pattern: str, report: ImportReport,
                 keep: Callable[[Path], bool] = lambda _file: True,
                 recursive: bool = True) -> list[Path]:

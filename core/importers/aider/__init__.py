@@ -32,9 +32,8 @@ from ...storage import AgentWriter, SessionMeta
 from ..common import (
     ImportReport,
     files_under,
-    import_agent_id,
     import_each,
-    import_path,
+    import_start,
     label_of,
     store_converted,
 )
@@ -195,9 +194,7 @@ def import_history(db: AgentWriter, agent_id: str, file: Path, report: ImportRep
 
 def import_aider(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
     """Import one chat history, or every ``.aider.chat.history.md`` under a folder."""
-    path = import_path(path)
-    agent_id = import_agent_id(agent, SOURCE)
-    report = ImportReport()
+    path, agent_id, report = import_start(path, agent, SOURCE)
     files = files_under(path, "*", report, lambda p: is_transcript_name(p.name))
     return import_each(
         state, agent_id, files, report,

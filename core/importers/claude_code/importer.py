@@ -11,9 +11,8 @@ from ..common import (
     ImportReport,
     NumberedLines,
     files_under,
-    import_agent_id,
     import_each,
-    import_path,
+    import_start,
     over_bound,
 )
 from .convert import Converter
@@ -25,9 +24,7 @@ DEFAULT_AGENT = "claude-code"
 
 def import_claude_code(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
     """Import a Claude Code projects folder, one project folder, or one transcript file."""
-    path = import_path(path)
-    agent_id = import_agent_id(agent, DEFAULT_AGENT)
-    report = ImportReport()
+    path, agent_id, report = import_start(path, agent, DEFAULT_AGENT)
     # Main transcripts first, so sub-agents can be labelled from their parent's Task call.
     files = sorted(files_under(path, "*.jsonl", report), key=lambda p: (is_subagent_file(p), str(p)))
     tasks: Tasks = {}

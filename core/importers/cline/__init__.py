@@ -37,9 +37,8 @@ from ...storage import AgentWriter, SessionMeta
 from ..common import (
     ImportReport,
     files_under,
-    import_agent_id,
     import_each,
-    import_path,
+    import_start,
     label_of,
     store_converted,
 )
@@ -311,9 +310,7 @@ def import_task(db: AgentWriter, agent_id: str, source: str, file: Path, report:
 def import_tasks(state: StateDir, path: Path, agent: str | None = None,
                  source: str = "cline") -> ImportReport:
     """Import a Cline / Roo Code ``tasks`` folder (recursively), or one task's folder or file."""
-    path = import_path(path)
-    agent_id = import_agent_id(agent, source)
-    report = ImportReport()
+    path, agent_id, report = import_start(path, agent, source)
     files = files_under(path, "*.json", report, lambda p: is_transcript_name(p.name) and not (
         p.name == UI_FILE and has_history(p)))
     return import_each(

@@ -11,9 +11,8 @@ from ..common import (
     ImportReport,
     NumberedLines,
     files_under,
-    import_agent_id,
     import_each,
-    import_path,
+    import_start,
 )
 from .convert import Converted, convert
 from .reading import Rollout, read_rollout
@@ -24,9 +23,7 @@ DEFAULT_AGENT = "codex"
 
 def import_codex(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
     """Import a Codex sessions folder (recursively) or one rollout file."""
-    path = import_path(path)
-    agent_id = import_agent_id(agent, DEFAULT_AGENT)
-    report = ImportReport()
+    path, agent_id, report = import_start(path, agent, DEFAULT_AGENT)
     return import_each(
         state, agent_id, files_under(path, "rollout-*.jsonl", report), report,
         f"{path} holds no Codex rollouts (expected ~/.codex/sessions with "

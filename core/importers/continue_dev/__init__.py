@@ -30,9 +30,8 @@ from ...transcript import iso_to_ms
 from ..common import (
     ImportReport,
     files_under,
-    import_agent_id,
     import_each,
-    import_path,
+    import_start,
     label_of,
     store_converted,
 )
@@ -221,9 +220,7 @@ def import_session(db: AgentWriter, agent_id: str, file: Path, report: ImportRep
 
 def import_continue(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
     """Import a Continue sessions folder or one session file."""
-    path = import_path(path)
-    agent_id = import_agent_id(agent, SOURCE)
-    report = ImportReport()
+    path, agent_id, report = import_start(path, agent, SOURCE)
     files = files_under(path, "*.json", report, lambda p: is_transcript_name(p.name),
                         recursive=False)
     return import_each(

@@ -17,9 +17,8 @@ from ..common import (
     NumberedLines,
     deleted_here,
     files_under,
-    import_agent_id,
     import_each,
-    import_path,
+    import_start,
     json_lines,
     label_of,
     store_converted,
@@ -40,9 +39,7 @@ def is_session_file(name: str) -> bool:
 def import_copilot(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
     """Import a Copilot CLI folder (``~/.copilot``: ``session-state/<id>/events.jsonl`` and
     ``history-session-state/<id>.json``) or one session file."""
-    path = import_path(path)
-    agent_id = import_agent_id(agent, DEFAULT_AGENT)
-    report = ImportReport()
+    path, agent_id, report = import_start(path, agent, DEFAULT_AGENT)
     files = files_under(path, "*.json*", report, lambda p: is_session_file(p.name))
     return import_each(
         state, agent_id, files, report,

@@ -19,9 +19,8 @@ from ..common import (
     NumberedLines,
     deleted_here,
     files_under,
-    import_agent_id,
     import_each,
-    import_path,
+    import_start,
     json_lines,
     label_of,
     store_converted,
@@ -50,9 +49,7 @@ def same_chat(key: str, path: str, holder: str) -> bool:
 def import_gemini(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
     """Import a Gemini CLI folder (``~/.gemini`` or ``~/.gemini/tmp``, searched recursively
     for chats under ``chats/``) or one chat file."""
-    path = import_path(path)
-    agent_id = import_agent_id(agent, DEFAULT_AGENT)
-    report = ImportReport()
+    path, agent_id, report = import_start(path, agent, DEFAULT_AGENT)
     files = files_under(path, "*.json*", report, lambda p: is_chat(p.name) and "chats" in p.parts)
     return import_each(
         state, agent_id, files, report,

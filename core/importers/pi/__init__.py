@@ -35,9 +35,8 @@ from ..common import (
     ImportReport,
     NumberedLines,
     files_under,
-    import_agent_id,
     import_each,
-    import_path,
+    import_start,
     label_of,
     store_converted,
 )
@@ -206,9 +205,7 @@ _LABELS = {"pi": "Pi", "omp": "Oh My Pi"}
 def import_pi(state: StateDir, path: Path, agent: str | None = None,
               source: str = "pi") -> ImportReport:
     """Import a Pi / Oh My Pi sessions folder (recursively) or one session file."""
-    path = import_path(path)
-    agent_id = import_agent_id(agent, source)
-    report = ImportReport()
+    path, agent_id, report = import_start(path, agent, source)
     return import_each(
         state, agent_id, files_under(path, "*.jsonl", report), report,
         f"{path} holds no {_LABELS.get(source, source)} sessions (expected the agent's "
