@@ -575,9 +575,7 @@ def main() -> None:
         scans = per_format_scan(state)
         load_after = os.getloadavg()
     finally:
-        shutil.rmtree(tmp / "state", ignore_errors=True)
-        if args.cache is None:
-            shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)  # the state (and the home, unless cached)
 
     messages = report.get("messages", 0)
     print()
