@@ -18,7 +18,6 @@ opens in Chromium.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -26,50 +25,20 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
-from backscroll.core.state import StateDir
-from backscroll.core.storage import SessionMeta
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from backscroll.core.state import StateDir  # noqa: E402
+from backscroll.core.storage import SessionMeta  # noqa: E402
+from tests.events import billing_conversation  # noqa: E402
 
 KEY = "agent:ops:session-long"
-
-
-def conversation(messages: int) -> list[str]:
-    events: list[dict[str, Any]] = [{"type": "session", "version": 3, "id": "sid-long",
-                                     "timestamp": "2026-11-30T12:00:00.000Z"}]
-    parent: str | None = None
-    ms = 1_796_000_000_000
-
-    def add(message: dict[str, Any]) -> None:
-        nonlocal parent, ms
-        ms += 1000
-        entry = f"e{len(events)}"
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms / 1000)) + ".000Z"
-        events.append({"type": "message", "id": entry, "parentId": parent, "timestamp": stamp,
-                       "message": {**message, "timestamp": ms}})
-        parent = entry
-
-    for n in range(messages):
-        role = "user" if n % 2 == 0 else "assistant"
-        words = f"message {n}: checking the billing queue, step {n} of {messages}."
-        if role == "assistant" and n % 100 == 1:
-            failed = n % 200 == 1
-            add({"role": "assistant", "content": [
-                {"type": "text", "text": words},
-                {"type": "toolCall", "id": f"c{n}", "name": "bash",
-                 "arguments": {"command": f"./deploy.sh billing-api v2.{n}.0"}}]})
-            add({"role": "toolResult", "toolCallId": f"c{n}", "toolName": "bash",
-                 "isError": failed, "content": [{"type": "text", "text":
-                     "ImagePullBackOff\nexit code 1" if failed else "rolled out"}]})
-        else:
-            add({"role": role, "content": [{"type": "text", "text": words}]})
-    return [json.dumps(e) for e in events]
 
 
 def build(path: Path, messages: int) -> StateDir:
     state = StateDir(path, database_url="")
     with state.open("ops", write=True) as db:
-        db.import_session(SessionMeta(KEY, session_id="sid-long"), conversation(messages))
+        db.import_session(SessionMeta(KEY, session_id="sid-long"), billing_conversation(messages))
     return state
 
 

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,64 +27,41 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from backscroll.core.reconcile import reconcile_all  # noqa: E402
 from backscroll.core.sources import sync_sources  # noqa: E402
-from backscroll.core.state import StateDir  # noqa: E402
+from benchmarks.measure import fake_home, fill, p50_p95, process_sync, title  # noqa: E402
 from tests import test_import_crush as crush  # noqa: E402
 from tests import test_import_goose as goose  # noqa: E402
 
-WORDS = ("cart total tax rounding cache price invoice retry queue worker deploy branch merge "
-         "schema index migration token parser render layout button modal session").split()
-
 
 def build_goose(agent: goose.Agent, mb: int) -> int:
-    messages, day = 0, 0
-    agent.conn.execute("PRAGMA wal_autocheckpoint=1000")  # the file grows, as the agent's does
-    while agent.path.stat().st_size < mb * 1_000_000:
-        day += 1
+    def session(day: int) -> str:
         sid = f"2025{day // 100 % 12 + 1:02d}{day % 28 + 1:02d}_{day}"
-        agent.conn.execute("BEGIN")
-        agent.session(sid, name=" ".join(random.choices(WORDS, k=4)))
-        for n in range(40):
-            words = " ".join(random.choices(WORDS, k=300))
-            if n % 2:
-                agent.message("assistant", [{"type": "thinking", "thinking": words[:400]},
-                                            goose.text(words)], sid=sid)
-            else:
-                agent.message("user", [goose.text(words)], sid=sid)
-            messages += 1
-        agent.conn.execute("COMMIT")
-    return messages
+        agent.session(sid, name=title())
+        return sid
+
+    def message(sid: str, n: int, words: str) -> None:
+        if n % 2:
+            agent.message("assistant", [{"type": "thinking", "thinking": words[:400]},
+                                        goose.text(words)], sid=sid)
+        else:
+            agent.message("user", [goose.text(words)], sid=sid)
+
+    return fill(agent.conn, agent.path, mb, session, message)
 
 
 def build_crush(agent: crush.Agent, mb: int) -> int:
-    messages = 0
-    agent.conn.execute("PRAGMA wal_autocheckpoint=1000")
-    while agent.path.stat().st_size < mb * 1_000_000:
+    def session(_n: int) -> str:
         sid = str(uuid.uuid4())
-        agent.conn.execute("BEGIN")
-        agent.session(sid, title=" ".join(random.choices(WORDS, k=4)))
-        for n in range(40):
-            words = " ".join(random.choices(WORDS, k=300))
-            if n % 2:
-                agent.message("assistant", [{"type": "reasoning", "data": {"thinking": words[:400]}},
-                                            crush.text(words), crush.finish()], sid=sid)
-            else:
-                agent.message("user", [crush.text(words)], sid=sid)
-            messages += 1
-        agent.conn.execute("COMMIT")
-    return messages
+        agent.session(sid, title=title())
+        return sid
 
+    def message(sid: str, n: int, words: str) -> None:
+        if n % 2:
+            agent.message("assistant", [{"type": "reasoning", "data": {"thinking": words[:400]}},
+                                        crush.text(words), crush.finish()], sid=sid)
+        else:
+            agent.message("user", [crush.text(words)], sid=sid)
 
-def process_sync(env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "backscroll.tui.cli", "sync"], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
-
-
-def p50_p95(samples: list[float]) -> str:
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return f"p50 {ordered[len(ordered) // 2] * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms"
+    return fill(agent.conn, agent.path, mb, session, message)
 
 
 def main() -> None:
@@ -96,12 +71,8 @@ def main() -> None:
     args = parser.parse_args()
     random.seed(7)
     with tempfile.TemporaryDirectory() as tmp:
-        home, state = Path(tmp) / "home", StateDir(Path(tmp) / "state")
-        env = {**os.environ, "HOME": str(home), "BACKSCROLL_STATE_DIR": str(state.path)}
-        for name in ("XDG_DATA_HOME", "GOOSE_PATH_ROOT", "CRUSH_GLOBAL_DATA"):
-            env.pop(name, None)
-            os.environ.pop(name, None)
-        os.environ.update(HOME=env["HOME"], BACKSCROLL_STATE_DIR=env["BACKSCROLL_STATE_DIR"])
+        home, state, env = fake_home(Path(tmp), unset=["XDG_DATA_HOME", "GOOSE_PATH_ROOT",
+                                                       "CRUSH_GLOBAL_DATA"])
         data = home / ".local" / "share"
         g = goose.Agent(data / "goose" / "sessions" / "sessions.db")
         c = crush.Agent(home / "work" / "shop")

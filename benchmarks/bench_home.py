@@ -10,17 +10,20 @@ state dir, as whole processes (``python -m backscroll.tui.cli sync --json``):
 - the first sync: wall time, messages/s, the child's peak RSS; then the index is finished
   in-process (``reconcile_all``) and timed;
 - a no-change sync of the whole home, p50 / p95 over ``--runs`` (the goal: at most 1 s);
-- ``backscroll watch`` latency, p50 / p95 over ``--runs``: a message with a unique word
-  appended to a Claude Code file (JSONL) and one inserted into ``opencode.db`` from a writer
-  connection (SQLite, WAL), each timed from the write until ``sessions_search`` (polled every
-  10 ms) finds it;
-- what each format's scan costs in a no-change sync (in-process, the registry cut to that one
-  format), to say where the second goes;
+- ``backscroll watch`` latency, p50 / p95 over ``--runs``, for each kind of source: a
+  message with a unique word appended to a Claude Code file (JSONL), added to a Cline task
+  (a whole file, rewritten) and inserted into ``opencode.db`` from a writer connection
+  (SQLite, WAL), each timed from the write until ``sessions_search`` (polled every 5 ms)
+  finds it;
+- what each format's scan costs in a no-change sync (in-process, that format's sources
+  only), to say where the second goes;
 
 against a baseline run in the same minute: ``rg -c WORD`` over the home (a Python grep when
 ripgrep is missing). The machine's load is printed before and after. Every child has a
 timeout. A format of the registry with no generator in ``GENERATORS`` is listed as "not in this
-run"; adding one is one small function and one line in that table.
+run"; adding one is one small function and one line in that table (a format read only from
+a folder a person adds, Aider, also names its folder in ``CONFIGURED``). A format's session
+store (OpenClaw's SQLite store) has its own generator, under its store kind.
 
     .venv/bin/python benchmarks/bench_home.py [--scale 1] [--runs 10] [--cache DIR]
 """
@@ -48,13 +51,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from backscroll.core import formats  # noqa: E402
 from backscroll.core.reconcile import reconcile_all  # noqa: E402
-from backscroll.core.search import SearchRequest, sessions_search  # noqa: E402
-from backscroll.core.sources import sync_sources  # noqa: E402
+from backscroll.core.sources import add_source, all_sources, sync_sources  # noqa: E402
 from backscroll.core.state import StateDir  # noqa: E402
-from backscroll.core.visibility import OPERATOR  # noqa: E402
+from benchmarks.measure import CLI, p50_p95, wait_found  # noqa: E402
 
 DATA = Path("/work/shared/data")
-CLI = [sys.executable, "-m", "backscroll.tui.cli"]
 SYNC_TIMEOUT = 3600  # the first sync of a full-size home on a slow machine
 QUIET_TIMEOUT = 120
 FOUND_TIMEOUT = 30.0
@@ -235,6 +236,85 @@ def gen_droid(home: Path, scale: float, rng: random.Random) -> int:
             rng)
 
 
+def _cline_like(home: Path, scale: float, rng: random.Random, extension: str, count: int,
+                by_uuid: bool) -> int:
+    """Tasks of the real Cline sample's 443 messages (bench_wholefiles'), each a folder named
+    by its start time (Cline) or a UUID (Roo Code) in the extension's global storage."""
+    from benchmarks.bench_wholefiles import cline_messages, write_cline_task
+    tasks = home / ".config/Code/User/globalStorage" / extension / "tasks"
+    written = 0
+    for i in range(n_of(count, scale)):
+        ts = 1767000000000 + i * 10**7
+        name = new_uuid(rng) if by_uuid else str(ts)
+        written += write_cline_task(tasks / name, cline_messages(443, ts)).stat().st_size
+    return written
+
+
+def gen_cline(home: Path, scale: float, rng: random.Random) -> int:
+    return _cline_like(home, scale, rng, "saoudrizwan.claude-dev", 40, by_uuid=False)
+
+
+def gen_roo_code(home: Path, scale: float, rng: random.Random) -> int:
+    return _cline_like(home, scale, rng, "rooveterinaryinc.roo-cline", 20, by_uuid=True)
+
+
+def gen_continue(home: Path, scale: float, rng: random.Random) -> int:
+    """Sessions of 1,000 messages (bench_wholefiles'), one JSON file each."""
+    from benchmarks.bench_wholefiles import continue_history, write_continue_session
+    history = continue_history(1000)
+    return sum(write_continue_session(home / ".continue" / "sessions", new_uuid(rng),
+                                      history).stat().st_size for _ in range(n_of(60, scale)))
+
+
+def gen_aider(home: Path, scale: float, rng: random.Random) -> int:
+    """Chat histories of 2,000 messages in projects under ``~/code`` (bench_wholefiles');
+    Aider is read only from a folder a person adds: ``CONFIGURED`` adds it."""
+    from benchmarks.bench_wholefiles import write_aider_history
+    return sum(write_aider_history(home / "code" / f"p{i}", 2000).stat().st_size
+               for i in range(n_of(20, scale)))
+
+
+def gen_goose(home: Path, scale: float, rng: random.Random) -> int:
+    """Goose's ``sessions.db`` (bench_goose_crush's sessions of 40 messages), in WAL mode."""
+    from benchmarks.bench_goose_crush import build_goose
+    from tests.test_import_goose import Agent
+    agent = Agent(home / ".local/share/goose/sessions/sessions.db")
+    build_goose(agent, n_of(40, scale))
+    agent.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    agent.conn.close()
+    return agent.path.stat().st_size
+
+
+def gen_crush(home: Path, scale: float, rng: random.Random) -> int:
+    """A few projects' ``.crush/crush.db`` (bench_goose_crush's), listed in projects.json."""
+    from benchmarks.bench_goose_crush import build_crush
+    from tests.test_import_crush import Agent, register
+    data_dir = home / ".local/share/crush"
+    data_dir.mkdir(parents=True)
+    written, projects = 0, []
+    for i in range(n_of(4, scale)):
+        agent = Agent(home / "work" / f"shop{i}")
+        build_crush(agent, n_of(10, scale))
+        agent.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        agent.conn.close()
+        projects.append(agent.project)
+        written += agent.path.stat().st_size
+    register(data_dir, *projects)
+    return written
+
+
+def gen_openclaw_store(home: Path, scale: float, rng: random.Random) -> int:
+    """OpenClaw's SQLite stores, one per agent (bench_openclaw_store's windows, some zstd,
+    one cold archive), beside the JSONL agents."""
+    from benchmarks.bench_openclaw_store import build
+    with tempfile.TemporaryDirectory() as tmp:  # (it writes the same conversations as JSONL)
+        stores, _ = build(home / ".openclaw", Path(tmp), 3, n_of(100_000, scale))
+    for store in stores:
+        store.con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.con.close()
+    return sum(store.path.stat().st_size for store in stores)
+
+
 GENERATORS: dict[str, Callable[[Path, float, random.Random], int]] = {
     "claude-code": gen_claude_code,
     "codex": gen_codex,
@@ -250,39 +330,47 @@ GENERATORS: dict[str, Callable[[Path, float, random.Random], int]] = {
     "cursor-editor": gen_cursor_editor,
     "zed": gen_zed,
     "droid": gen_droid,
+    "goose": gen_goose,
+    "crush": gen_crush,
+    "cline": gen_cline,
+    "roo-code": gen_roo_code,
+    "continue": gen_continue,
+    "aider": gen_aider,
+    "openclaw-store": gen_openclaw_store,
 }
+# Formats read only from a folder a person adds (``sources add KIND FOLDER``): the folder
+CONFIGURED = {"aider": "code"}
+
+
+def kinds() -> list[str]:
+    """Every format's name, and its session store's kind (``openclaw-store``) where a
+    generator makes one."""
+    return [kind for f in formats.known() for kind in (f.name, f.store_kind)
+            if kind == f.name or kind in GENERATORS]
 
 
 def build_home(home: Path, scale: float) -> dict[str, str]:
     """Each format's generator in turn; per format, what it made or why it is not there."""
     made: dict[str, str] = {}
-    for fmt in formats.known():
-        make = GENERATORS.get(fmt.name)
+    for kind in kinds():
+        make = GENERATORS.get(kind)
         if make is None:
-            made[fmt.name] = "not in this run (no generator)"
+            made[kind] = "not in this run (no generator)"
             continue
         started = time.perf_counter()
         try:
-            size = make(home, scale, random.Random(fmt.name))
+            size = make(home, scale, random.Random(kind))
         except BaseException as err:  # noqa: BLE001 - a missing sample or test (pytest.skip)
             if isinstance(err, KeyboardInterrupt):
                 raise
-            made[fmt.name] = f"not in this run ({type(err).__name__}: {err})"[:120]
+            made[kind] = f"not in this run ({type(err).__name__}: {err})"[:120]
             continue
-        made[fmt.name] = f"{size / 1e6:,.0f} MB, built in {time.perf_counter() - started:.0f} s"
-        print(f"  {fmt.name:<14} {made[fmt.name]}", flush=True)
+        made[kind] = f"{size / 1e6:,.0f} MB, built in {time.perf_counter() - started:.0f} s"
+        print(f"  {kind:<14} {made[kind]}", flush=True)
     return made
 
 
 # ------------------------------------------------------------------------------ measuring
-
-
-def p50_p95(samples: list[float]) -> str:
-    if not samples:
-        return "no sample"
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return f"p50 {statistics.median(ordered) * 1000:,.0f} ms, p95 {p95 * 1000:,.0f} ms"
 
 
 def run_sync(env: dict[str, str], timeout: float) -> tuple[float, dict]:
@@ -316,22 +404,6 @@ def timed(command: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - started
 
 
-def found(state: StateDir, word: str) -> bool:
-    try:
-        return bool(sessions_search(state, SearchRequest(query=word), OPERATOR).results)
-    except Exception:  # noqa: BLE001 - a database being written
-        return False
-
-
-def wait_found(state: StateDir, word: str, started: float, limit: float = FOUND_TIMEOUT) -> float:
-    """Seconds from ``started`` until a search finds ``word`` (polled every 10 ms), or inf."""
-    while not found(state, word):
-        if time.perf_counter() - started > limit:
-            return float("inf")
-        time.sleep(0.01)
-    return time.perf_counter() - started
-
-
 def baseline(home: Path) -> tuple[str, float]:
     """Seconds to grep the whole home for a word it does not hold (rg, else Python)."""
     word = "absent" + uuid.uuid4().hex[:10]
@@ -351,11 +423,14 @@ def baseline(home: Path) -> tuple[str, float]:
 
 
 class Writers:
-    """Where a new message goes: a Claude Code file (append) and opencode.db (insert)."""
+    """Where a new message goes, one of each kind of source: a Claude Code file (appended),
+    a Cline task (rewritten whole, as Cline writes it) and opencode.db (an insert)."""
 
     def __init__(self, home: Path) -> None:
         from tests.test_import_opencode import Agent
         self.claude = min((home / ".claude" / "projects").rglob("*.jsonl"))
+        self.cline = min((home / ".config/Code/User/globalStorage/saoudrizwan.claude-dev"
+                          ).rglob("api_conversation_history.json"), default=None)
         db = home / ".local/share/opencode/opencode.db"
         self.opencode = None
         if db.is_file():
@@ -371,6 +446,14 @@ class Writers:
         from tests.fakehome import append, claude_user
         append(self.claude, claude_user(self.claude, str(uuid.uuid4()), f"look at {word}"))
 
+    def whole(self, word: str) -> None:
+        assert self.cline is not None
+        messages = json.loads(self.cline.read_text())
+        messages.append({"role": "user", "ts": messages[-1]["ts"] + 1000, "content": [
+            {"type": "text", "text": f"[attempt_completion] Result:\n<feedback>\nlook at {word}"
+                                     "\n</feedback>"}]})
+        self.cline.write_text(json.dumps(messages))
+
     def sqlite(self, word: str) -> None:
         from tests.test_import_opencode import text
         assert self.opencode is not None
@@ -381,12 +464,16 @@ class Writers:
             self.opencode.conn.close()
 
 
+WATCHED = [("jsonl", "Claude Code append (JSONL)"), ("whole", "Cline task rewritten (whole file)"),
+           ("sqlite", "opencode.db insert (SQLite)")]
+
+
 def watch_latency(env: dict[str, str], state: StateDir, home: Path,
                   runs: int) -> dict[str, list[float]]:
     writers = Writers(home)
     watcher = subprocess.Popen([*CLI, "watch", "--json"], env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True, start_new_session=True)
-    latency: dict[str, list[float]] = {"jsonl": [], "sqlite": []}
+    latency: dict[str, list[float]] = {kind: [] for kind, _ in WATCHED}
     try:
         # ready once a first message written after its start is found (its catch-up is done)
         word = f"warmup{uuid.uuid4().hex[:12]}"
@@ -395,6 +482,8 @@ def watch_latency(env: dict[str, str], state: StateDir, home: Path,
             print("  watch: the warm-up message was not found in 300 s", flush=True)
             return latency
         kinds = [("jsonl", writers.jsonl)]
+        if writers.cline is not None:
+            kinds.append(("whole", writers.whole))
         if writers.opencode is not None:
             kinds.append(("sqlite", writers.sqlite))
         for _ in range(runs):
@@ -418,20 +507,16 @@ def watch_latency(env: dict[str, str], state: StateDir, home: Path,
 
 
 def per_format_scan(state: StateDir, runs: int = 3) -> list[tuple[str, float]]:
-    """In-process, a no-change sync with the registry cut to one format: the best of ``runs``."""
-    whole = list(formats.FORMATS)
+    """In-process, a no-change sync of one format's sources only (found as every sync finds
+    them: the config and detection are in it): the best of ``runs``."""
     costs = []
-    try:
-        for fmt in whole:
-            formats.FORMATS[:] = [fmt]
-            best = float("inf")
-            for _ in range(runs):
-                started = time.perf_counter()
-                sync_sources(state)
-                best = min(best, time.perf_counter() - started)
-            costs.append((fmt.name, best))
-    finally:
-        formats.FORMATS[:] = whole
+    for fmt in formats.known():
+        best = float("inf")
+        for _ in range(runs):
+            started = time.perf_counter()
+            sync_sources(state, [s for s in all_sources(state.path) if s.kind == fmt.name])
+            best = min(best, time.perf_counter() - started)
+        costs.append((fmt.name, best))
     return sorted(costs, key=lambda item: -item[1])
 
 
@@ -461,6 +546,9 @@ def main() -> None:
     total = folder_size(home)
     files = sum(1 for p in home.rglob("*") if p.is_file())
     state = StateDir(tmp / "state")
+    for kind, folder in CONFIGURED.items():
+        if (home / folder).is_dir():
+            add_source(state.path, kind, home / folder, None)
     env = {**os.environ, "HOME": str(home), "BACKSCROLL_STATE_DIR": str(state.path)}
     for variable in {f.home_env for f in formats.known()} | {f.folder_env for f in formats.known()}:
         env.pop(variable, None) if variable else None
@@ -487,9 +575,7 @@ def main() -> None:
         scans = per_format_scan(state)
         load_after = os.getloadavg()
     finally:
-        shutil.rmtree(tmp / "state", ignore_errors=True)
-        if args.cache is None:
-            shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)  # the state (and the home, unless cached)
 
     messages = report.get("messages", 0)
     print()
@@ -516,14 +602,14 @@ def main() -> None:
     print(f"| of it: a process that starts and exits (`backscroll --version`) | "
           f"{p50_p95(start_only)} | |")
     print(f"| of it: the no-change sync in-process | {p50_p95(in_process)} | |")
-    for kind, label in (("jsonl", "Claude Code append"), ("sqlite", "opencode.db insert")):
+    for kind, label in WATCHED:
         samples = latency[kind]
         missed = sum(s == float("inf") for s in samples)
         kept = [s for s in samples if s != float("inf")]
         note = f", {missed} not found in {FOUND_TIMEOUT:.0f} s" if missed else ""
         print(f"| watch: {label} until found ({len(samples)} runs) | {p50_p95(kept)}{note} | |")
     print()
-    print("no-change sync per format (in-process, the registry cut to one format, best of 3):")
+    print("no-change sync per format (in-process, its sources only, best of 3):")
     for name, cost in scans:
         print(f"  {name:<14} {cost * 1000:8.1f} ms")
 

@@ -22,27 +22,20 @@ import argparse
 import json
 import os
 import random
-import signal
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from backscroll.core.importers.openclaw import import_openclaw  # noqa: E402
 from backscroll.core.reconcile import reconcile_all  # noqa: E402
-from backscroll.core.search import SearchRequest, sessions_search  # noqa: E402
 from backscroll.core.sources import sync_sources  # noqa: E402
 from backscroll.core.state import StateDir  # noqa: E402
-from backscroll.core.visibility import OPERATOR  # noqa: E402
+from benchmarks.measure import WORDS, fake_home, p50_p95, process_sync, watch_latency  # noqa: E402
 from tests.test_openclaw_store import T0, Store, header, message  # noqa: E402
 
-WORDS = ("cart total tax rounding cache price invoice retry queue worker deploy branch merge "
-         "schema index migration token parser render layout button modal session").split()
 PER_WINDOW = 400  # events in a window
 
 
@@ -86,26 +79,6 @@ def build(root: Path, jsonl: Path, agents: int, events: int) -> tuple[list[Store
     return stores, messages
 
 
-def process_sync(env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "backscroll.tui.cli", "sync"], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
-
-
-def found(state: StateDir, word: str) -> bool:
-    try:
-        return bool(sessions_search(state, SearchRequest(query=word), OPERATOR).results)
-    except Exception:  # noqa: BLE001 - a database being written
-        return False
-
-
-def p50_p95(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    return (statistics.median(ordered) * 1000,
-            ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))] * 1000)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=100_000)
@@ -117,12 +90,8 @@ def main() -> None:
     rows: list[tuple[str, str]] = [("load (1, 5, 15 min) at start",
                                     " ".join(f"{x:.2f}" for x in os.getloadavg()))]
     with tempfile.TemporaryDirectory() as tmp:
-        home, state = Path(tmp) / "home", StateDir(Path(tmp) / "state")
+        home, state, env = fake_home(Path(tmp), unset=["OPENCLAW_STATE_DIR"])
         other = StateDir(Path(tmp) / "state-jsonl", database_url="")
-        env = {**os.environ, "HOME": str(home), "BACKSCROLL_STATE_DIR": str(state.path)}
-        env.pop("OPENCLAW_STATE_DIR", None)
-        os.environ.update(HOME=env["HOME"], BACKSCROLL_STATE_DIR=env["BACKSCROLL_STATE_DIR"])
-        os.environ.pop("OPENCLAW_STATE_DIR", None)
         start = time.perf_counter()
         stores, messages = build(home / ".openclaw", Path(tmp) / "jsonl", args.agents,
                                  args.events)
@@ -142,39 +111,22 @@ def main() -> None:
                                                     f"({imported.events:,} events)"))
         reconcile_all(state)
         quiet = [process_sync(env) for _ in range(args.runs)]
-        rows.append(("no-change `backscroll sync` (process)",
-                     "p50 {:.0f} ms, p95 {:.0f} ms".format(*p50_p95(quiet))))
+        rows.append(("no-change `backscroll sync` (process)", p50_p95(quiet)))
         store = stores[-1]
         sid = store.con.execute("SELECT current_session_id FROM session_nodes "
                                 "ORDER BY session_key LIMIT 1").fetchone()[0]
         seq = store.con.execute("SELECT max(seq) FROM transcript_events WHERE session_id=?",
                                 (sid,)).fetchone()[0]
-        watcher = subprocess.Popen([sys.executable, "-m", "backscroll.tui.cli", "watch", "--json"],
-                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                   text=True)
-        assert watcher.stdout is not None
-        watcher.stdout.readline()
-        time.sleep(3)  # past the watcher's catch-up sync
-        latency = []
-        try:
-            for _ in range(args.appends):
-                word = f"latency{uuid.uuid4().hex[:12]}"
-                seq += 1
-                start = time.perf_counter()
-                store.con.execute("BEGIN")
-                store.events(sid, [message(f"w{seq}", None, "user", f"look at {word}")],
-                             start=seq)
-                store.con.execute("COMMIT")
-                while not found(state, word):
-                    assert time.perf_counter() - start < 30, "not found in 30 s"
-                    time.sleep(0.005)
-                latency.append(time.perf_counter() - start)
-                time.sleep(0.2)
-        finally:
-            watcher.send_signal(signal.SIGINT)
-            watcher.wait(30)
-        rows.append(("watch: event in the -wal until found",
-                     "p50 {:.0f} ms, p95 {:.0f} ms".format(*p50_p95(latency))))
+
+        def write(word: str) -> None:
+            nonlocal seq
+            seq += 1
+            store.con.execute("BEGIN")
+            store.events(sid, [message(f"w{seq}", None, "user", f"look at {word}")], start=seq)
+            store.con.execute("COMMIT")
+
+        latency = watch_latency(env, state, write, args.appends)
+        rows.append(("watch: event in the -wal until found", p50_p95(latency)))
         for one in stores:
             one.con.close()
     rows.append(("load (1, 5, 15 min) at end", " ".join(f"{x:.2f}" for x in os.getloadavg())))

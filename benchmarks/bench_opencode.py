@@ -18,9 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import signal
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,58 +27,31 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from backscroll.core.reconcile import reconcile_all  # noqa: E402
-from backscroll.core.search import SearchRequest, sessions_search  # noqa: E402
 from backscroll.core.sources import sync_sources  # noqa: E402
-from backscroll.core.state import StateDir  # noqa: E402
-from backscroll.core.visibility import OPERATOR  # noqa: E402
+from benchmarks.measure import fake_home, fill, p50_p95, process_sync, title, watch_latency  # noqa: E402
 from tests.test_import_opencode import Agent, text  # noqa: E402
-
-WORDS = ("cart total tax rounding cache price invoice retry queue worker deploy branch merge "
-         "schema index migration token parser render layout button modal session").split()
 
 
 def build(agent: Agent, mb: int) -> int:
     """Sessions of 40 messages (about 2 KB each, a tool part every other reply) until the
     database holds ``mb`` megabytes; the number of messages."""
-    messages = 0
-    agent.conn.execute("PRAGMA wal_autocheckpoint=1000")
-    while agent.path.stat().st_size < mb * 1_000_000:
+
+    def session(_n: int) -> str:
         sid = "ses_" + os.urandom(6).hex() + uuid.uuid4().hex[:14]
-        agent.conn.execute("BEGIN")
-        agent.session(sid, title=" ".join(random.choices(WORDS, k=4)))
-        for n in range(40):
-            words = " ".join(random.choices(WORDS, k=300))
-            if n % 2:
-                parts = [{"type": "reasoning", "text": words[:400]}, text(words),
-                         {"type": "tool", "callID": f"c{n}", "tool": "bash",
-                          "state": {"status": "completed", "input": {"command": "ls"},
-                                    "output": words[:600]}}]
-                agent.message("assistant", parts, sid=sid)
-            else:
-                agent.message("user", [text(words)], sid=sid)
-            messages += 1
-        agent.conn.execute("COMMIT")
-    return messages
+        agent.session(sid, title=title())
+        return sid
 
+    def message(sid: str, n: int, words: str) -> None:
+        if n % 2:
+            agent.message("assistant", [
+                {"type": "reasoning", "text": words[:400]}, text(words),
+                {"type": "tool", "callID": f"c{n}", "tool": "bash", "state": {
+                    "status": "completed", "input": {"command": "ls"}, "output": words[:600]}}],
+                sid=sid)
+        else:
+            agent.message("user", [text(words)], sid=sid)
 
-def process_sync(env: dict[str, str]) -> float:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "backscroll.tui.cli", "sync"], env=env, check=True,
-                   stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
-
-
-def found(state: StateDir, word: str) -> bool:
-    try:
-        return bool(sessions_search(state, SearchRequest(query=word), OPERATOR).results)
-    except Exception:  # noqa: BLE001 - a database being written
-        return False
-
-
-def p50_p95(samples: list[float]) -> str:
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return f"p50 {statistics.median(ordered) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms"
+    return fill(agent.conn, agent.path, mb, session, message)
 
 
 def main() -> None:
@@ -92,11 +62,7 @@ def main() -> None:
     args = parser.parse_args()
     random.seed(7)
     with tempfile.TemporaryDirectory() as tmp:
-        home, state = Path(tmp) / "home", StateDir(Path(tmp) / "state")
-        env = {**os.environ, "HOME": str(home), "BACKSCROLL_STATE_DIR": str(state.path)}
-        env.pop("XDG_DATA_HOME", None)
-        os.environ.update(HOME=env["HOME"], BACKSCROLL_STATE_DIR=env["BACKSCROLL_STATE_DIR"])
-        os.environ.pop("XDG_DATA_HOME", None)
+        home, state, env = fake_home(Path(tmp), unset=["XDG_DATA_HOME"])
         agent = Agent(home / ".local" / "share" / "opencode" / "opencode.db")
         messages = build(agent, args.mb)
         size = agent.path.stat().st_size + Path(f"{agent.path}-wal").stat().st_size
@@ -117,26 +83,8 @@ def main() -> None:
             sync_sources(state)
             grown.append(time.perf_counter() - start)
         print(f"sync after one new message (in-process): {p50_p95(grown)}")
-        watcher = subprocess.Popen([sys.executable, "-m", "backscroll.tui.cli", "watch", "--json"],
-                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                   text=True)
-        assert watcher.stdout is not None
-        watcher.stdout.readline()
-        time.sleep(3)  # past the watcher's catch-up sync
-        latency = []
-        try:
-            for _ in range(args.appends):
-                word = f"latency{uuid.uuid4().hex[:12]}"
-                start = time.perf_counter()
-                agent.message("user", [text(f"look at {word}")], sid=sid)
-                while not found(state, word):
-                    assert time.perf_counter() - start < 30, "not found in 30 s"
-                    time.sleep(0.005)
-                latency.append(time.perf_counter() - start)
-                time.sleep(0.2)
-        finally:
-            watcher.send_signal(signal.SIGINT)
-            watcher.wait(30)
+        latency = watch_latency(env, state, lambda word: agent.message(
+            "user", [text(f"look at {word}")], sid=sid), args.appends)
         print(f"watch latency, a message in the -wal until found: {p50_p95(latency)}")
         agent.conn.close()
 

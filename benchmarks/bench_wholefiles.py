@@ -19,10 +19,48 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 SID = "8f0a3c52-1b7e-4d2c-9a61-0c2f4b5d6e7f"  # Continue names sessions by UUID
 SAMPLE = Path("/work/shared/data/agents/cline/home/.config/Code/User/globalStorage/"
               "saoudrizwan.claude-dev/tasks/1777073160794/api_conversation_history.json")
+
+
+def cline_messages(n: int, ts: int = 1767000000000) -> list[dict[str, Any]]:
+    """``n`` api messages of the real Cline sample, repeated, with fresh times from ``ts``."""
+    base = json.loads(SAMPLE.read_text())
+    return [dict(m, ts=ts + i * 1000) for i, m in enumerate((base * (n // len(base) + 1))[:n])]
+
+
+def write_cline_task(task: Path, messages: list[dict[str, Any]]) -> Path:
+    """A Cline (or Roo Code) task folder ``task`` holding ``messages``; the file written."""
+    task.mkdir(parents=True, exist_ok=True)
+    path = task / "api_conversation_history.json"
+    path.write_text(json.dumps(messages))
+    return path
+
+
+def continue_history(n: int) -> list[dict[str, Any]]:
+    return [{"message": {"role": "user" if i % 2 == 0 else "assistant",
+                         "content": f"message {i} about the {i % 97} wombat"},
+             "contextItems": []} for i in range(n)]
+
+
+def write_continue_session(sessions: Path, sid: str, history: list[dict[str, Any]]) -> Path:
+    sessions.mkdir(parents=True, exist_ok=True)
+    path = sessions / f"{sid}.json"
+    path.write_text(json.dumps({"sessionId": sid, "title": "t", "workspaceDirectory": "file:///x",
+                                "history": history}))
+    return path
+
+
+def write_aider_history(project: Path, n: int) -> Path:
+    """An Aider chat history of ``n`` messages (questions and answers) in ``project``."""
+    project.mkdir(parents=True, exist_ok=True)
+    path = project / ".aider.chat.history.md"
+    path.write_text("\n# aider chat started at 2026-01-01 10:00:00\n\n" + "".join(
+        f"#### question {i} on the {i % 97} emu  \n\nanswer {i}\n\n" for i in range(n // 2)))
+    return path
 
 
 def main() -> None:
@@ -36,26 +74,14 @@ def main() -> None:
     from backscroll.core.sources import add_source, sync_sources
     from backscroll.core.state import StateDir
 
-    base = json.loads(SAMPLE.read_text())
-    cline = [dict(m, ts=1767000000000 + i * 1000) for i, m in
-             enumerate((base * (args.messages // len(base) + 1))[:args.messages])]
+    cline = cline_messages(args.messages)
     task = root / "home/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1767000000000"
-    task.mkdir(parents=True)
-    (task / "api_conversation_history.json").write_text(json.dumps(cline))
-    history = [{"message": {"role": "user" if i % 2 == 0 else "assistant",
-                            "content": f"message {i} about the {i % 97} wombat"},
-                "contextItems": []} for i in range(args.messages)]
+    write_cline_task(task, cline)
+    history = continue_history(args.messages)
     sessions = root / "home/.continue/sessions"
-    sessions.mkdir(parents=True)
-    (sessions / f"{SID}.json").write_text(json.dumps({"sessionId": SID, "title": "t",
-                                                  "workspaceDirectory": "file:///x",
-                                                  "history": history}))
+    write_continue_session(sessions, SID, history)
     project = root / "home/code/p"
-    project.mkdir(parents=True)
-    (project / ".aider.chat.history.md").write_text(
-        "\n# aider chat started at 2026-01-01 10:00:00\n\n" + "".join(
-            f"#### question {i} on the {i % 97} emu  \n\nanswer {i}\n\n"
-            for i in range(args.messages // 2)))
+    write_aider_history(project, args.messages)
     state = StateDir(root / "state")
     add_source(state.path, "aider", root / "home/code", None)
     started = time.perf_counter()

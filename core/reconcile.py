@@ -5,15 +5,16 @@ Per pass: take the agent's reconciler lease (one reconciler per agent database, 
 threads and processes), then repeatedly claim a batch of pending sessions (compare-and-set
 with a lease, so a killed process's claims expire) and rebuild them:
 
-- small sessions are read, rebuilt and published inside one short transaction per batch
-  (many sessions per transaction: the fast path for big backfills); nothing can change them
-  meanwhile, so they always publish;
+- small sessions are read and rebuilt, then published in one short transaction per batch
+  (many sessions per transaction: the fast path for big backfills); their rows are built
+  outside it, so a writer never waits for the building, and a session written to meanwhile
+  is skipped (it is dirty again) and claimed by a later batch;
 - a session larger than a batch is rebuilt in several batch transactions while claimed, and
   published only if its transcript did not change meanwhile; a write that lands mid-rebuild
   marks it dirty, the claim is abandoned, and a later batch picks it up again (at most
   ``MAX_ATTEMPTS`` times per pass, so a busy writer can never make the reconciler loop).
 
-Writers wait for at most one batch. Progress lives in the database for any process to read.
+Writers wait for at most one batch's writes. Progress lives in the database for any process to read.
 """
 
 from __future__ import annotations
@@ -205,13 +206,13 @@ class _RowBuilder:
 
 def _rebuild_small(db: AgentWriter, claims: list[Claim], owner: str, stats: ReconcileStats
                    ) -> None:
-    """Read, rebuild and publish a batch of sessions in one transaction."""
+    """Rebuild a batch of sessions, then publish them in one transaction. The rows are built
+    outside it (the claims keep other reconcilers off; ``publish`` skips a session written to
+    meanwhile): building is most of a batch's time, and another writer (a sync, a live
+    append) must not wait for it. Held across the build, a batch on a loaded machine kept
+    a second sync waiting past SQLite's busy timeout."""
+    items: list[PublishItem] = [(claim, *_rows(db, claim)) for claim in claims]
     with db.transaction():
-        items: list[PublishItem] = []
-        for claim in claims:
-            if not db.still_mine(claim, owner):
-                continue
-            items.append((claim, *_rows(db, claim)))
         published = db.publish(items, owner)
     _count(stats, items, published)
 

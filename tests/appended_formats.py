@@ -9,21 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from backscroll.core.history import HistoryRequest, sessions_history
-from backscroll.core.reconcile import reconcile_all
-from backscroll.core.sources import sync_sources
 from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR
 
-from .fakehome import hits, stored
+from .fakehome import hits, stored, sync
 
 __all__ = ["hits", "stored", "sync", "history", "write_lines", "append_lines", "session_of"]
 
-
-def sync(state: StateDir) -> Any:
-    """A sync, then the index brought up to date (as the background reconciliation does)."""
-    report = sync_sources(state)
-    reconcile_all(state)
-    return report
 
 
 def history(state: StateDir, key: str, tools: bool = False) -> tuple[str, Any]:

@@ -46,3 +46,42 @@ def leaf(entry_id: str, target: str | None, parent: str | None = None) -> dict[s
 
 def lines(*events: dict[str, Any]) -> list[str]:
     return [json.dumps(e, ensure_ascii=False) for e in events]
+
+
+def billing_conversation(messages: int, first: str | None = None,
+                         last: str | None = None) -> list[str]:
+    """``messages`` user and assistant messages of about 60 characters; every 100th message
+    the agent runs a ``bash`` tool (every other one fails); ``first`` and ``last``, when
+    given, are the first and last messages' words (tests/test_export_chromium.py,
+    benchmarks/bench_export.py)."""
+    events: list[dict[str, Any]] = [header("sid-long")]
+    parent: str | None = None
+    ms = BASE_MS
+
+    def add(message: dict[str, Any]) -> None:
+        nonlocal parent, ms
+        ms += 1000
+        entry = f"e{len(events)}"
+        events.append({"type": "message", "id": entry, "parentId": parent, "timestamp": iso(ms),
+                       "message": {**message, "timestamp": ms}})
+        parent = entry
+
+    for n in range(messages):
+        role = "user" if n % 2 == 0 else "assistant"
+        words = f"message {n}: checking the billing queue, step {n} of {messages}."
+        if n == 0 and first:
+            words = first
+        elif n == messages - 1 and last:
+            words = last
+        if role == "assistant" and n % 100 == 1:
+            failed = n % 200 == 1
+            add({"role": "assistant", "content": [
+                {"type": "text", "text": words},
+                {"type": "toolCall", "id": f"c{n}", "name": "bash",
+                 "arguments": {"command": f"./deploy.sh billing-api v2.{n}.0"}}]})
+            add({"role": "toolResult", "toolCallId": f"c{n}", "toolName": "bash",
+                 "isError": failed, "content": [{"type": "text", "text":
+                     "ImagePullBackOff\nexit code 1" if failed else "rolled out"}]})
+        else:
+            add({"role": role, "content": [{"type": "text", "text": words}]})
+    return [json.dumps(e) for e in events]

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from backscroll.core.indexer import expected_rows
+from backscroll.core.reconcile import reconcile_all
 from backscroll.core.search import SearchRequest, sessions_search
+from backscroll.core.sources import sync_sources
 from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR
 
@@ -80,6 +82,13 @@ def openclaw_user(path: Path, entry_id: str, text: str) -> dict[str, Any]:
             "timestamp": "2026-06-01T10:00:00.000Z",
             "message": {"role": "user", "content": [{"type": "text", "text": text}],
                         "timestamp": 1780308000000}}
+
+
+def sync(state: StateDir) -> Any:
+    """A sync, then the index brought up to date (as the background reconciliation does)."""
+    report = sync_sources(state)
+    reconcile_all(state)
+    return report
 
 
 def hits(state: StateDir, word: str) -> list[tuple[str, str]]:

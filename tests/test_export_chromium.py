@@ -5,11 +5,9 @@ call's summary, the call folded (its result in the page, not open)."""
 
 from __future__ import annotations
 
-import json
 import re
 from html import unescape
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,7 +16,7 @@ from backscroll.core.storage import SessionMeta
 from backscroll.tui.cli import main
 
 from . import chromium
-from .events import BASE_MS, header, iso
+from .events import billing_conversation
 
 pytestmark = pytest.mark.slow  # a browser start and a 5,000-message page: seconds
 
@@ -37,37 +35,8 @@ def browser() -> str:
 def long_conversation() -> list[str]:
     """5,000 user and assistant messages; every 100th message the agent runs a tool (every
     other one fails); the first and last messages hold words found nowhere else."""
-    events: list[dict[str, Any]] = [header("sid-long")]
-    parent: str | None = None
-    ms = BASE_MS
-
-    def add(message: dict[str, Any]) -> None:
-        nonlocal parent, ms
-        ms += 1000
-        entry = f"e{len(events)}"
-        events.append({"type": "message", "id": entry, "parentId": parent, "timestamp": iso(ms),
-                       "message": {**message, "timestamp": ms}})
-        parent = entry
-
-    for n in range(MESSAGES):
-        role = "user" if n % 2 == 0 else "assistant"
-        words = f"message {n}: checking the billing queue, step {n} of {MESSAGES}."
-        if n == 0:
-            words = "Aardvark opening words of the conversation."
-        elif n == MESSAGES - 1:
-            words = "Zebra closing words of the conversation."
-        if role == "assistant" and n % 100 == 1:
-            failed = n % 200 == 1
-            add({"role": "assistant", "content": [
-                {"type": "text", "text": words},
-                {"type": "toolCall", "id": f"c{n}", "name": "bash",
-                 "arguments": {"command": f"./deploy.sh billing-api v2.{n}.0"}}]})
-            add({"role": "toolResult", "toolCallId": f"c{n}", "toolName": "bash",
-                 "isError": failed, "content": [{"type": "text", "text":
-                     "ImagePullBackOff\nexit code 1" if failed else "rolled out"}]})
-        else:
-            add({"role": role, "content": [{"type": "text", "text": words}]})
-    return [json.dumps(e) for e in events]
+    return billing_conversation(MESSAGES, "Aardvark opening words of the conversation.",
+                                "Zebra closing words of the conversation.")
 
 
 def test_a_5000_message_html_export_renders_in_chromium(state: StateDir, tmp_path: Path,

@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 
 from backscroll.core import formats
-from backscroll.core.reconcile import reconcile_all
 from backscroll.core.resume import resume_command
 from backscroll.core.sources import sync_sources
 from backscroll.core.sources.listing import sources_status
 from backscroll.core.state import StateDir
 
+from .appended_formats import append_lines, write_lines
 from .conftest import DATA as SHARED
-from .fakehome import hits
+from .fakehome import hits, sync
 
 pytestmark = pytest.mark.backends  # storage behaviour: on both backends
 DATA = SHARED / "agents" / "copilot-cli" / "home" / ".copilot"
@@ -52,17 +52,6 @@ def answer(text: str, **extra: Any) -> dict[str, Any]:
     return event("assistant.message", {"messageId": "m", "content": text, **extra})
 
 
-def write(path: Path, *records: dict[str, Any], mode: str = "w") -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open(mode, encoding="utf-8") as out:
-        for record in records:
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-
-
-def sync(state: StateDir) -> Any:
-    report = sync_sources(state)
-    reconcile_all(state)
-    return report
 
 
 def stored(state: StateDir, key: str = KEY) -> list[dict[str, Any]]:
@@ -93,8 +82,8 @@ def test_real_samples_both_layouts(state: StateDir) -> None:
 
 def test_events_import_append_tools_reasoning_and_non_ascii(state: StateDir) -> None:
     log = events_file()
-    write(log, start(), event("system.message", {"role": "system", "content": "walrus rules"}),
-          said("where is the heron config"))
+    write_lines(log, start(), event("system.message", {"role": "system", "content": "walrus rules"}),
+                said("where is the heron config"))
     assert sync(state).sessions == {KEY}
     assert hits(state, "heron") and hits(state, "walrus") == [] and hits(state, "sloth") == []
     with state.open("copilot") as db:
@@ -102,14 +91,14 @@ def test_events_import_append_tools_reasoning_and_non_ascii(state: StateDir) -> 
         assert session is not None and session.label == "webapp: where is the heron config"
         head = db.events(session.pk)[0][1]
         assert head["cwd"] == "/home/me/webapp"
-    write(log, event("session.model_change", {"newModel": "claude-sonnet-4.6"}),
-          answer("", reasoningText="thinking about an ocelot", toolRequests=[
-              {"toolCallId": "t1", "name": "view", "arguments": {"path": "lynx.txt"}}]),
-          event("tool.execution_start", {"toolCallId": "t1", "toolName": "view",
-                                         "arguments": {"path": "lynx.txt"}}),
-          event("tool.execution_complete", {"toolCallId": "t1", "success": True,
-                                            "result": {"content": "marmot inside"}}),
-          answer("the heron lives in naïve.toml"), mode="a")
+    append_lines(log, event("session.model_change", {"newModel": "claude-sonnet-4.6"}),
+                 answer("", reasoningText="thinking about an ocelot", toolRequests=[
+                     {"toolCallId": "t1", "name": "view", "arguments": {"path": "lynx.txt"}}]),
+                 event("tool.execution_start", {"toolCallId": "t1", "toolName": "view",
+                                                "arguments": {"path": "lynx.txt"}}),
+                 event("tool.execution_complete", {"toolCallId": "t1", "success": True,
+                                                   "result": {"content": "marmot inside"}}),
+                 answer("the heron lives in naïve.toml"))
     sync(state)
     entries = [e for e in stored(state) if e["type"] == "message"]
     assert stored(state)[0]["customType"] == "copilot.session.start"  # the run's facts, kept
@@ -126,10 +115,10 @@ def test_events_import_append_tools_reasoning_and_non_ascii(state: StateDir) -> 
 
 def test_malformed_line_vanished_file_and_resume(state: StateDir) -> None:
     log = events_file()
-    write(log, start(), said("first tapir"))
+    write_lines(log, start(), said("first tapir"))
     with log.open("a") as out:
         out.write("{not json\n")
-    write(log, said("second tapir"), mode="a")
+    append_lines(log, said("second tapir"))
     report = sync(state)
     assert len([p for p in report.problems if "events.jsonl:3" in p]) == 1
     assert len(hits(state, "tapir")) == 2
@@ -156,7 +145,7 @@ def test_legacy_file_rewritten_and_its_newer_copy(state: StateDir) -> None:
     assert [e["id"] for e in stored(state)] == ["t-1", "t-2"]
     # the newer layout holds the same session: the older copy is not taken in again
     other = "bbbbbbbb-bbbb-cccc-dddd-eeeeeeeeeeee"
-    write(events_file(other), start(other), said("moved puffin"))
+    write_lines(events_file(other), start(other), said("moved puffin"))
     moved = legacy.parent / f"{other}.json"
     moved.write_text(json.dumps({**record, "sessionId": other}))
     sync(state)
@@ -200,7 +189,7 @@ def test_reading_on_in_pieces_gives_what_a_whole_read_gives(state: StateDir) -> 
          answer("two quail")],
     ]
     for n, piece in enumerate(pieces):
-        write(log, *piece, mode="a" if n else "w")
+        (append_lines if n else write_lines)(log, *piece)
         sync(state)
     whole, _ = convert_events(SID, read_events(log, ImportReport(), None))
     got = stored(state)
@@ -217,7 +206,7 @@ def test_the_snap_home_is_found_when_it_exists(state: StateDir) -> None:
     ``Format.more_folders`` entry, listed and synced only when it exists."""
     snap = Path.home() / "snap" / "copilot-cli" / "common" / ".copilot"
     assert not any(s.source.path == snap for s in sources_status(state))
-    write(snap / "session-state" / SID / "events.jsonl", start(), said("snapped gecko"))
+    write_lines(snap / "session-state" / SID / "events.jsonl", start(), said("snapped gecko"))
     assert sync(state).sessions == {KEY}
     assert [k for k, _ in hits(state, "gecko")] == [KEY]
     assert any(s.source.path == snap and s.present for s in sources_status(state))

@@ -21,14 +21,21 @@ from typing import Any
 import pytest
 
 from backscroll.core import formats
-from backscroll.core.importers.crush import reading as reading_module
 from backscroll.core.reconcile import reconcile_all
 from backscroll.core.resume import resume_command
 from backscroll.core.sources.detect import all_sources
 from backscroll.core.state import StateDir
 
 from .fakehome import hits
-from .sqlite_formats import files_bytes, history, sync
+from .sqlite_formats import (
+    history,
+    only_session,
+    sync,
+    sync_reading_only,
+    tools_not_indexed,
+    unchanged_then_grown,
+    wal_writer,
+)
 
 pytestmark = pytest.mark.backends
 
@@ -71,11 +78,7 @@ class Agent:
     def __init__(self, project: Path) -> None:
         self.project = project
         self.path = project / ".crush" / "crush.db"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA wal_autocheckpoint=0")
-        self.conn.executescript(SCHEMA)
+        self.conn = wal_writer(self.path, SCHEMA)
         self.n = 0
 
     def session(self, sid: str = SID, title: str = "Fix the cart") -> None:
@@ -131,29 +134,17 @@ def test_first_sync_then_only_what_is_new(state: StateDir, agent: Agent,
     agent.session()
     agent.message("user", [text("why does the checkout total drift")])
     mid = agent.message("assistant", [text("rounding happens per line item"), finish()])
-    before = files_bytes(agent.path)
-    report = sync(state)
+    report = sync_reading_only(state, agent.path)
     assert report.problems == [] and report.messages == 2
-    assert files_bytes(agent.path) == before  # nothing written, nothing checkpointed
     assert hits(state, "checkout") == [(key(), f"{uuid.UUID(int=1)}:0")]
-    with state.open("crush") as db:
-        [session] = db.sessions()
-        events = [e for _, e in db.events(session.pk)]
+    session, events = only_session(state, "crush")
     assert session.label == "shop: Fix the cart" and session.created_at == T0
     assert events[0]["cwd"] == str(agent.project)
     assert events[2]["message"]["model"] == "claude-sonnet-4" and events[2]["id"] == f"{mid}:0"
 
-    opened: list[Path] = []
-    real = reading_module.open_readonly
-    monkeypatch.setattr(reading_module, "open_readonly",
-                        lambda path: opened.append(path) or real(path))
-    again = sync(state)
-    assert (again.read, again.events, opened) == (0, 0, [])
-
-    agent.message("user", [text("and the tax line too")])
-    grown = sync(state)
-    assert (grown.read, grown.messages, grown.problems) == (1, 1, [])
-    assert len(opened) == 1 and hits(state, "tax")
+    grown = unchanged_then_grown(state, monkeypatch, lambda: agent.message(
+        "user", [text("and the tax line too")]))
+    assert grown.messages == 1 and hits(state, "tax")
 
 
 def test_a_reply_rewritten_in_place_is_taken_when_finished(state: StateDir,
@@ -227,12 +218,7 @@ def test_tools_reasoning_and_summaries_are_not_indexed(state: StateDir, agent: A
     agent.message("assistant", [text("contextzebra summary so far"), finish()], summary=True)
     agent.message("assistant", [text("there is one file"), finish()])
     assert sync(state).problems == []
-    for word in ("thinkingokapi", "toolpangolin", "contextzebra"):
-        assert hits(state, word) == []
-    assert hits(state, "file")
-    shown = json.dumps(history(state, key(), tools=True), ensure_ascii=False)
-    assert "toolpangolin" in shown and "thinkingokapi" in shown
-    assert "toolpangolin" not in json.dumps(history(state, key()))
+    tools_not_indexed(state, key(), "file", hidden=("contextzebra",))
 
 
 def test_non_ascii_text(state: StateDir, agent: Agent) -> None:

@@ -33,7 +33,15 @@ from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR
 
 from .fakehome import hits
-from .sqlite_formats import files_bytes, history, sync
+from .sqlite_formats import (
+    history,
+    only_session,
+    sync,
+    sync_reading_only,
+    tools_not_indexed,
+    unchanged_then_grown,
+    wal_writer,
+)
 
 pytestmark = pytest.mark.backends
 
@@ -50,13 +58,8 @@ class Cursor:
     def __init__(self, user: Path) -> None:
         self.user = user
         self.path = user / "globalStorage" / "state.vscdb"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA wal_autocheckpoint=0")
-        self.conn.execute("CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, "
-                          "value BLOB)")
-        self.conn.execute(KV)
+        self.conn = wal_writer(self.path, "CREATE TABLE ItemTable (key TEXT UNIQUE ON CONFLICT "
+                                          f"REPLACE, value BLOB); {KV}")
         # other keys the editor keeps in the same table
         self.put("checkpointId:x:y", {"files": []})
         self.put("codeBlockDiff:x:y", {"diff": "kvnoise"})
@@ -137,31 +140,22 @@ def test_first_sync_append_and_a_no_change_sync_opens_nothing(
     cursor.workspace(PROJECT, [CID])
     assert {(s.kind, str(s.path)) for s in all_sources(state.path)} == {
         ("cursor-editor", str(cursor.path.parent))}
-    before = files_bytes(cursor.path)
-    report = sync(state)
+    report = sync_reading_only(state, cursor.path)
     assert (report.problems, report.messages) == ([], 2)
-    assert files_bytes(cursor.path) == before  # nothing written, nothing checkpointed
     assert hits(state, "colour") == [(key(), first)]
     assert hits(state, "kvnoise") == []
-    with state.open("cursor") as db:
-        [session] = db.sessions()
-        events = [e for _, e in db.events(session.pk)]
+    session, events = only_session(state, "cursor")
     assert session.label == "orchard: Fix the apple sorter"
     assert events[0]["cwd"] == PROJECT and events[0]["timestamp"] == "2025-10-09T08:53:20.000Z"
     assert events[2]["message"]["model"] == "claude-4-sonnet"
     assert events[1]["timestamp"] == "2026-02-01T09:00:01.000Z"
 
-    opened = []
-    real = reading_module.open_readonly
-    monkeypatch.setattr(reading_module, "open_readonly",
-                        lambda path: opened.append(path) or real(path))
-    again = sync(state)
-    assert (again.read, again.events, opened) == (0, 0, [])
+    def grow() -> None:
+        cursor.bubble(1, "and pears")
+        cursor.composer()
 
-    cursor.bubble(1, "and pears")
-    cursor.composer()
-    grown = sync(state)
-    assert (grown.problems, grown.messages, len(opened)) == ([], 1, 1)  # workspaces not reread
+    grown = unchanged_then_grown(state, monkeypatch, grow, reading_module)  # (workspaces too)
+    assert grown.messages == 1  # workspaces not reread: one database opened
     assert texts(state) == ["why are the apples sorted by colour",
                             "the sorter compares hue first", "and pears"]
 
@@ -227,12 +221,7 @@ def test_tools_and_thinking_are_stored_not_indexed(state: StateDir, cursor: Curs
     cursor.bubble(2, "there is one crate")
     cursor.composer()
     assert sync(state).problems == []
-    for word in ("thinkingokapi", "toolpangolin"):
-        assert hits(state, word) == []
-    assert hits(state, "crate")
-    shown = json.dumps(history(state, key(), tools=True), ensure_ascii=False)
-    assert "toolpangolin" in shown and "thinkingokapi" in shown and "ls crates" in shown
-    assert "toolpangolin" not in json.dumps(history(state, key()))
+    assert "ls crates" in tools_not_indexed(state, key(), "crate")
 
 
 def test_an_answer_token_count_is_an_entry_of_its_own(state: StateDir, cursor: Cursor) -> None:

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from backscroll.core.reconcile import reconcile_all
 from backscroll.core.sources import sync_sources
 from backscroll.core.state import StateDir
 from backscroll.core.transcript import active_branch
 
+from .appended_formats import append_lines, write_lines
 from .conftest import DATA as SHARED
-from .fakehome import hits
+from .fakehome import hits, sync
 
 pytestmark = pytest.mark.backends  # storage behaviour: on both backends
 DATA = SHARED / "agents" / "gemini-cli" / "home" / ".gemini"
@@ -47,16 +47,6 @@ def chat_dir(project: str = "myproj") -> Path:
     return chats
 
 
-def write(path: Path, *records: dict[str, Any], mode: str = "w") -> None:
-    with path.open(mode, encoding="utf-8") as out:
-        for record in records:
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-
-
-def sync(state: StateDir) -> Any:
-    report = sync_sources(state)
-    reconcile_all(state)
-    return report
 
 
 def events(state: StateDir, key: str = KEY) -> list[tuple[int, dict[str, Any]]]:
@@ -97,8 +87,8 @@ def test_real_samples_legacy_json_and_upsert_log(state: StateDir) -> None:
 def test_upsert_log_import_append_rewrite_and_tools(state: StateDir) -> None:
     chats = chat_dir()
     log = chats / "session-2026-05-01T10-00-11111111.jsonl"
-    write(log, meta(), user("u1", "where is the zebra config"),
-          {"$set": {"lastUpdated": "2026-05-01T10:00:01.000Z"}})
+    write_lines(log, meta(), user("u1", "where is the zebra config"),
+                {"$set": {"lastUpdated": "2026-05-01T10:00:01.000Z"}})
     assert sync(state).sessions == {KEY}
     assert hits(state, "zebra") == [(KEY, "u1")]
     with state.open("gemini") as db:
@@ -111,14 +101,13 @@ def test_upsert_log_import_append_rewrite_and_tools(state: StateDir) -> None:
             "status": "executing", "timestamp": "2026-05-01T10:00:03.000Z"}
     thought = [{"subject": "Pondering", "description": "okapi thoughts",
                 "timestamp": "2026-05-01T10:00:02.000Z"}]
-    write(log, gemini("g1", "the zebra lives in café.toml", thoughts=thought), mode="a")
-    write(log, gemini("g1", "the zebra lives in café.toml", thoughts=thought,
-                      tokens={"input": 1, "output": 2, "cached": 0, "total": 3},
-                      toolCalls=[call]), mode="a")
+    append_lines(log, gemini("g1", "the zebra lives in café.toml", thoughts=thought))
+    append_lines(log, gemini("g1", "the zebra lives in café.toml", thoughts=thought,
+                             tokens={"input": 1, "output": 2, "cached": 0, "total": 3},
+                             toolCalls=[call]))
     done = {**call, "status": "success", "result": [{"functionResponse": {
         "id": "c1", "name": "read_file", "response": {"output": "narwhal inside"}}}]}
-    write(log, gemini("g1", "the zebra lives in café.toml", thoughts=thought, toolCalls=[done]),
-          mode="a")
+    append_lines(log, gemini("g1", "the zebra lives in café.toml", thoughts=thought, toolCalls=[done]))
     sync(state)
     # the tokens came with the second copy: an entry of their own (the first's are stored)
     assert ids(state) == ["u1", "g1:thoughts", "g1", "g1:call:c1", "g1:usage", "g1:result:c1"]
@@ -137,22 +126,22 @@ def test_upsert_log_import_append_rewrite_and_tools(state: StateDir) -> None:
 def test_compression_set_and_rewind_lose_nothing(state: StateDir) -> None:
     chats = chat_dir()
     log = chats / "session-2026-05-01T10-00-11111111.jsonl"
-    write(log, meta(), user("u1", "first alpaca"), gemini("g1", "answer alpaca"),
-          user("u2", "second bison"), gemini("g2", "answer bison"))
+    write_lines(log, meta(), user("u1", "first alpaca"), gemini("g1", "answer alpaca"),
+                user("u2", "second bison"), gemini("g2", "answer bison"))
     sync(state)
     # compression: the list replaced by a summary and the last turn (u1, g1 gone from it)
     summary = user("s1", "summary of yak talk")
-    write(log, {"$set": {"messages": [summary, gemini("s2", "ok yak"), user("u2", "second bison"),
-                                      gemini("g2", "answer bison")]}}, mode="a")
+    append_lines(log, {"$set": {"messages": [summary, gemini("s2", "ok yak"), user("u2", "second bison"),
+                                             gemini("g2", "answer bison")]}})
     sync(state)
     assert ids(state) == ["u1", "g1", "u2", "g2", "s1", "s2"]
     assert hits(state, "alpaca")  # nothing lost
     # the conversation goes on from the new list's last message
-    write(log, user("u3", "third camel"), mode="a")
+    append_lines(log, user("u3", "third camel"))
     sync(state)
     assert branch_ids(state) == ["u1", "g1", "u2", "g2", "u3"]
     # a rewind to u3 (u3 removed, as the CLI does) then a new prompt: a branch from g2
-    write(log, {"$rewindTo": "u3"}, user("u4", "fourth dingo"), mode="a")
+    append_lines(log, {"$rewindTo": "u3"}, user("u4", "fourth dingo"))
     sync(state)
     assert branch_ids(state) == ["u1", "g1", "u2", "g2", "u4"]
     assert "u3" in ids(state)  # stored; like any entry off an OpenClaw tree's active
@@ -189,10 +178,10 @@ def test_rewrite_vanish_malformed_and_legacy_json(state: StateDir) -> None:
 
 def test_subagent_chat_is_spawned_by_its_parent(state: StateDir) -> None:
     chats = chat_dir()
-    write(chats / "session-2026-05-01T10-00-11111111.jsonl", meta(), user("u1", "parent"))
+    write_lines(chats / "session-2026-05-01T10-00-11111111.jsonl", meta(), user("u1", "parent"))
     child = "99999999-8888-7777-6666-555555555555"
     (chats / SID).mkdir()
-    write(chats / SID / f"{child}.jsonl", meta(child, kind="subagent"), user("c1", "child quokka"))
+    write_lines(chats / SID / f"{child}.jsonl", meta(child, kind="subagent"), user("c1", "child quokka"))
     assert sync(state).sessions == {KEY, f"agent:gemini:gemini:{child}"}
     with state.open("gemini") as db:
         session = db.session(f"agent:gemini:gemini:{child}")
@@ -207,8 +196,8 @@ def test_a_chat_the_cli_migrated_to_jsonl_is_one_session(state: StateDir) -> Non
     old.write_text(json.dumps({**meta(), "messages": [user("u1", "old emu"),
                                                       gemini("g1", "emu answer")]}, indent=2))
     sync(state)
-    write(chats / (old.name + "l"), meta(), user("u1", "old emu"), gemini("g1", "emu answer"),
-          {"$set": {"sessionId": SID}}, user("u2", "new emu question"))
+    write_lines(chats / (old.name + "l"), meta(), user("u1", "old emu"), gemini("g1", "emu answer"),
+                {"$set": {"sessionId": SID}}, user("u2", "new emu question"))
     report = sync(state)
     assert report.problems == []
     assert ids(state) == ["u1", "g1", "u2"]
@@ -241,7 +230,7 @@ def test_reading_on_line_by_line_gives_what_a_whole_read_gives(state: StateDir) 
                {"$set": {"messages": [user("s1", "summary"), user("u2", "two wombat")]}},
                gemini("g2", "three"), {"$rewindTo": "g2"}, user("u3", "four wombat")]
     for n, record in enumerate(records):
-        write(log, record, mode="a" if n else "w")
+        (append_lines if n else write_lines)(log, record)
         assert sync(state).problems == []
     whole, _ = convert(read_records(log, ImportReport(), None))
     got = [(e["id"], e.get("parentId")) for _, e in events(state) if e["type"] != "session"]

@@ -22,14 +22,22 @@ from typing import Any
 import pytest
 
 from backscroll.core import formats
-from backscroll.core.importers.goose import reading as reading_module
 from backscroll.core.reconcile import reconcile_all
 from backscroll.core.resume import resume_command
 from backscroll.core.sources.detect import all_sources
 from backscroll.core.state import StateDir
 
 from .fakehome import hits
-from .sqlite_formats import files_bytes, history, sync
+from .sqlite_formats import (
+    history,
+    only_session,
+    sync,
+    sync_locked,
+    sync_reading_only,
+    tools_not_indexed,
+    unchanged_then_grown,
+    wal_writer,
+)
 
 pytestmark = pytest.mark.backends
 
@@ -83,12 +91,8 @@ class Agent:
     """Goose's side: a writer connection that stays open (WAL mode), as sqlx keeps its pool."""
 
     def __init__(self, path: Path, schema: str = CURRENT) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.conn = sqlite3.connect(path, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA wal_autocheckpoint=0")
-        self.conn.executescript(schema)
+        self.conn = wal_writer(path, schema)
         self.current = schema is CURRENT
         self.n = 0
 
@@ -150,32 +154,20 @@ def test_first_sync_then_only_what_is_new(state: StateDir, agent: Agent,
     agent.session()
     agent.message("user", [text("why does the checkout total drift")])
     agent.message("assistant", [text("rounding happens per line item")])
-    before = files_bytes(agent.path)
-    report = sync(state)
+    report = sync_reading_only(state, agent.path)
     assert report.problems == [] and report.messages == 2
-    assert files_bytes(agent.path) == before  # nothing written, nothing checkpointed
     assert [k for k, _ in hits(state, "checkout")] == [key()]
     msgs = history(state, key())
     assert [m["role"] for m in msgs] == ["user", "assistant"]
-    with state.open("goose") as db:
-        [session] = db.sessions()
-        events = [e for _, e in db.events(session.pk)]
+    session, events = only_session(state, "goose")
     assert session.label == "shop: Fix the cart"
     assert session.created_at == 1_760_000_000_000  # 2025-10-09T08:53:20Z
     assert events[0]["cwd"] == PROJECT and events[0]["timestamp"] == "2025-10-09T08:53:20Z"
     assert events[2]["message"]["model"] == "gpt-5"
 
-    opened: list[Path] = []
-    real = reading_module.open_readonly
-    monkeypatch.setattr(reading_module, "open_readonly",
-                        lambda path: opened.append(path) or real(path))
-    again = sync(state)  # no change: stat'ed, never opened
-    assert (again.read, again.events, opened) == (0, 0, [])
-
-    agent.message("user", [text("and the tax line too")])
-    grown = sync(state)
-    assert (grown.read, grown.messages, grown.problems) == (1, 1, [])
-    assert len(opened) == 1
+    grown = unchanged_then_grown(state, monkeypatch, lambda: agent.message(
+        "user", [text("and the tax line too")]))
+    assert grown.messages == 1
     assert [k for k, _ in hits(state, "tax")] == [key()]
     assert len(history(state, key())) == 3
 
@@ -253,16 +245,11 @@ def test_tools_reasoning_and_hidden_messages_are_not_indexed(state: StateDir,
     agent.message("user", [text("contextzebra summary for the model")], visible=False)
     agent.message("assistant", [text("there is one file")])
     assert sync(state).problems == []
-    for word in ("thinkingokapi", "toolpangolin", "contextzebra"):
-        assert hits(state, word) == []
-    assert hits(state, "file")
+    tools_not_indexed(state, key(), "file", hidden=("contextzebra",))
     plain = history(state, key())
     assert [m["content"][0].get("text") for m in plain] == [
         "list the files", None, "let me look", "there is one file"]  # None: the thinking
     assert "contextzebra" not in json.dumps(plain)
-    shown = json.dumps(history(state, key(), tools=True), ensure_ascii=False)
-    assert "toolpangolin" in shown and "thinkingokapi" in shown
-    assert "toolpangolin" not in json.dumps(plain)
 
 
 def test_non_ascii_text(state: StateDir, agent: Agent) -> None:
@@ -391,19 +378,11 @@ def test_resume_command_takes_goose_ids_only() -> None:
 
 def test_a_locked_database_is_one_sentence_and_retried(state: StateDir, agent: Agent,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from backscroll.core.importers import sqlite_source
-
-    monkeypatch.setattr(sqlite_source, "BUSY_TIMEOUT_MS", 20)
     agent.session()
     agent.message("user", [text("behind a lock")])
-    agent.conn.execute("PRAGMA locking_mode=EXCLUSIVE")
-    agent.conn.execute("BEGIN EXCLUSIVE")
-    agent.conn.execute("UPDATE sessions SET name = 'locked'")
-    [problem] = sync(state).problems
+    [problem], after = sync_locked(state, agent.conn, "UPDATE sessions SET name = 'locked'",
+                                   monkeypatch)
     assert "read again at the next sync" in problem
-    agent.conn.execute("COMMIT")
-    agent.conn.execute("PRAGMA locking_mode=NORMAL")
-    agent.conn.execute("SELECT 1 FROM sessions").fetchall()
-    assert sync(state).problems == []
+    assert after == []
     assert hits(state, "lock")
     assert os.path.exists(f"{agent.path}-wal")

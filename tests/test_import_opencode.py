@@ -30,7 +30,16 @@ from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR
 
 from .fakehome import hits
-from .sqlite_formats import files_bytes, history, sync
+from .sqlite_formats import (
+    history,
+    only_session,
+    sync,
+    sync_locked,
+    sync_reading_only,
+    tools_not_indexed,
+    unchanged_then_grown,
+    wal_writer,
+)
 
 pytestmark = pytest.mark.backends
 
@@ -71,12 +80,8 @@ class Agent:
     """OpenCode's side: a writer connection that stays open (WAL mode), as the app keeps it."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.conn = sqlite3.connect(path, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA wal_autocheckpoint=0")  # every write stays in the -wal
-        self.conn.executescript(SCHEMA)
+        self.conn = wal_writer(path, SCHEMA)
         self.conn.execute("INSERT INTO project VALUES ('p1', ?, 'git', 'shop', NULL, NULL, ?, ?,"
                           " NULL, '[]', NULL)", (PROJECT, T0, T0))
         self.n = 0
@@ -153,33 +158,23 @@ def test_first_sync_then_only_what_is_new(state: StateDir, agent: Agent,
     agent.session()
     agent.message("user", [text("why does the checkout total drift")])
     agent.message("assistant", [text("rounding happens per line item")])
-    before = files_bytes(agent.path)
     assert os.path.exists(f"{agent.path}-wal")
-    report = sync(state)
+    report = sync_reading_only(state, agent.path)
     assert report.problems == [] and report.messages == 2
-    assert files_bytes(agent.path) == before  # nothing written, nothing checkpointed
     [(k, _)] = hits(state, "checkout")
     assert k == key()
     msgs = history(state, key())
     assert [m["role"] for m in msgs] == ["user", "assistant"]
-    with state.open("opencode") as db:
-        [session] = db.sessions()
-        events = [e for _, e in db.events(session.pk)]
+    session, events = only_session(state, "opencode")
     assert session.label == "shop: Fix the cart"
     assert events[0]["cwd"] == PROJECT and events[0]["type"] == "session"
     assert events[2]["message"]["model"] == "claude-sonnet-4"
 
-    opened = []
-    real = reading_module.open_readonly
-    monkeypatch.setattr(reading_module, "open_readonly",
-                        lambda path: opened.append(path) or real(path))
-    again = sync(state)  # no change: the database is stat'ed, never opened
-    assert (again.read, again.events, opened) == (0, 0, [])
-
-    _mid, [pid] = agent.message("user", [text("and the tax line too")])
-    grown = sync(state)
-    assert (grown.read, grown.messages, grown.problems) == (1, 1, [])
-    assert len(opened) == 1
+    added: list[tuple[str, list[str]]] = []
+    grown = unchanged_then_grown(state, monkeypatch, lambda: added.append(agent.message(
+        "user", [text("and the tax line too")])))
+    [(_mid, [pid])] = added
+    assert grown.messages == 1
     assert hits(state, "tax") == [(key(), pid)]
     assert len(history(state, key())) == 3
 
@@ -254,12 +249,7 @@ def test_reasoning_tools_and_synthetic_text_are_not_indexed(state: StateDir,
          "tokens": {"input": 1, "output": 1, "reasoning": 0, "cache": {"read": 0, "write": 0}}},
     ])
     sync(state)
-    for word in ("thinkingokapi", "toolpangolin", "contextzebra"):
-        assert hits(state, word) == []
-    assert hits(state, "file")
-    shown = json.dumps(history(state, key(), tools=True), ensure_ascii=False)
-    assert "toolpangolin" in shown and "thinkingokapi" in shown
-    assert "toolpangolin" not in json.dumps(history(state, key()))
+    tools_not_indexed(state, key(), "file", hidden=("contextzebra",))
 
 
 def _step(n: int, cost: float) -> dict[str, Any]:
@@ -488,21 +478,12 @@ def test_a_session_deleted_in_backscroll_is_not_taken_in_again(state: StateDir,
 
 def test_a_locked_database_is_one_sentence_and_retried(state: StateDir, agent: Agent,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    from backscroll.core.importers import sqlite_source
-
-    monkeypatch.setattr(sqlite_source, "BUSY_TIMEOUT_MS", 20)
     agent.session()
     agent.message("user", [text("behind a lock")])
-    agent.conn.execute("PRAGMA locking_mode=EXCLUSIVE")
-    agent.conn.execute("BEGIN EXCLUSIVE")
-    agent.conn.execute("UPDATE session SET title = 'locked'")
-    report = sync(state)
-    [problem] = report.problems
+    [problem], after = sync_locked(state, agent.conn, "UPDATE session SET title = 'locked'",
+                                   monkeypatch)
     assert "busy or cannot be opened now" in problem and "read again at the next sync" in problem
-    agent.conn.execute("COMMIT")
-    agent.conn.execute("PRAGMA locking_mode=NORMAL")
-    agent.conn.execute("SELECT 1 FROM session").fetchall()  # gives the lock back
-    assert sync(state).problems == []  # unchanged since, yet read: its state was not saved
+    assert after == []  # unchanged since, yet read: its state was not saved
     assert hits(state, "lock")
 
 

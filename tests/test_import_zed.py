@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,7 +22,6 @@ import pytest
 import zstandard
 
 from backscroll.core import formats
-from backscroll.core.importers.zed import reading as reading_module
 from backscroll.core.resume import resume_command
 from backscroll.core.search import SearchRequest, sessions_search
 from backscroll.core.sources.detect import all_sources
@@ -32,7 +30,15 @@ from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR
 
 from .fakehome import hits
-from .sqlite_formats import files_bytes, history, sync
+from .sqlite_formats import (
+    history,
+    only_session,
+    sync,
+    sync_reading_only,
+    tools_not_indexed,
+    unchanged_then_grown,
+    wal_writer,
+)
 
 pytestmark = pytest.mark.backends
 
@@ -45,18 +51,14 @@ class Zed:
     """Zed's side: ``threads.db`` with a writer connection held open (WAL mode)."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.conn = sqlite3.connect(path, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA wal_autocheckpoint=0")
-        self.conn.execute("CREATE TABLE IF NOT EXISTS threads (id TEXT PRIMARY KEY, summary TEXT "
-                          "NOT NULL, updated_at TEXT NOT NULL, data_type TEXT NOT NULL, "
-                          "data BLOB NOT NULL)")
-        self.conn.execute("ALTER TABLE threads ADD COLUMN parent_id TEXT")
-        self.conn.execute("ALTER TABLE threads ADD COLUMN folder_paths TEXT")
-        self.conn.execute("ALTER TABLE threads ADD COLUMN folder_paths_order TEXT")
-        self.conn.execute("ALTER TABLE threads ADD COLUMN created_at TEXT")
+        self.conn = wal_writer(path, """
+            CREATE TABLE IF NOT EXISTS threads (id TEXT PRIMARY KEY, summary TEXT NOT NULL,
+              updated_at TEXT NOT NULL, data_type TEXT NOT NULL, data BLOB NOT NULL);
+            ALTER TABLE threads ADD COLUMN parent_id TEXT;
+            ALTER TABLE threads ADD COLUMN folder_paths TEXT;
+            ALTER TABLE threads ADD COLUMN folder_paths_order TEXT;
+            ALTER TABLE threads ADD COLUMN created_at TEXT;""")
         self.minute = 0
 
     def save(self, tid: str, messages: list[Any], title: str = "Prune the roses",
@@ -129,28 +131,17 @@ def test_first_sync_append_and_a_no_change_sync_opens_nothing(
     zed.save(TID, turn)
     assert {(s.kind, str(s.path)) for s in all_sources(state.path)} == {
         ("zed", str(zed.path.parent))}
-    before = files_bytes(zed.path)
-    report = sync(state)
+    report = sync_reading_only(state, zed.path)
     assert (report.problems, report.messages) == ([], 2)
-    assert files_bytes(zed.path) == before  # nothing written, nothing checkpointed
     assert hits(state, "wilting") == [(key(), "u1:0")]
-    with state.open("zed") as db:
-        [session] = db.sessions()
-        events = [e for _, e in db.events(session.pk)]
+    session, events = only_session(state, "zed")
     assert session.label == "garden: Prune the roses"
     assert events[0]["cwd"] == PROJECT and events[0]["timestamp"] == "2026-03-01T10:01:00.000Z"
     assert events[2]["message"]["model"] == "claude-sonnet-4-5"
 
-    opened = []
-    real = reading_module.open_readonly
-    monkeypatch.setattr(reading_module, "open_readonly",
-                        lambda path: opened.append(path) or real(path))
-    again = sync(state)
-    assert (again.read, again.events, opened) == (0, 0, [])
-
-    zed.save(TID, [*turn, user("u2", "and the tulips"), agent_says("tulips are fine")])
-    grown = sync(state)
-    assert (grown.problems, grown.messages, len(opened)) == ([], 2, 1)
+    grown = unchanged_then_grown(state, monkeypatch, lambda: zed.save(
+        TID, [*turn, user("u2", "and the tulips"), agent_says("tulips are fine")]))
+    assert grown.messages == 2
     assert texts(state) == ["why are the roses wilting", "too little water at noon",
                             "and the tulips", "tulips are fine"]
     [stamp] = {m["timestamp"] for m in history(state, key())[2:]}
@@ -226,12 +217,7 @@ def test_tools_reasoning_and_mentions_are_stored_not_indexed(state: StateDir, ze
                                         "output": None}}),
     ])
     assert sync(state).problems == []
-    for word in ("thinkingokapi", "toolpangolin", "mentionquokka"):
-        assert hits(state, word) == []
-    assert hits(state, "spring")
-    shown = json.dumps(history(state, key(), tools=True), ensure_ascii=False)
-    assert "toolpangolin" in shown and "thinkingokapi" in shown
-    assert "toolpangolin" not in json.dumps(history(state, key()))
+    tools_not_indexed(state, key(), "spring", hidden=("mentionquokka",))
     assert texts(state) == ["read the planting notes", "the notes say spring"]
 
 

@@ -14,24 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from backscroll.core.reconcile import reconcile_all
 from backscroll.core.sources import all_sources, sync_sources
 from backscroll.core.sources.listing import sources_status
 from backscroll.core.sources.watch import _transcript_change
 from backscroll.core.state import StateDir
 
-from .fakehome import hits
+from .fakehome import hits, sync
 from .test_openclaw_store import T0, Store, header, message
 
 pytestmark = pytest.mark.backends
 
 KEY = "agent:main:main"
 
-
-def sync(state: StateDir):
-    report = sync_sources(state)
-    reconcile_all(state)
-    return report
 
 
 def sessions(state: StateDir) -> dict[str, tuple[str | None, str | None, list[str]]]:
@@ -126,6 +120,15 @@ def test_openclaw_homes_are_found_by_default(state: StateDir, monkeypatch) -> No
 EXPECTED = {KEY: ("s-1", "Daily chat", ["m1", "m2"])}
 
 
+def the_other_layout_adds_nothing(state: StateDir) -> None:
+    """A sync after the conversation's second layout appeared stores nothing new: the one
+    conversation, each message once."""
+    second = sync(state)
+    assert second.problems == [] and second.events == 0
+    assert sessions(state) == EXPECTED
+    assert sorted(hits(state, "kestrel")) == [(KEY, "m1"), (KEY, "m2")]
+
+
 @pytest.mark.parametrize("index", [True, False])
 @pytest.mark.parametrize("name", ["s-1.jsonl.deleted.2026-06-01T10-00-00.000Z", "s-1.jsonl"])
 def test_both_layouts_jsonl_first_give_each_conversation_once(state: StateDir, root: Path,
@@ -135,10 +138,7 @@ def test_both_layouts_jsonl_first_give_each_conversation_once(state: StateDir, r
     assert first.problems == []
     store = store_with_one(root)
     try:
-        second = sync(state)
-        assert second.problems == [] and second.events == 0
-        assert sessions(state) == EXPECTED
-        assert sorted(hits(state, "kestrel")) == [(KEY, "m1"), (KEY, "m2")]
+        the_other_layout_adds_nothing(state)
     finally:
         store.con.close()
 
@@ -151,10 +151,7 @@ def test_both_layouts_store_first_give_each_conversation_once(state: StateDir, r
     try:
         assert sync(state).problems == []
         write_jsonl(root, name, index)
-        second = sync(state)
-        assert second.problems == [] and second.events == 0
-        assert sessions(state) == EXPECTED
-        assert sorted(hits(state, "kestrel")) == [(KEY, "m1"), (KEY, "m2")]
+        the_other_layout_adds_nothing(state)
     finally:
         store.con.close()
 

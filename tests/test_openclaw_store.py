@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -34,6 +33,8 @@ from backscroll.core.reconcile import reconcile_all
 from backscroll.core.search import SearchRequest, sessions_search
 from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR
+
+from .sqlite_formats import wal_writer
 
 pytestmark = pytest.mark.backends
 
@@ -89,10 +90,7 @@ class Store:
 
     def __init__(self, root: Path, agent: str, version: int = 24) -> None:
         self.path = root / "agents" / agent / "agent" / "openclaw-agent.sqlite"
-        self.path.parent.mkdir(parents=True)
-        self.con = sqlite3.connect(self.path, isolation_level=None)
-        self.con.execute("PRAGMA journal_mode=WAL")
-        self.con.executescript(SCHEMA)
+        self.con = wal_writer(self.path, SCHEMA, checkpoints=True)
         self.con.execute(f"PRAGMA user_version={version}")
         self.con.execute("INSERT INTO schema_meta VALUES ('primary','agent',?,?,'2026.9.6',0,0)",
                          (version, agent))

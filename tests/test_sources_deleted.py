@@ -315,10 +315,11 @@ def test_a_deleted_pi_session_takes_in_only_what_is_appended_after(state: StateD
 
 def test_a_deleted_gemini_chat_takes_in_only_what_is_appended_after(state: StateDir) -> None:
     """Gemini CLI's JSONL chat log (gemini-cli ``chatRecordingService.ts``)."""
-    from .test_import_gemini import KEY, chat_dir, gemini, meta, user, write
+    from .appended_formats import write_lines
+    from .test_import_gemini import KEY, chat_dir, gemini, meta, user
 
     path = chat_dir() / "session-2026-05-01T10-00-11111111.jsonl"
-    write(path, meta(), user("u1", "the quetzalsecret password"), gemini("g1", "noted"))
+    write_lines(path, meta(), user("u1", "the quetzalsecret password"), gemini("g1", "noted"))
     _appended_case(state, "gemini", KEY, path, json.dumps(user("u2", "a later wombatnote")))
 
 
@@ -326,10 +327,11 @@ def test_a_deleted_copilot_session_takes_in_only_what_is_appended_after(
     state: StateDir
 ) -> None:
     """Copilot CLI's ``session-state/<id>/events.jsonl`` (tests/test_import_copilot.py)."""
-    from .test_import_copilot import KEY, answer, events_file, said, start, write
+    from .appended_formats import write_lines
+    from .test_import_copilot import KEY, answer, events_file, said, start
 
     path = events_file()
-    write(path, start(), said("the quetzalsecret password"), answer("noted"))
+    write_lines(path, start(), said("the quetzalsecret password"), answer("noted"))
     _appended_case(state, "copilot", KEY, path, json.dumps(said("a later wombatnote")))
 
 

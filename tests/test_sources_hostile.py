@@ -130,8 +130,8 @@ def test_import_and_sessions_json_never_wait_on_a_fifo(state: StateDir, tmp_path
     good = good_files(tmp_path)["claude-code"]
     fifo = good.with_name("b-fifo.jsonl")
     os.mkfifo(fifo)
-    monkeypatch.setattr("backscroll.core.importers.claude_code.importer._transcript_files",
-                        lambda path, report: [fifo, good])
+    monkeypatch.setattr("backscroll.core.importers.claude_code.importer.files_under",
+                        lambda *args, **kwargs: [fifo, good])
     with no_hang():
         report = import_claude_code(state, good.parent)
     assert report.skipped == [f"{fifo}: cannot read (a FIFO, not a regular file)"]

@@ -159,6 +159,35 @@ def test_watch_survives_a_source_folder_that_goes_and_comes_back(
     assert not thread.is_alive()
 
 
+def test_a_line_written_before_the_watches_are_set_is_taken_in_at_the_first_tick(
+        state: StateDir, home: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The notifier does not report what was written before its watches were in place; its
+    first answer syncs everything, and comes within a tick (it came after ``CHECK_S``: the
+    first watched line of bench_home took 2.6 s). ``CHECK_S`` is an hour here."""
+    from backscroll.core.sources import watch
+
+    monkeypatch.setattr(watch, "CHECK_S", 3600.0)
+    stop = threading.Event()
+    syncs: list[int] = []
+
+    def on_sync(report: Any) -> None:
+        if not syncs:  # the catch-up sync is done, the notifier not started yet
+            append(home["short"], claude_user(home["short"], "cc-gap", "the gapwombat line"))
+        syncs.append(report.events)
+
+    thread = threading.Thread(target=watch.follow_sources, args=(state, on_sync, stop),
+                              kwargs={"reconcile": lambda agent: reconcile_agent(state, agent)},
+                              daemon=True)
+    thread.start()
+    try:
+        wait_for(lambda: searchable(state, "gapwombat"), "the line written before the watches",
+                 timeout=30)
+    finally:
+        stop.set()
+        thread.join(DEADLINE_S)
+    assert syncs[1:2] == [1]  # taken in by the first answer, a sync of everything
+
+
 # ---------------------------------------------------------------- the browser
 
 

@@ -35,6 +35,7 @@ from .fakehome import (
     hits,
     openclaw_user,
     stored,
+    sync,
 )
 
 pytestmark = pytest.mark.backends  # storage behaviour: on both backends
@@ -54,12 +55,6 @@ def synced(state: StateDir, home: dict[str, Path]) -> StateDir:
     reconcile_all(state)
     return state
 
-
-def sync(state: StateDir) -> object:
-    """A sync, then the index brought up to date (as the background reconciliation does)."""
-    report = sync_sources(state)
-    reconcile_all(state)
-    return report
 
 
 def test_first_sync_takes_in_all_three_layouts(state: StateDir, home: dict[str, Path]) -> None:

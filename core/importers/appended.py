@@ -19,7 +19,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import ValidationError
 from ..state import StateDir
 from ..storage import AgentWriter, SessionMeta
 from ..transcript import iso_to_ms
@@ -28,10 +27,9 @@ from .common import (
     Followed,
     ImportReport,
     NumberedLines,
-    each_file,
     found_inside,
-    import_agent_id,
-    import_path,
+    import_each,
+    import_start,
     json_lines,
     over_bound,
     store_converted,
@@ -171,24 +169,15 @@ def import_files(
 ) -> ImportReport:
     """``backscroll import``: a folder (its files, as ``reader.files`` finds them) or one
     file."""
-    path = import_path(path)
-    if not path.exists():
-        raise ValidationError(f"{path} does not exist")
-    agent_id = import_agent_id(agent, default_agent)
-    report = ImportReport()
+    path, agent_id, report = import_start(path, agent, default_agent)
     files = (
         [path] if path.is_file()  # named by the user: followed even when it is a link
         else [p for p in reader.files(path, report) if found_inside(path, p, report)]
     )
-    if not files and report.notes:
-        return report
-    if not files:
-        raise ValidationError(f"{path} holds no {reader.what} files (expected {reader.expected})")
-    with state.open(agent_id, write=True) as db, db.importing():
-        for file in files:
-            with each_file(file, report):
-                store_file(db, agent_id, reader, file, report)
-    return report
+    return import_each(
+        state, agent_id, files, report,
+        f"{path} holds no {reader.what} files (expected {reader.expected})",
+        lambda db, file: store_file(db, agent_id, reader, file, report))
 
 
 def jsonl_under(folders: Iterable[Path]) -> list[Path]:

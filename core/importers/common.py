@@ -261,11 +261,35 @@ def same_family(kind: str | None, key: str, path: str, holder: str) -> bool:
 
 
 def import_path(path: str | Path) -> Path:
-    """The PATH an import was given, ``~`` expanded; an empty one is refused (``Path("")`` is
-    the current directory, which nobody means by an empty argument)."""
+    """The PATH an import was given, ``~`` expanded; an empty one (``Path("")`` is the current
+    directory, which nobody means by an empty argument) or one that does not exist is
+    refused."""
     if not str(path).strip():
         raise ValidationError("the path to import is empty: give a folder or a transcript file")
-    return Path(path).expanduser()
+    found = Path(path).expanduser()
+    if not found.exists():
+        raise ValidationError(f"{found} does not exist")
+    return found
+
+
+def import_start(path: str | Path, agent: str | None,
+                 default_agent: str) -> tuple[Path, str, ImportReport]:
+    """What an import begins with: the PATH given (``import_path``), the agent id it imports
+    into (``import_agent_id``: the one given, else ``default_agent``), and a new report."""
+    return import_path(path), import_agent_id(agent, default_agent), ImportReport()
+
+
+def files_under(path: Path, pattern: str, report: ImportReport,
+                keep: Callable[[Path], bool] = lambda _file: True,
+                recursive: bool = True) -> list[Path]:
+    """The files an import of ``path`` reads: ``path`` itself when it is a file (named by the
+    user: followed even when it is a link), else, sorted, the files whose names match
+    ``pattern`` under it (in it only, without ``recursive``) that ``keep`` keeps; a link that
+    leads out of ``path`` is noted and not followed (``found_inside``)."""
+    if path.is_file():
+        return [path]
+    found = path.rglob(pattern) if recursive else path.glob(pattern)
+    return sorted(p for p in found if p.is_file() and keep(p) and found_inside(path, p, report))
 
 
 def import_agent_id(agent: str | None, default: str) -> str:

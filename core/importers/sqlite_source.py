@@ -28,15 +28,24 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+from contextlib import contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..errors import StoreError, ValidationError
 from ..keys import normalize_key
 from ..state import StateDir
 from ..storage import AgentWriter
-from .common import Followed, ImportReport, NumberedLines, store_converted
-from .format import Database, FollowedFile, SessionRead
+from .common import (
+    Followed,
+    ImportReport,
+    NumberedLines,
+    import_agent_id,
+    import_path,
+    store_converted,
+)
+from .format import Database, Doors, FollowedFile, SessionRead
 
 __all__ = ["SessionRead", "follow_database", "open_readonly", "require_columns"]
 
@@ -146,12 +155,32 @@ def busy_or_bad(path: Path | str, err: sqlite3.Error) -> StoreError | Validation
     return ValidationError(f"{path}: cannot be read as the agent's database ({text})")
 
 
+@contextmanager
+def read_snapshot(path: Path | str, tables: dict[str, tuple[str, ...]]
+                  ) -> Iterator[tuple[sqlite3.Connection, dict[str, set[str]]]]:
+    """A read-only connection to an agent's database (``open_readonly``) whose schema has the
+    ``tables`` and columns its reader needs (``require_columns``), inside one read
+    transaction: one snapshot while the agent may write meanwhile. Yields it with the columns
+    each of ``tables`` has (optional ones are read where they exist)."""
+    conn = open_readonly(path)
+    try:
+        columns = require_columns(conn, path, tables)
+        conn.execute("BEGIN")
+        try:
+            yield conn, columns
+        finally:
+            conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
 def require_columns(conn: sqlite3.Connection, path: Path | str,
-                    tables: dict[str, tuple[str, ...]]) -> None:
+                    tables: dict[str, tuple[str, ...]]) -> dict[str, set[str]]:
     """Raise ``SchemaUnknown`` naming the first table or column the reader needs that the
-    database lacks."""
+    database lacks; else the columns each table has."""
+    found = {}
     for table, columns in tables.items():
-        have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        have = found[table] = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
         if not have:
             raise SchemaUnknown(f"{path}: no table {table!r}: not a database schema "
                                 "backscroll knows")
@@ -159,6 +188,7 @@ def require_columns(conn: sqlite3.Connection, path: Path | str,
         if missing:
             raise SchemaUnknown(f"{path}: table {table!r} has no column {missing[0]!r}: not a "
                                 "database schema backscroll knows")
+    return found
 
 
 def load_watermark(carry: str | None) -> dict[str, Any] | None:
@@ -201,7 +231,8 @@ def follow_database(db: AgentWriter, found: FollowedFile, carry: str | None,
 def import_whole_files(state: StateDir, agent_id: str, files: list[Path],
                        read_new: Callable[..., tuple[list, Any]]) -> ImportReport:
     """Read each file whole with ``read_new(file, None, agent_id, report)`` and store its
-    sessions; a busy or unreadable file is skipped with its reason (Crush, Goose)."""
+    sessions; a busy or unreadable file is skipped with its reason (a schema backscroll does
+    not know: one sentence)."""
     report = ImportReport()
     with state.open(agent_id, write=True) as db, db.importing():
         for file in files:
@@ -218,21 +249,68 @@ def import_whole_files(state: StateDir, agent_id: str, files: list[Path],
     return report
 
 
+def database_importer(names: tuple[str, ...], trees: tuple[str, ...], read: Any, label: str,
+                      default_agent: str) -> Callable[..., ImportReport]:
+    """``backscroll import`` of a format whose transcripts are a database named one of
+    ``names`` (or older trees of files, ``trees``) in a folder: the database (or the folder
+    holding it) read whole with ``read``, its ``Database.read_new``, and stored."""
+
+    def import_database(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
+        path = import_path(path)
+        databases = [path] if path.is_file() else [path / n for n in names
+                                                    if (path / n).is_file()]
+        if path.is_dir():
+            databases += [path / t for t in trees if (path / t / "session").is_dir()]
+        if not databases:
+            raise ValidationError(f"{path} holds no {label} database (expected "
+                                  f"{' or '.join(names + trees)} in it, or the database file itself)")
+        return import_whole_files(state, import_agent_id(agent, default_agent), databases, read)
+
+    return import_database
+
+
+def database_doors(name: str, read: Any, label: str, default_agent: str,
+                   trees: tuple[str, ...] = (), **more: Any) -> Doors:
+    """The doors of a format whose transcripts are one SQLite database named ``name``, read
+    from a watermark by ``read`` (its ``Database.read_new``); ``more``: its other doors."""
+    return Doors(
+        import_path=database_importer((name,), trees, read, label, default_agent),
+        follow=not_followed,
+        transcript=lambda file_name: file_name == name,
+        database=Database((name,), read, trees),
+        **more,
+    )
+
+
 def not_followed(db: AgentWriter, found: FollowedFile, lines: NumberedLines, carry: str | None,
                  report: ImportReport, memo: dict[str, Any]) -> Followed:
     """The ``follow`` door of a database format: never called (Cursor editor, Zed, OpenCode)."""
     raise AssertionError("a database is read from its watermark, not followed by lines")
 
 
-def json_object(value: Any) -> dict[str, Any] | None:
-    """A column's JSON object (text or bytes), or None when it is not one (OpenCode's ``data``,
-    Cursor editor's ``cursorDiskKV`` values)."""
+def json_value(value: Any) -> Any:
+    """A column's JSON (text or bytes) decoded, or None when it is not JSON."""
     if isinstance(value, bytes):
         value = value.decode("utf-8", "replace")
     if not isinstance(value, str):
         return None
     try:
-        data = json.loads(value)
+        return json.loads(value)
     except ValueError:
         return None
+
+
+def json_object(value: Any) -> dict[str, Any] | None:
+    """A column's JSON object (text or bytes), or None when it is not one (OpenCode's ``data``,
+    Cursor editor's ``cursorDiskKV`` values)."""
+    data = json_value(value)
     return data if isinstance(data, dict) else None
+
+
+def iso_ms(ms: Any) -> str | None:
+    """A column's epoch milliseconds as an ISO time with milliseconds, ``Z`` for UTC; None
+    for anything else (OpenCode, Crush)."""
+    if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not 0 < ms < 32503680000000:
+        return None
+    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(
+        timespec="milliseconds").replace("+00:00", "Z")

@@ -154,15 +154,27 @@ def sync_sources(
                         on_progress(done, total, found.path)
                     follower.take_in(found, before, moved_from)
                     done += 1
-                if work.gone:
-                    db.mark_missing(work.gone, when)
-                    report.gone += len(work.gone)
-                db.record_sync([(work.source.root, work.source.kind)], when)
+                _record(db, work, when, report)
             if db.has_pending_sessions():
                 report.pending.add(agent)
     if on_progress is not None and total:
         on_progress(total, total, "")
     return report
+
+
+def _record(db: AgentWriter, work: _Work, when: int, report: SyncReport) -> None:
+    """Mark the files that vanished and record the source's sync. A database another process
+    holds past the busy timeout (a first sync's background indexer) is said and skipped, as a
+    file's write is: the next sync records it; it never fails the sync."""
+    try:
+        if work.gone:
+            db.mark_missing(work.gone, when)
+            report.gone += len(work.gone)
+        db.record_sync([(work.source.root, work.source.kind)], when)
+    except Unreachable:
+        raise
+    except StoreError as err:
+        report.problems.append(f"{work.source.root}: not recorded this time: {err}")
 
 
 def _remembered(state: StateDir, agent: str,
@@ -325,9 +337,14 @@ class _Follower:
         carry = None if chunk is None or chunk.from_start or not before else self.carry
         state = _state(self.work.source.root, found, chunk, Followed(carry),
                        before.sessions if before else (), ImportReport())
-        with self.db.atomic():
-            self.db.save_file_state(state._replace(
-                context=deleted_mod.join(carry, self.deleted), problem=why), moved_from)
+        try:
+            with self.db.atomic():
+                self.db.save_file_state(state._replace(
+                    context=deleted_mod.join(carry, self.deleted), problem=why), moved_from)
+        except Unreachable:
+            raise
+        except StoreError as err:  # read again next time, and kept apart then
+            self.report.problems.append(f"{found.path}: not taken in this time: {err}")
 
     def _follow(self, found: FoundFile, chunk: Chunk | None, before: FileState | None,
                 report: ImportReport) -> Followed:

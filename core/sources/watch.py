@@ -29,6 +29,11 @@ from .sync import Progress, SyncReport, sync_sources
 DEBOUNCE_MS = 200  # changes are gathered at most this long before a sync
 STEP_MS = 30  # ... and a sync starts once no change came for this long
 CHECK_S = 2.0  # how often the set of source folders is compared with the watched one
+# The notifier answers at least this often, a change or not. Its first answer (a sync of
+# everything) so comes this soon after its watches are in place: a line written between the
+# catch-up sync and then is not reported, and waited for the first answer (CHECK_S, 2 s, when
+# that was the timeout: the first watched line of bench_home took 2.6 s).
+TICK_MS = 250
 RESYNC_S = 60.0  # a full (stat-only) sync at least this often, whatever was reported
 POLL_S = 1.0  # polling interval without watchfiles, or while no source folder exists
 
@@ -85,13 +90,14 @@ class _Watcher:
 
     def _watch(self, folders: list[Path], identity: tuple) -> None:
         """Sync the sources a change was reported under, until the folders change. The first
-        answer (a change, or the first timeout) syncs them all: a line written between the
+        answer (a change, or the first tick) syncs them all: a line written between the
         catch-up sync and the moment the watcher started is not reported."""
         last_full: float | None = None
+        checked = time.monotonic()
         try:
             for changes in self.notify.watch(
                 *folders, watch_filter=_transcript_change, debounce=DEBOUNCE_MS, step=STEP_MS,
-                stop_event=self.stop, rust_timeout=int(CHECK_S * 1000), yield_on_timeout=True,
+                stop_event=self.stop, rust_timeout=TICK_MS, yield_on_timeout=True,
                 raise_interrupt=False, ignore_permission_denied=True,
             ):
                 if last_full is None or time.monotonic() - last_full > RESYNC_S:
@@ -100,6 +106,9 @@ class _Watcher:
                 elif changes:
                     paths = [Path(path) for _change, path in changes]
                     self.sync(changed_sources(self.sources, paths))
+                if time.monotonic() - checked < CHECK_S:
+                    continue
+                checked = time.monotonic()
                 if _identity(self._current()) != identity:
                     return  # a folder came, went or was made anew, or the config changed
         except (OSError, RuntimeError) as err:  # the notifier failed: a folder vanished at start

@@ -31,15 +31,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ...errors import ValidationError
 from ...state import StateDir
 from ...storage import AgentWriter, SessionMeta
 from ..common import (
     ImportReport,
-    found_inside,
-    import_agent_id,
+    files_under,
     import_each,
-    import_path,
+    import_start,
     label_of,
     store_converted,
 )
@@ -230,16 +228,8 @@ def import_history(db: AgentWriter, agent_id: str, file: Path, report: ImportRep
 
 def import_aider(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
     """Import one chat history, or every ``.aider.chat.history.md`` under a folder."""
-    path = import_path(path)
-    if not path.exists():
-        raise ValidationError(f"{path} does not exist")
-    agent_id = import_agent_id(agent, SOURCE)
-    report = ImportReport()
-    files = (
-        [path] if path.is_file()
-        else sorted(p for p in path.rglob("*") if is_transcript_name(p.name) and p.is_file()
-                    and found_inside(path, p, report))
-    )
+    path, agent_id, report = import_start(path, agent, SOURCE)
+    files = files_under(path, "*", report, lambda p: is_transcript_name(p.name))
     return import_each(
         state, agent_id, files, report,
         f"{path} holds no aider chat history (expected {HISTORY_NAME} files in project "

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...errors import ValidationError
 from ...state import StateDir
 from ...storage import AgentWriter
 from ..common import (
     ImportReport,
     NumberedLines,
-    each_file,
-    found_inside,
-    import_agent_id,
-    import_path,
+    files_under,
+    import_each,
+    import_start,
     over_bound,
 )
 from .convert import Converter
@@ -26,33 +24,15 @@ DEFAULT_AGENT = "claude-code"
 
 def import_claude_code(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
     """Import a Claude Code projects folder, one project folder, or one transcript file."""
-    path = import_path(path)
-    if not path.exists():
-        raise ValidationError(f"{path} does not exist")
-    agent_id = import_agent_id(agent, DEFAULT_AGENT)
-    report = ImportReport()
-    files = _transcript_files(path, report)
-    if not files and report.notes:
-        return report  # only links out of PATH: noted, nothing to store
-    if not files:
-        raise ValidationError(
-            f"{path} holds no Claude Code transcripts (expected ~/.claude/projects, "
-            "a project folder of *.jsonl files, or one .jsonl file)"
-        )
-    tasks: Tasks = {}
-    with state.open(agent_id, write=True) as db, db.importing():
-        for file in files:
-            with each_file(file, report):
-                import_file(db, agent_id, file, report, tasks)
-    return report
-
-
-def _transcript_files(path: Path, report: ImportReport) -> list[Path]:
-    if path.is_file():
-        return [path]  # named by the user: followed even when it is a link
-    found = [p for p in path.rglob("*.jsonl") if p.is_file() and found_inside(path, p, report)]
+    path, agent_id, report = import_start(path, agent, DEFAULT_AGENT)
     # Main transcripts first, so sub-agents can be labelled from their parent's Task call.
-    return sorted(found, key=lambda p: (is_subagent_file(p), str(p)))
+    files = sorted(files_under(path, "*.jsonl", report), key=lambda p: (is_subagent_file(p), str(p)))
+    tasks: Tasks = {}
+    return import_each(
+        state, agent_id, files, report,
+        f"{path} holds no Claude Code transcripts (expected ~/.claude/projects, "
+        "a project folder of *.jsonl files, or one .jsonl file)",
+        lambda db, file: import_file(db, agent_id, file, report, tasks))
 
 
 def import_file(

@@ -35,15 +35,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...errors import ValidationError
 from ...state import StateDir
 from ...storage import AgentWriter, SessionMeta
 from ..common import (
     ImportReport,
-    found_inside,
-    import_agent_id,
+    files_under,
     import_each,
-    import_path,
+    import_start,
     label_of,
     store_converted,
 )
@@ -326,17 +324,9 @@ def import_task(db: AgentWriter, agent_id: str, source: str, file: Path, report:
 def import_tasks(state: StateDir, path: Path, agent: str | None = None,
                  source: str = "cline") -> ImportReport:
     """Import a Cline / Roo Code ``tasks`` folder (recursively), or one task's folder or file."""
-    path = import_path(path)
-    if not path.exists():
-        raise ValidationError(f"{path} does not exist")
-    agent_id = import_agent_id(agent, source)
-    report = ImportReport()
-    files = (
-        [path] if path.is_file()
-        else sorted(p for p in path.rglob("*.json") if is_transcript_name(p.name)
-                    and p.is_file() and found_inside(path, p, report)
-                    and not (p.name == UI_FILE and has_history(p)))
-    )
+    path, agent_id, report = import_start(path, agent, source)
+    files = files_under(path, "*.json", report, lambda p: is_transcript_name(p.name) and not (
+        p.name == UI_FILE and has_history(p)))
     return import_each(
         state, agent_id, files, report,
         f"{path} holds no {LABELS.get(source, source)} tasks (expected the extension's tasks "

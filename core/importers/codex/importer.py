@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...errors import ValidationError
 from ...state import StateDir
 from ...storage import AgentWriter
 from ..common import (
     ImportReport,
     NumberedLines,
-    each_file,
-    found_inside,
-    import_agent_id,
-    import_path,
+    files_under,
+    import_each,
+    import_start,
 )
 from .convert import Converted, convert
 from .reading import Rollout, read_rollout
@@ -25,30 +23,12 @@ DEFAULT_AGENT = "codex"
 
 def import_codex(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
     """Import a Codex sessions folder (recursively) or one rollout file."""
-    path = import_path(path)
-    if not path.exists():
-        raise ValidationError(f"{path} does not exist")
-    agent_id = import_agent_id(agent, DEFAULT_AGENT)
-    report = ImportReport()
-    files = (
-        [path]  # named by the user: followed even when it is a link
-        if path.is_file()
-        else sorted(
-            p for p in path.rglob("rollout-*.jsonl") if p.is_file() and found_inside(path, p, report)
-        )
-    )
-    if not files and report.notes:
-        return report  # only links out of PATH: noted, nothing to store
-    if not files:
-        raise ValidationError(
-            f"{path} holds no Codex rollouts (expected ~/.codex/sessions with "
-            "YYYY/MM/DD/rollout-*.jsonl files, or one rollout file)"
-        )
-    with state.open(agent_id, write=True) as db, db.importing():
-        for file in files:
-            with each_file(file, report):
-                import_rollout(db, agent_id, file, report)
-    return report
+    path, agent_id, report = import_start(path, agent, DEFAULT_AGENT)
+    return import_each(
+        state, agent_id, files_under(path, "rollout-*.jsonl", report), report,
+        f"{path} holds no Codex rollouts (expected ~/.codex/sessions with "
+        "YYYY/MM/DD/rollout-*.jsonl files, or one rollout file)",
+        lambda db, file: import_rollout(db, agent_id, file, report))
 
 
 def import_rollout(

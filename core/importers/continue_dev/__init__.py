@@ -26,16 +26,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from ...errors import ValidationError
 from ...state import StateDir
 from ...storage import AgentWriter, SessionMeta
 from ...transcript import iso_to_ms
 from ..common import (
     ImportReport,
-    found_inside,
-    import_agent_id,
+    files_under,
     import_each,
-    import_path,
+    import_start,
     label_of,
     store_converted,
 )
@@ -241,16 +239,9 @@ def import_session(db: AgentWriter, agent_id: str, file: Path, report: ImportRep
 
 def import_continue(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
     """Import a Continue sessions folder or one session file."""
-    path = import_path(path)
-    if not path.exists():
-        raise ValidationError(f"{path} does not exist")
-    agent_id = import_agent_id(agent, SOURCE)
-    report = ImportReport()
-    files = (
-        [path] if path.is_file()
-        else sorted(p for p in path.glob("*.json") if p.is_file() and is_transcript_name(p.name)
-                    and found_inside(path, p, report))
-    )
+    path, agent_id, report = import_start(path, agent, SOURCE)
+    files = files_under(path, "*.json", report, lambda p: is_transcript_name(p.name),
+                        recursive=False)
     return import_each(
         state, agent_id, files, report,
         f"{path} holds no Continue sessions (expected ~/.continue/sessions with <id>.json "

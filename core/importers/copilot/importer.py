@@ -16,10 +16,9 @@ from ..common import (
     ImportReport,
     NumberedLines,
     deleted_here,
-    found_inside,
-    import_agent_id,
+    files_under,
     import_each,
-    import_path,
+    import_start,
     json_lines,
     label_of,
     store_converted,
@@ -40,14 +39,8 @@ def is_session_file(name: str) -> bool:
 def import_copilot(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
     """Import a Copilot CLI folder (``~/.copilot``: ``session-state/<id>/events.jsonl`` and
     ``history-session-state/<id>.json``) or one session file."""
-    path = import_path(path)
-    if not path.exists():
-        raise ValidationError(f"{path} does not exist")
-    agent_id = import_agent_id(agent, DEFAULT_AGENT)
-    report = ImportReport()
-    files = [path] if path.is_file() else sorted(
-        p for p in path.rglob("*.json*") if is_session_file(p.name) and p.is_file()
-        and found_inside(path, p, report))
+    path, agent_id, report = import_start(path, agent, DEFAULT_AGENT)
+    files = files_under(path, "*.json*", report, lambda p: is_session_file(p.name))
     return import_each(
         state, agent_id, files, report,
         f"{path} holds no Copilot CLI sessions (expected ~/.copilot with "

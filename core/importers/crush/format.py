@@ -42,8 +42,6 @@ def import_crush(state: StateDir, path: Path, agent: str | None = None) -> Impor
     """``backscroll import crush PATH``: a ``crush.db``, a project's ``.crush`` folder or the
     project itself, or Crush's data folder (its listed projects), read whole (read-only)."""
     path = import_path(path)
-    if not path.exists():
-        raise ValidationError(f"{path} does not exist")
     if path.is_file():
         files = [path]
     else:

@@ -16,14 +16,12 @@ by their place in it.
 
 from __future__ import annotations
 
-import json
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from ...storage import SessionMeta
 from ..common import ImportReport, label_of
-from ..sqlite_source import SessionRead, open_readonly, require_columns
+from ..sqlite_source import SessionRead, iso_ms, json_value, read_snapshot
 
 SOURCE = "crush"
 VERSION = 1
@@ -36,18 +34,8 @@ TABLES = {
 def read_new(path: Path, watermark: dict[str, Any] | None, agent: str,
              report: ImportReport) -> tuple[list[SessionRead], dict[str, Any]]:
     mark = watermark if watermark and watermark.get("v") == VERSION else {}
-    conn = open_readonly(path)
-    try:
-        require_columns(conn, path, TABLES)
-        mcols = {r[1] for r in conn.execute("PRAGMA table_info(messages)")}
-        scols = {r[1] for r in conn.execute("PRAGMA table_info(sessions)")}
-        conn.execute("BEGIN")
-        try:
-            return _read(conn, path, mark, agent, report, mcols, scols)
-        finally:
-            conn.execute("COMMIT")
-    finally:
-        conn.close()
+    with read_snapshot(path, TABLES) as (conn, columns):
+        return _read(conn, path, mark, agent, report, columns["messages"], columns["sessions"])
 
 
 def _read(conn: Any, path: Path, mark: dict[str, Any], agent: str, report: ImportReport,
@@ -90,8 +78,8 @@ def convert(path: Path, row: tuple, rows: list[tuple], agent: str, report: Impor
     prefix = f"agent:{agent}:{SOURCE}:"
     parent_key = prefix + parent if isinstance(parent, str) and parent else None
     header: dict[str, Any] = {"type": "session", "version": 3, "id": sid}
-    if iso(created):
-        header["timestamp"] = iso(created)
+    if iso_ms(created):
+        header["timestamp"] = iso_ms(created)
     if parent_key:
         header["parentSession"] = parent
     cwd = str(path.parent.parent)  # <project>/.crush/crush.db
@@ -103,7 +91,7 @@ def convert(path: Path, row: tuple, rows: list[tuple], agent: str, report: Impor
     is_open = False
     for index, (mid, role, parts_json, model, provider, when, finished,
                 summary) in enumerate(rows):
-        parts = _json(parts_json)
+        parts = json_value(parts_json)
         if not isinstance(parts, list):
             if mid not in bad:
                 bad.add(mid)
@@ -138,7 +126,7 @@ def convert(path: Path, row: tuple, rows: list[tuple], agent: str, report: Impor
 
 def _entries(parts: list[Any], role: Any, model: Any, provider: Any, when: Any,
              summary: bool) -> list[dict[str, Any]]:
-    stamp = iso(when)
+    stamp = iso_ms(when)
     out: list[dict[str, Any]] = []
 
     def message(content: list[dict[str, Any]], as_role: str) -> dict[str, Any]:
@@ -178,7 +166,7 @@ def _entries(parts: list[Any], role: Any, model: Any, provider: Any, when: Any,
         if kind == "reasoning" and isinstance(data.get("thinking"), str):
             out.append(message([{"type": "thinking", "thinking": data["thinking"]}], "assistant"))
         elif kind == "tool_call":
-            args = _json(data.get("input")) if isinstance(data.get("input"), str) else None
+            args = json_value(data.get("input")) if isinstance(data.get("input"), str) else None
             out.append(message([{"type": "toolCall", "id": str(data.get("id") or ""),
                                  "name": str(data.get("name") or "tool"),
                                  "arguments": args if isinstance(args, dict) else {}}],
@@ -195,21 +183,3 @@ def _entries(parts: list[Any], role: Any, model: Any, provider: Any, when: Any,
             out.append({"type": "custom", "customType": f"crush.{kind}", "data": data,
                         **({"timestamp": stamp} if stamp else {})})
     return out
-
-
-def iso(ms: Any) -> str | None:
-    if not isinstance(ms, int) or isinstance(ms, bool) or not 0 < ms < 32503680000000:
-        return None
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(
-        timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _json(value: Any) -> Any:
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", "replace")
-    if not isinstance(value, str):
-        return None
-    try:
-        return json.loads(value)
-    except ValueError:
-        return None

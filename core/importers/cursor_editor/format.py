@@ -3,24 +3,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-from ..common import ImportReport
-from ..format import Database, Doors
-from ..opencode.importer import importer
-from ..sqlite_source import not_followed
+from ..sqlite_source import database_doors
 from .reading import read_new
 
-
-def _read(path: Path, watermark: dict[str, Any] | None, agent: str,
-          report: ImportReport) -> Any:
-    return read_new(path, watermark, agent, report)
-
-
-DOORS = Doors(
-    import_path=importer(("state.vscdb",), (), _read, "Cursor editor", "cursor"),
-    follow=not_followed,
-    transcript=lambda name: name == "state.vscdb",
-    database=Database(("state.vscdb",), _read),
-)
+DOORS = database_doors("state.vscdb", read_new, "Cursor editor", "cursor")

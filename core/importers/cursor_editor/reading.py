@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlparse
 
 from ..common import ImportReport
 from ..format import SessionRead
-from ..sqlite_source import json_object, open_readonly, require_columns
+from ..sqlite_source import json_object, open_readonly, read_snapshot
 from .convert import convert_composer
 
 TABLES = {"cursorDiskKV": ("key", "value")}
@@ -42,39 +42,31 @@ def read_new(path: Path, watermark: dict[str, Any] | None, agent: str, report: I
     seen: dict[str, list[Any]] = mark.get("composers") or {}
     folders: dict[str, str] = dict(mark.get("folders") or {})
     bad = set(mark.get("bad") or ())
-    conn = open_readonly(path)
-    try:
-        require_columns(conn, path, TABLES)
-        conn.execute("BEGIN")  # one snapshot: the editor may write meanwhile
-        try:
-            now = dict(_composer_marks(conn))
-            changed = sorted(c for c, sig in now.items() if seen.get(c) != sig)
-            records = {}
-            for cid in changed:
-                composer = json_object(_value(conn, "composerData:" + cid))
-                if composer is None:
-                    _bad(report, path, bad, cid, f"composer {cid}: its record is not a JSON "
-                         "object; skipped")
-                    continue
-                records[cid] = composer
-            if any(cid not in folders for cid in records):
-                folders.update({c: f for c, f in _workspace_folders(path).items()
-                                if c in records})
-            reads: list[SessionRead] = []
-            still_open: list[str] = []
-            for cid, composer in records.items():
-                bubbles = _bubbles(conn, path, cid, composer, report, bad)
-                if composer.get("status") == "generating":
-                    while bubbles and bubbles[-1][1].get("type") != 1:
-                        bubbles.pop()  # the answer being written: taken when whole
-                    still_open.append(cid)
-                one = convert_composer(cid, composer, bubbles, folders.get(cid), agent, source)
-                if one is not None:
-                    reads.append(one)
-        finally:
-            conn.execute("COMMIT")
-    finally:
-        conn.close()
+    with read_snapshot(path, TABLES) as (conn, _columns):
+        now = dict(_composer_marks(conn))
+        changed = sorted(c for c, sig in now.items() if seen.get(c) != sig)
+        records = {}
+        for cid in changed:
+            composer = json_object(_value(conn, "composerData:" + cid))
+            if composer is None:
+                _bad(report, path, bad, cid, f"composer {cid}: its record is not a JSON "
+                     "object; skipped")
+                continue
+            records[cid] = composer
+        if any(cid not in folders for cid in records):
+            folders.update({c: f for c, f in _workspace_folders(path).items()
+                            if c in records})
+        reads: list[SessionRead] = []
+        still_open: list[str] = []
+        for cid, composer in records.items():
+            bubbles = _bubbles(conn, path, cid, composer, report, bad)
+            if composer.get("status") == "generating":
+                while bubbles and bubbles[-1][1].get("type") != 1:
+                    bubbles.pop()  # the answer being written: taken when whole
+                still_open.append(cid)
+            one = convert_composer(cid, composer, bubbles, folders.get(cid), agent, source)
+            if one is not None:
+                reads.append(one)
     after = {cid: sig for cid, sig in now.items() if cid not in still_open}
     return reads, {"v": VERSION, "composers": after, "folders": folders, "bad": sorted(bad)}
 

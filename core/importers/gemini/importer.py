@@ -18,10 +18,9 @@ from ..common import (
     ImportReport,
     NumberedLines,
     deleted_here,
-    found_inside,
-    import_agent_id,
+    files_under,
     import_each,
-    import_path,
+    import_start,
     json_lines,
     label_of,
     store_converted,
@@ -50,14 +49,8 @@ def same_chat(key: str, path: str, holder: str) -> bool:
 def import_gemini(state: StateDir, path: Path, agent: str | None = None) -> ImportReport:
     """Import a Gemini CLI folder (``~/.gemini`` or ``~/.gemini/tmp``, searched recursively
     for chats under ``chats/``) or one chat file."""
-    path = import_path(path)
-    if not path.exists():
-        raise ValidationError(f"{path} does not exist")
-    agent_id = import_agent_id(agent, DEFAULT_AGENT)
-    report = ImportReport()
-    files = [path] if path.is_file() else sorted(
-        p for p in path.rglob("*.json*") if is_chat(p.name) and "chats" in p.parts
-        and p.is_file() and found_inside(path, p, report))
+    path, agent_id, report = import_start(path, agent, DEFAULT_AGENT)
+    files = files_under(path, "*.json*", report, lambda p: is_chat(p.name) and "chats" in p.parts)
     return import_each(
         state, agent_id, files, report,
         f"{path} holds no Gemini CLI chats (expected ~/.gemini/tmp/<project>/chats/"

@@ -28,8 +28,6 @@ def import_goose(state: StateDir, path: Path, agent: str | None = None) -> Impor
     """``backscroll import goose PATH``: the sessions folder, ``sessions.db`` or one
     ``.jsonl``, read whole (read-only); what was stored before is recognised by id."""
     path = import_path(path)
-    if not path.exists():
-        raise ValidationError(f"{path} does not exist")
     files = [p for p, _ in locate(path)] if path.is_dir() else [path]
     if not files:
         raise ValidationError(f"{path} holds no Goose sessions (expected {DATABASE} or "

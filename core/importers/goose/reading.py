@@ -30,7 +30,7 @@ from typing import Any
 
 from ...storage import SessionMeta
 from ..common import ImportReport, label_of
-from ..sqlite_source import SchemaUnknown, SessionRead, open_readonly, require_columns
+from ..sqlite_source import SchemaUnknown, SessionRead, json_value, read_snapshot
 
 SOURCE = "goose"
 VERSION = 1
@@ -46,21 +46,12 @@ def read_new(path: Path, watermark: dict[str, Any] | None, agent: str,
     if path.suffix == ".jsonl":
         return read_legacy(path, agent, report), {"v": VERSION}
     mark = watermark if watermark and watermark.get("v") == VERSION else {}
-    conn = open_readonly(path)
-    try:
-        require_columns(conn, path, TABLES)
-        scols = {r[1] for r in conn.execute("PRAGMA table_info(sessions)")}
-        mcols = {r[1] for r in conn.execute("PRAGMA table_info(messages)")}
+    with read_snapshot(path, TABLES) as (conn, columns):
+        scols, mcols = columns["sessions"], columns["messages"]
         if "name" not in scols and "description" not in scols:
             raise SchemaUnknown(f"{path}: table 'sessions' has neither 'name' nor 'description':"
                                 " not a database schema backscroll knows")
-        conn.execute("BEGIN")
-        try:
-            return _read(conn, path, mark, agent, report, scols, mcols)
-        finally:
-            conn.execute("COMMIT")
-    finally:
-        conn.close()
+        return _read(conn, path, mark, agent, report, scols, mcols)
 
 
 def _read(conn: Any, path: Path, mark: dict[str, Any], agent: str, report: ImportReport,
@@ -92,7 +83,7 @@ def _read(conn: Any, path: Path, mark: dict[str, Any], agent: str, report: Impor
             "WHERE session_id = ? ORDER BY rowid", (sid,)).fetchall()
         messages = []
         for rowid, role, content, created, metadata in rows:
-            items = _json(content)
+            items = json_value(content)
             if not isinstance(items, list):
                 if f"{sid}:{rowid}" not in bad:
                     bad.add(f"{sid}:{rowid}")
@@ -100,8 +91,8 @@ def _read(conn: Any, path: Path, mark: dict[str, Any], agent: str, report: Impor
                                 " is not a JSON list; skipped")
                 continue
             messages.append({"role": role, "created": created, "content": items,
-                             "metadata": _json(metadata) or {}})
-        model_name = (_json(row[5]) or {}).get("model_name") if row[5] else None
+                             "metadata": json_value(metadata) or {}})
+        model_name = (json_value(row[5]) or {}).get("model_name") if row[5] else None
         read = convert(sid, row[2], row[3], _seconds(row[4]), messages, agent,
                        model_name if isinstance(model_name, str) else None)
         if read is not None:
@@ -124,7 +115,7 @@ def read_legacy(path: Path, agent: str, report: ImportReport) -> list[SessionRea
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        value = _json(line)
+        value = json_value(line)
         if number == 1 and isinstance(value, dict) and "role" not in value:
             meta = value
             continue
@@ -308,14 +299,3 @@ def iso(seconds: Any) -> str | None:
     if not isinstance(seconds, int) or isinstance(seconds, bool) or not 0 < seconds < 32503680000:
         return None
     return datetime.fromtimestamp(seconds, timezone.utc).isoformat().replace("+00:00", "Z")
-
-
-def _json(value: Any) -> Any:
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", "replace")
-    if not isinstance(value, str):
-        return None
-    try:
-        return json.loads(value)
-    except ValueError:
-        return None

@@ -59,8 +59,6 @@ def import_openclaw(
     if agent is not None:
         agent = check_agent_id(agent)  # before anything is read or created
     path = import_path(path)
-    if not path.exists():
-        raise ValidationError(f"{path} does not exist")
     if not path.is_dir():
         raise ValidationError(
             f"{path} is not a folder (give an OpenClaw sessions folder or state dir)"

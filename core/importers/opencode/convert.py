@@ -12,13 +12,12 @@ Part and message shapes: anomalyco/opencode ``packages/opencode/src/session/mess
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from ...storage import SessionMeta
 from ..common import ImportReport, label_of
-from ..sqlite_source import json_object
+from ..sqlite_source import iso_ms, json_object
 from ..usage import openclaw_usage, plus, with_usage
 
 # custom entries keep the part without its bulky payloads
@@ -30,13 +29,6 @@ class ConvertedSession:
     meta: SessionMeta
     events: list[dict[str, Any]] = field(default_factory=list)
     open: bool = False  # its last assistant message is still being written: read again
-
-
-def iso(ms: Any) -> str | None:
-    if not isinstance(ms, (int, float)) or isinstance(ms, bool) or not 0 < ms < 32503680000000:
-        return None
-    return datetime.fromtimestamp(ms / 1000, timezone.utc).isoformat(
-        timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _str(value: Any) -> str | None:
@@ -62,8 +54,8 @@ def convert_session(path: Path, row: tuple, messages: list[tuple], parts: list[t
         label=None, created_at=created if isinstance(created, int) else None,
         updated_at=updated if isinstance(updated, int) else None, source=source))
     header: dict[str, Any] = {"type": "session", "version": 3, "id": sid}
-    if iso(created):
-        header["timestamp"] = iso(created)
+    if iso_ms(created):
+        header["timestamp"] = iso_ms(created)
     if _str(directory):
         header["cwd"] = directory
     if parent_key:
@@ -177,8 +169,8 @@ def _entries(part_id: str, part: dict[str, Any], role: Any, model: str | None,
     times = part.get("time") if isinstance(part.get("time"), dict) else {}
     ms = times.get("start") if isinstance(times.get("start"), (int, float)) else created
     base: dict[str, Any] = {"id": part_id}
-    if iso(ms):
-        base["timestamp"] = iso(ms)
+    if iso_ms(ms):
+        base["timestamp"] = iso_ms(ms)
 
     def message(content: list[dict[str, Any]], as_role: str) -> dict[str, Any]:
         body: dict[str, Any] = {"role": as_role, "content": content}
@@ -188,7 +180,7 @@ def _entries(part_id: str, part: dict[str, Any], role: Any, model: str | None,
                 body["provider"] = provider
             if model:
                 body["model"] = model
-        if iso(ms):
+        if iso_ms(ms):
             body["timestamp"] = int(ms)
         return {"type": "message", **base, "message": body}
 

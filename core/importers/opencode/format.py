@@ -7,9 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from ..common import ImportReport
-from ..format import Database, Doors
-from ..sqlite_source import not_followed
-from .importer import importer
+from ..format import Doors
+from ..sqlite_source import database_doors
 from .legacy import read_tree
 from .reading import read_new
 
@@ -24,13 +23,7 @@ def doors(database: str, source: str, label: str, default_agent: str,
             return read_tree(path, watermark, agent, report, source)
         return read_new(path, watermark, agent, report, source)
 
-    return Doors(
-        import_path=importer((database,), trees, read, label, default_agent),
-        follow=not_followed,
-        transcript=lambda name: name == database,
-        same_family=same_family,
-        database=Database((database,), read, trees),
-    )
+    return database_doors(database, read, label, default_agent, trees, same_family=same_family)
 
 
 def same_family(key: str, path: str, holder: str) -> bool:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..common import ImportReport
-from ..sqlite_source import SessionRead, open_readonly, require_columns
+from ..sqlite_source import SessionRead, read_snapshot
 from .convert import convert_session
 
 TABLES = {
@@ -36,17 +36,8 @@ def read_new(path: Path, watermark: dict[str, Any] | None, agent: str, report: I
              source: str = "opencode") -> tuple[list[SessionRead], dict[str, Any]]:
     """Each session of ``path`` with something new since ``watermark``, and the new one."""
     mark = watermark if watermark and watermark.get("v") == VERSION else {}
-    conn = open_readonly(path)
-    try:
-        require_columns(conn, path, TABLES)
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(session)")}
-        conn.execute("BEGIN")  # one snapshot: the agent may write meanwhile
-        try:
-            return _read(conn, path, mark, agent, report, source, "parent_id" in columns)
-        finally:
-            conn.execute("COMMIT")
-    finally:
-        conn.close()
+    with read_snapshot(path, TABLES) as (conn, columns):
+        return _read(conn, path, mark, agent, report, source, "parent_id" in columns["session"])
 
 
 def _read(conn: Any, path: Path, mark: dict[str, Any], agent: str, report: ImportReport,

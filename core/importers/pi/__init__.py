@@ -28,17 +28,15 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ...errors import ValidationError
 from ...state import StateDir
 from ...storage import AgentWriter, SessionMeta
 from ...transcript import iso_to_ms
 from ..common import (
     ImportReport,
     NumberedLines,
-    found_inside,
-    import_agent_id,
+    files_under,
     import_each,
-    import_path,
+    import_start,
     label_of,
     store_converted,
 )
@@ -207,18 +205,9 @@ _LABELS = {"pi": "Pi", "omp": "Oh My Pi"}
 def import_pi(state: StateDir, path: Path, agent: str | None = None,
               source: str = "pi") -> ImportReport:
     """Import a Pi / Oh My Pi sessions folder (recursively) or one session file."""
-    path = import_path(path)
-    if not path.exists():
-        raise ValidationError(f"{path} does not exist")
-    agent_id = import_agent_id(agent, source)
-    report = ImportReport()
-    files = (
-        [path] if path.is_file()
-        else sorted(p for p in path.rglob("*.jsonl")
-                    if p.is_file() and found_inside(path, p, report))
-    )
+    path, agent_id, report = import_start(path, agent, source)
     return import_each(
-        state, agent_id, files, report,
+        state, agent_id, files_under(path, "*.jsonl", report), report,
         f"{path} holds no {_LABELS.get(source, source)} sessions (expected the agent's "
         "sessions folder with --<cwd>--/<time>_<id>.jsonl files, or one session file)",
         lambda db, file: import_file(db, agent_id, source, file, report))

@@ -23,7 +23,7 @@ from typing import Any
 from ... import bounds
 from ..common import ImportReport
 from ..format import SessionRead
-from ..sqlite_source import open_readonly, require_columns
+from ..sqlite_source import read_snapshot
 from .convert import convert_thread
 
 TABLES = {"threads": ("id", "summary", "updated_at", "data_type", "data")}
@@ -46,42 +46,33 @@ def read_new(path: Path, watermark: dict[str, Any] | None, agent: str, report: I
     mark = watermark if watermark and watermark.get("v") == VERSION else {}
     seen: dict[str, str] = mark.get("threads") or {}
     waiting = set(mark.get("waiting") or ())  # compressed threads said to need zstandard
-    conn = open_readonly(path)
-    try:
-        require_columns(conn, path, TABLES)
-        have = {row[1] for row in conn.execute("PRAGMA table_info(threads)")}
-        extra = ", ".join(c if c in have else "NULL" for c in
+    with read_snapshot(path, TABLES) as (conn, columns):
+        extra = ", ".join(c if c in columns["threads"] else "NULL" for c in
                           ("parent_id", "folder_paths", "created_at"))
-        conn.execute("BEGIN")  # one snapshot: Zed may write meanwhile
-        try:
-            times = {r[0]: r[1] for r in conn.execute("SELECT id, updated_at FROM threads")
-                     if isinstance(r[0], str)}
-            reads: list[SessionRead] = []
-            for tid in sorted(t for t, when in times.items() if seen.get(t) != when):
-                row = conn.execute(
-                    f"SELECT id, summary, updated_at, {extra}, data_type, data FROM threads "
-                    "WHERE id = ?", (tid,)).fetchone()
-                if row is None:
-                    continue
-                try:
-                    thread = decode(row[6], row[7])
-                except NoZstandard as err:
-                    times.pop(tid)  # not read: read again at the next sync
-                    if tid not in waiting:
-                        waiting.add(tid)
-                        report.skip(path, None, f"thread {tid}: {err}")
-                    continue
-                except BadThread as err:
-                    report.skip(path, None, f"thread {tid}: {err}; skipped")
-                    continue
-                waiting.discard(tid)
-                one = convert_thread(tuple(row[:6]), thread, agent, source)
-                if one is not None:
-                    reads.append(one)
-        finally:
-            conn.execute("COMMIT")
-    finally:
-        conn.close()
+        times = {r[0]: r[1] for r in conn.execute("SELECT id, updated_at FROM threads")
+                 if isinstance(r[0], str)}
+        reads: list[SessionRead] = []
+        for tid in sorted(t for t, when in times.items() if seen.get(t) != when):
+            row = conn.execute(
+                f"SELECT id, summary, updated_at, {extra}, data_type, data FROM threads "
+                "WHERE id = ?", (tid,)).fetchone()
+            if row is None:
+                continue
+            try:
+                thread = decode(row[6], row[7])
+            except NoZstandard as err:
+                times.pop(tid)  # not read: read again at the next sync
+                if tid not in waiting:
+                    waiting.add(tid)
+                    report.skip(path, None, f"thread {tid}: {err}")
+                continue
+            except BadThread as err:
+                report.skip(path, None, f"thread {tid}: {err}; skipped")
+                continue
+            waiting.discard(tid)
+            one = convert_thread(tuple(row[:6]), thread, agent, source)
+            if one is not None:
+                reads.append(one)
     return reads, {"v": VERSION, "threads": {**seen, **times}, "waiting": sorted(waiting)}
 
 
