@@ -6,10 +6,13 @@ can be tested on a throwaway host app.
 - ``search``: the home screen (search bar, rows, preview, status bar), with ``browse`` (what
   it does with the highlighted row, and the dialogs it opens)
 - ``conversation``: a whole conversation in windows, its hits, a search within it
+- ``calls``: what an agent (or a session) did, its tool calls newest first, through the
+  ``CallsSource`` it is handed
 - ``filters``, ``view_as``, ``export``, ``help``: the dialogs
 """
 
 from .browse import Scope
+from .calls import CallsScreen, CallsSource, CallsWhat, CoreCalls
 from .conversation import ConversationScreen, ConversationSource, CoreSource
 from .export import ExportChoice, ExportScreen, default_export_path
 from .filters import Filters, FiltersScreen
@@ -18,6 +21,10 @@ from .search import SearchScreen
 from .view_as import ViewAsChoice, ViewAsScreen, session_tree
 
 __all__ = [
+    "CallsScreen",
+    "CallsSource",
+    "CallsWhat",
+    "CoreCalls",
     "ConversationScreen",
     "ConversationSource",
     "CoreSource",
