@@ -101,9 +101,9 @@ class BrowseActions:
         summary = row_summary(row)
         title = summary.display_title if summary is not None else ""
         source = CoreSource(browser.state, browser.caller, row_key(row), row_host(row))
-        if isinstance(row, ToolHit):  # at the call, unfolded; a message search's hits do not apply
-            screen.app.push_screen(ConversationScreen(source, row.message_id, browser.now,
-                                                      None, title, at_call=True))
+        if isinstance(row, ToolHit):  # at the call, unfolded (a message search's hits: none)
+            screen.app.push_screen(ConversationScreen(source, row.message_id, browser.now, None,
+                                                      title, at_call=True, result=row.result_id))
             return
         screen.app.push_screen(ConversationScreen(source, row_anchor(row), browser.now,
                                                   request, title))
@@ -131,6 +131,10 @@ class BrowseActions:
             screen.app.bell()
             return
         summary = row_summary(row)
+        if isinstance(row, ToolHit):  # a call: what it was called with (a command, a path)
+            screen.app.copy_to_clipboard(row.arguments)
+            screen.status_bar.flash(f"copied the arguments of a {shown(row.tool)} call")
+            return
         excerpt = getattr(row, "excerpt", None) or getattr(getattr(row, "result", None),
                                                            "excerpt", None)
         text = excerpt or (summary.display_title if summary is not None else "")

@@ -224,7 +224,7 @@ class CallsScreen(Screen[None]):
             self.app.bell()
             return
         self.app.push_screen(ConversationScreen(self.source.conversation(hit), hit.message_id,
-                                                self.now, None, at_call=True))
+                                                self.now, None, at_call=True, result=hit.result_id))
 
     def action_back(self) -> None:
         self.dismiss(None)

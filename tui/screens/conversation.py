@@ -7,8 +7,8 @@ closes the search line, then goes back; ``e`` and ``r`` ask the app to export it
 the command that resumes it (messages). Tool calls show folded, with their status: ``]`` / ``[``
 select a message, ``enter`` unfolds it (read whole: no text cut), ``f`` / ``F`` go to the
 next / previous failed tool call. Opened at a tool call (``at_call``: a row of tool calls), the
-message making it is selected and unfolded. ``c`` lists the session's tool calls (the calls
-screen).
+message making it is selected and unfolded, and so is its result. ``c`` lists the session's
+tool calls (the calls screen).
 
 Its reads (the outline, windows, hits) go through a ``ConversationSource`` in thread workers
 that only post messages; a test hands it a fake source and runs it on a throwaway host app.
@@ -105,14 +105,15 @@ class ConversationScreen(Screen[None]):
 
     def __init__(self, source: ConversationSource, anchor: str | None, now: Clock,
                  request: SearchRequest | None = None, title: str = "",
-                 at_call: bool = False) -> None:
+                 at_call: bool = False, result: str | None = None) -> None:
         """``anchor``: the message to open at (None: the end); ``request``: the query whose
         hits ``n`` / ``N`` walk (None: no hits until ``/``); ``at_call``: the anchor makes a
-        tool call, shown selected and unfolded."""
+        tool call, shown selected and unfolded, as is ``result``, the message answering it."""
         super().__init__()
         self.source = source
         self.anchor = anchor
         self.at_call = at_call
+        self.result = result
         self.now = now
         self.request = request
         self.title_text = title
@@ -174,9 +175,17 @@ class ConversationScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="whole", exit_on_error=False)
     def read_whole(self, index: int) -> None:
+        self.post_message(WholeRead(index, self._whole(index)))
+
+    def _whole(self, index: int) -> dict[str, Any]:
         whole = getattr(self.source, "whole", None)
-        message = whole(index) if whole is not None else self.source.window(index, index + 1)[0]
-        self.post_message(WholeRead(index, message))
+        return whole(index) if whole is not None else self.source.window(index, index + 1)[0]
+
+    @work(thread=True, exclusive=True, group="call", exit_on_error=False)
+    def read_call(self, indices: list[int]) -> None:
+        """The call's message and its result, read whole (opened at a call)."""
+        for index in indices:
+            self.post_message(WholeRead(index, self._whole(index)))
 
     @work(thread=True, exclusive=True, group="failed", exit_on_error=False)
     def read_failed(self, outline: Outline, forward: bool) -> None:
@@ -205,7 +214,8 @@ class ConversationScreen(Screen[None]):
         await view.show_window(message.start, message.messages, message.focus, where)
         if self.at_call and self.anchor is not None:
             view.select(message.focus)
-            self.read_whole(message.focus)  # unfolded: the call's arguments and result whole
+            answer = message.outline.index_of(self.result)
+            self.read_call([message.focus] + ([answer] if answer is not None else []))
         view.focus()
         self.show_position(message.focus)
         self._opening = True  # the hits are read once it is laid out (on_..._settled)

@@ -60,12 +60,13 @@ def tool_prompt(hit: ToolHit, now: Clock, width: int = 0, palette: Palette = DEF
                                style=palette.key))
     if not excerpt or not hit.excerpt.strip() or (hit.highlights and _shows_match(hit)):
         return lines
-    if hit.highlights:
+    if hit.highlights:  # a match: up to two lines of it
         body = highlighted(hit.excerpt, hit.highlights, style=palette.match)
-    else:
-        body = Text(printable(hit.excerpt, one_line=True), style="dim")
+        body = body[: max(width * 2, 60)] if width else body
+    else:  # a listed call's result: its start, on one line
+        body = Text(_cut_end(printable(hit.excerpt, one_line=True), width), style="dim")
     lines.append("\n")
-    lines.append_text(body[: max(width * 2, 60)] if width else body)
+    lines.append_text(body)
     return lines
 
 
