@@ -237,3 +237,46 @@ async def test_a_caller_without_the_grant_sees_no_calls_as_if_none_matched(
         assert _rows(app) == []
         count = screen.query_one("#count").content.plain
         assert count == "no tool calls for deploy"  # as for words that match nothing
+
+
+@pytest.mark.slow
+async def test_the_filters_dialog_takes_a_tool_name_and_failed_only() -> None:
+    from textual.widgets import Checkbox, Input
+
+    from backscroll.tui.messages import FiltersChanged
+    from backscroll.tui.screens import FiltersScreen
+
+    from .test_tui_browse import Host
+
+    changes: list[Filters] = []
+
+    class FilterHost(Host):
+        def on_filters_changed(self, message: FiltersChanged) -> None:
+            changes.append(message.filters)
+
+    screen = FiltersScreen(Filters(agent="ops"), ["main", "ops"], [])
+    async with FilterHost(screen).run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        screen.query_one("#filter-tool", Input).focus()
+        await pilot.press(*"exec")  # letters in the field are text, not the dialog's keys
+        await until(pilot, lambda: bool(changes) and changes[-1].tool == "exec")
+        assert isinstance(pilot.app.screen, FiltersScreen)
+        screen.query_one("#filter-failed", Checkbox).value = True
+        await until(pilot, lambda: changes[-1] == Filters(agent="ops", tool="exec", failed=True))
+        screen.query_one("#filter-tool", Input).value = "  "  # blank: any tool
+        await until(pilot, lambda: changes[-1] == Filters(agent="ops", failed=True))
+        screen.query_one("#filter-failed", Checkbox).focus()
+        await pilot.press("x")
+        await until(pilot, lambda: changes[-1] == Filters())
+        assert not screen.query_one("#filter-failed", Checkbox).value
+
+
+@pytest.mark.slow
+def test_snapshot_tool_mode_results(snap_compare: Any, state: StateDir) -> None:
+    """Tool mode: the bar titled "tool calls", call rows (a failed one in the error colour),
+    the preview at the highlighted call, "tool calls" in the status bar."""
+    from .test_tui_snapshots import build, preview_shown, snapshot_app, waiting_for
+
+    app = snapshot_app(incident(build(state)), now=frozen)
+    assert snap_compare(app, terminal_size=(130, 36),
+                        run_before=waiting_for(preview_shown, "tab", "t", "slash", *"deploy"))
