@@ -27,6 +27,7 @@ from .rank import Scorer
 from .redact import redact
 from .search import (
     EXCERPT_CHARS,
+    TIES_MAX,
     SearchRequest,
     SearchResponse,
     agents_to_search,
@@ -148,9 +149,8 @@ def _search_agent(db: AgentReader, request: ToolSearchRequest, parsed: ParsedQue
     visible, within = visible_within(db, search, caller, response)
     scope = visible.scope if within is None else within
     if parsed is None:  # a listing: the newest calls passing the filters
-        rows = db.tool_calls(scope, request.filters(), search.limit + 1)
+        rows, more = _newest_calls(db, scope, request.filters(), search.limit)
         scored = [(row, 0.0) for row in rows]
-        more = len(rows) > search.limit
     else:
         matches = db.match_tools(parsed, visible.scope, window=rank_window(parsed),
                                  limit=search.limit + 1, order=search.order,
@@ -161,10 +161,17 @@ def _search_agent(db: AgentReader, request: ToolSearchRequest, parsed: ParsedQue
             response.searched_since = max(response.searched_since or 0, matches.searched_since)
         if not matches.rows:
             return False
-        scores = Scorer(parsed, matches.stats).scores([row.body for row in matches.rows])
-        best = heapq.nsmallest(search.limit + 1, zip(matches.rows, scores),
-                               key=lambda c: (-c[0].ts, c[0].entry_id) if search.order == "recent"
-                               else (-c[1], -c[0].rowid, c[0].entry_id))
+        rows = matches.rows
+        if search.order == "recent" and len(rows) > search.limit:  # the edge's ties, all
+            edge = min(row.ts for row in rows)
+            ties = db.match_tools(parsed, visible.scope, window=rank_window(parsed),
+                                  limit=TIES_MAX, order="recent", within=within,
+                                  filters=request.filters()._replace(since_ms=edge, until_ms=edge))
+            rows = [row for row in rows if row.ts > edge] + list(ties.rows)
+        scores = Scorer(parsed, matches.stats).scores([row.body for row in rows])
+        # recent: every row kept (the newest limit + 1 and the edge's ties), ordered by _order
+        best = list(zip(rows, scores)) if search.order == "recent" else heapq.nsmallest(
+            search.limit + 1, zip(rows, scores), key=lambda c: (-c[1], -c[0].rowid, c[0].entry_id))
         stored = {row.rowid: row for row in db.tools_by_rowid([row.rowid for row, _ in best])}
         scored = [(stored[row.rowid], score) for row, score in best if row.rowid in stored]
         more = len(matches.rows) > search.limit or matches.windowed
@@ -172,6 +179,19 @@ def _search_agent(db: AgentReader, request: ToolSearchRequest, parsed: ParsedQue
     found.extend((row, score, db.agent_id, sessions[row.session_pk]) for row, score in scored
                  if row.session_pk in sessions)
     return more
+
+
+def _newest_calls(db: AgentReader, scope: Any, filters: MatchFilters, limit: int
+                  ) -> tuple[list[StoredTool], bool]:
+    """The newest ``limit`` calls passing ``filters`` (and every call of the oldest
+    millisecond taken: the limit may cut through them in rowid order, which differs between
+    backends; ``_order`` orders them), and whether more passed."""
+    rows = db.tool_calls(scope, filters, limit + 1)
+    if len(rows) <= limit:
+        return rows, False
+    edge = min(row.ts for row in rows)
+    ties = db.tool_calls(scope, filters._replace(since_ms=edge, until_ms=edge), TIES_MAX)
+    return [row for row in rows if row.ts > edge] + ties, True
 
 
 def _order(found: _Found, order: str, listing: bool) -> tuple:
@@ -227,12 +247,12 @@ def tool_calls(state: StateDir, caller: Caller, agent: str | None = None,
 
     def list_agent(db: AgentReader) -> bool:
         visible, within = visible_within(db, search, caller, response)
-        rows = db.tool_calls(visible.scope if within is None else within, request.filters(),
-                             limit + 1)
+        rows, more = _newest_calls(db, visible.scope if within is None else within,
+                                   request.filters(), limit)
         sessions = db.sessions_by_pk({row.session_pk for row in rows})
         found.extend((row, 0.0, db.agent_id, sessions[row.session_pk]) for row in rows
                      if row.session_pk in sessions)
-        return len(rows) > limit
+        return more
 
     with resolved(state, caller) as who:
         more = over_agents(state, who, agents_to_search(state, search, caller), response,

@@ -149,3 +149,49 @@ def test_a_rank_window_cuts_at_the_same_row(tmp_path: Path, pg_url: str, monkeyp
                 assert sessions_search(pg, request, who).ranked_window == (
                     sessions_search(lite, request, who).ranked_window
                 )
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(calls=st.lists(st.tuples(st.sampled_from(["exec", "read", "Edit"]), texts, texts,
+                                st.booleans()), min_size=1, max_size=8),
+       asks=st.lists(queries, min_size=1, max_size=4))
+@pytest.mark.slow
+def test_tool_search_gives_the_same_calls_order_and_scores(tmp_path_factory, pg_url, calls,
+                                                           asks) -> None:
+    """The tool-call index (issue 26): the same rows, order and scores on both backends."""
+    from backscroll.core.tool_search import ToolSearchRequest, tools_search
+
+    lite, pg = pair(tmp_path_factory.mktemp("agree-tools"), pg_url)
+    last: dict[str, str] = {}
+    for n, (tool, argument, output, failed) in enumerate(calls):
+        key = f"agent:main:s{n % 3}"
+        call = {"type": "toolCall", "id": f"c{n}", "name": tool, "arguments": {"a": argument}}
+        store((lite, pg), key, f"a{n}", [call], ms=2 * n, parent=last.get(key), role="assistant")
+        last[key] = f"r{n}"
+        result = msg(f"r{n}", f"a{n}", "toolResult", [{"type": "text", "text": output}],
+                     ms=2 * n + 1)
+        result["message"].update(toolCallId=f"c{n}", toolName=tool, isError=failed)
+        for state in (lite, pg):
+            with state.open("main", write=True) as db:
+                db.append(SessionMeta(key, session_id=key.replace(":", "-")), json.dumps(result))
+    listing = ToolSearchRequest(SearchRequest("", limit=25), None, True)
+    assert [h.message_id for h in tools_search(lite, listing, OPERATOR).results] == [
+        h.message_id for h in tools_search(pg, listing, OPERATOR).results]
+    every = ToolSearchRequest(SearchRequest("", limit=25, session_key="agent:main:s0"))
+    assert len(tools_search(pg, every, OPERATOR).results) == len(calls[::3])
+    for words, quoted, match in asks:
+        query = f'"{" ".join(words)}"' if quoted else " ".join(words)
+        for order, tool, failed in (("best", None, False), ("recent", None, False),
+                                    ("best", "EXEC", False), ("recent", None, True)):
+            request = ToolSearchRequest(SearchRequest(query, limit=25, match=match, order=order),
+                                        tool, failed)
+            try:
+                want = tools_search(lite, request, OPERATOR).results
+            except Exception as err:
+                with pytest.raises(type(err)):
+                    tools_search(pg, request, OPERATOR)
+                continue
+            got = tools_search(pg, request, OPERATOR).results
+            assert [(h.message_id, h.status) for h in got] == [
+                (h.message_id, h.status) for h in want], request
+            assert all(abs(a.score - b.score) < 1e-9 for a, b in zip(got, want))

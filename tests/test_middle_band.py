@@ -101,9 +101,9 @@ def test_a_rare_token_spares_counting_the_others(tmp_path: Path) -> None:
     seen: list[str] = []
     real = matching.Matching._newest
 
-    def spy(self, plan, body, n, filters, since=None):
+    def spy(self, plan, body, n, filters, since=None, ix=matching.MESSAGES):
         seen.append(body)
-        return real(self, plan, body, n, filters, since)
+        return real(self, plan, body, n, filters, since, ix)
 
     with state.open("a") as db, db.snapshot(), \
             patch.object(matching.Matching, "_newest", spy):

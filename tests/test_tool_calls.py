@@ -400,3 +400,16 @@ def test_verify_checks_the_tool_rows(state: StateDir) -> None:
             db.replace_tools([(db.session(KEY).pk, "", [])])
     [problem] = verify_state(state).problems
     assert "tool-call rows" in problem and "3 missing" in problem
+
+
+def test_calls_of_one_millisecond_cut_by_the_limit_are_ordered_by_session_key(state) -> None:
+    for n in (3, 1, 2, 4):
+        store(state, [header(f"s{n}"), msg(f"u{n}", None, "user", "go", ms=0),
+                      msg(f"a{n}", f"u{n}", "assistant", [call(f"c{n}", "bash", {"n": n})],
+                          ms=5000)], f"agent:main:subagent:k{n}")
+    keys = [h.session_key for h in search(state, "", tool="bash", limit=2).results]
+    assert keys == ["agent:main:subagent:k1", "agent:main:subagent:k2"]
+    keys = [h.session_key for h in search(state, "bash", order="recent", limit=3).results]
+    assert keys == ["agent:main:subagent:k1", "agent:main:subagent:k2", "agent:main:subagent:k3"]
+    keys = [h.session_key for h in tool_calls(state, OPERATOR, limit=1).results]
+    assert keys == ["agent:main:subagent:k1"]

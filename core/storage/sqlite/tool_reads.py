@@ -40,15 +40,16 @@ class ToolReads(Reads):
             return []
         where: list[str] = []
         params: list[Any] = []
-        if len(scope.hidden) < len(scope.pks):  # the scope by its smaller side
+        few = len(scope.hidden) >= len(scope.pks)
+        if not few:  # the scope by its smaller side
             if scope.hidden:
                 where.append("+t.session_pk NOT IN (SELECT value FROM json_each(?))")
                 params.append(json.dumps(sorted(scope.hidden)))
         else:
             where.append("t.session_pk IN (SELECT value FROM json_each(?))")
             params.append(json.dumps(sorted(scope.pks)))
-        if filters.tool is not None:
-            where.append("t.tool = ?")
+        if filters.tool is not None:  # a few sessions: their rows, not every call of the tool
+            where.append("+t.tool = ?" if few else "t.tool = ?")
             params.append(filters.tool)
         if filters.failed:
             where.append("t.status = 'failed'")
@@ -60,7 +61,9 @@ class ToolReads(Reads):
             where += ["t.rowid < ?", "t.ts <= ?"]
             params += [min(bound, (1 << (63 - ROWID_SHIFT)) - 1) << ROWID_SHIFT,
                        filters.until_ms]
-        sql = (f"{_SELECT}{'WHERE ' + ' AND '.join(where) if where else ''} "
+        # the rowids first: only the kept rows' text is read
+        sql = (f"SELECT t.rowid FROM tool_index t {'WHERE ' + ' AND '.join(where) if where else ''} "
                "ORDER BY t.rowid DESC LIMIT ?")
         with sqlite_errors(self.path):
-            return [StoredTool._make(row) for row in self.conn.execute(sql, (*params, limit))]
+            rowids = [row[0] for row in self.conn.execute(sql, (*params, limit))]
+        return self.tools_by_rowid(rowids)

@@ -88,15 +88,16 @@ class ToolWrites(Reads):
         if newest is None:
             return None, []
         rows = self.conn.execute(
-            "SELECT entry_id, block, call_id, tool FROM tool_index WHERE session_pk = ? "
-            "AND result_entry_id IS NULL AND (entry_id = ? OR call_id = ?) ORDER BY ts, block",
+            "SELECT entry_id, block, call_id, tool FROM tool_index INDEXED BY tool_index_open "
+            "WHERE session_pk = ? AND result_entry_id IS NULL AND (entry_id = ? OR call_id = ?) "
+            "ORDER BY ts, block",
             (pk, newest[0], call_id)).fetchall()
         return newest[0], [tuple(row) for row in rows]  # type: ignore[misc]
 
     def _call_event(self, pk: int, entry_id: str) -> dict[str, Any] | None:
         found = self.conn.execute(
-            "SELECT body FROM events WHERE session_pk = ? AND entry_id = ? ORDER BY seq LIMIT 1",
-            (pk, entry_id)).fetchone()
+            "SELECT body FROM events WHERE session_pk = ? AND seq = (SELECT min(seq) FROM events "
+            "WHERE session_pk = ? AND entry_id = ?)", (pk, pk, entry_id)).fetchone()
         try:
             event = json.loads(found[0]) if found else None
         except ValueError:
