@@ -280,3 +280,33 @@ def test_snapshot_tool_mode_results(snap_compare: Any, state: StateDir) -> None:
     app = snapshot_app(incident(build(state)), now=frozen)
     assert snap_compare(app, terminal_size=(130, 36),
                         run_before=waiting_for(preview_shown, "tab", "t", "slash", *"deploy"))
+
+
+@pytest.mark.slow
+async def test_c_in_a_conversation_lists_its_session_s_switches_to_its_agent(
+        state: StateDir) -> None:
+    app = app_for(incident(state))
+    async with app.run_test(size=(140, 44)) as pilot:
+        await until(pilot, lambda: app.ready and app.status is not None)
+        await until(pilot, lambda: bool(_rows(app)))
+        await pilot.press("tab", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ConversationScreen)
+                    and app.screen.view is not None)
+        conversation = app.screen
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CallsScreen))
+        calls = app.screen
+        assert calls.what == CallsWhat(session_key=KEY)  # all time: a session is short
+        await until(pilot, lambda: len(calls.rows.rows) == 3)
+        assert {c.session_key for c in calls.rows.rows} == {KEY}
+        await pilot.press("s")
+        await until(pilot, lambda: calls.what == CallsWhat(agent="ops")
+                    and calls.response is not None and len(calls.rows.rows) == 3)
+        await pilot.press("w")  # 7 days -> 30 days
+        assert calls.what.window_id == "30d"
+        await pilot.press("escape")
+        assert app.screen is conversation
+        await pilot.press("escape")
+        assert app.screen is app.search_screen
+        await pilot.press("t", "g")  # tool calls are never grouped: g says so, changes nothing
+        assert app.search_screen.tools and app.search_screen.grouped is False

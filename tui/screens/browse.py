@@ -234,6 +234,11 @@ class BrowseActions:
 
     def toggle_group(self) -> None:
         screen = self.screen
+        if screen.tools:  # kept for messages: a tool call is always a row of its own
+            screen.app.bell()
+            screen.notify("tool calls: one row per call (t: back to messages)", timeout=3,
+                          markup=False)
+            return
         screen.grouped = not screen.grouped
         self._changed_mode("one row per conversation" if screen.grouped else "one row per message")
 
