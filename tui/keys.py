@@ -75,6 +75,14 @@ SEARCH = (
     KeyAction("group", "toggle_group", "g", "Group",
               "results: one row per conversation / one row per message",
               tooltip="Per conversation / per message", title="Toggle grouping"),
+    KeyAction("tools", "toggle_tools", "t", "Tool calls",
+              "search messages / tool calls (a tool's name, arguments, output); an empty bar "
+              "lists the newest calls", tooltip="Messages / tool calls",
+              title="Toggle tool-call search", show=False),
+    KeyAction("calls", "calls", "c", "Calls",
+              "what an agent did: the tool calls of the scope's agent or session (else the "
+              "highlighted row's agent), newest first", tooltip="An agent's tool calls",
+              title="Tool calls of an agent", show=False),
     KeyAction("filters", "filters", "f", "Filters",
               "filters: agent, role, source, project, time; for tool calls a tool's name and "
               "failed only", tooltip="Agent, role, source, project, time",
@@ -90,15 +98,6 @@ SEARCH = (
     KeyAction("export", "export", "e", "Export",
               "export the highlighted conversation (Markdown, JSON or HTML, redacted)",
               tooltip="Export the conversation", title="Export conversation"),
-    # tool calls (issue 26)
-    KeyAction("tools", "toggle_tools", "t", "Tool calls",
-              "search messages / tool calls (a tool's name, arguments, output); an empty bar "
-              "lists the newest calls", tooltip="Messages / tool calls",
-              title="Toggle tool-call search", show=False),
-    KeyAction("calls", "calls", "c", "Calls",
-              "what an agent did: the tool calls of the scope's agent or session (else the "
-              "highlighted row's agent), newest first", tooltip="An agent's tool calls",
-              title="Tool calls of an agent", show=False),
 )
 
 CONVERSATION = (
@@ -133,15 +132,30 @@ CONVERSATION = (
               hint="next failed call"),
     KeyAction("conversation.failed_previous", "previous_failed", "F", "Previous failed",
               "previous failed tool call", show=False, row_with="conversation.failed"),
+    KeyAction("conversation.calls", "calls", "c", "Calls",
+              "this session's tool calls, newest first", show=False),
     KeyAction("conversation.resume", "resume", "r", "Resume",
               "copy the command that resumes it (Claude Code, Codex) or its key"),
     KeyAction("conversation.export", "export", "e", "Export", "export this conversation"),
-    KeyAction("conversation.calls", "calls", "c", "Calls",
-              "this session's tool calls, newest first", show=False),
 )
 
 FIND = (
     KeyAction("find.cancel", "cancel", "escape", "Cancel", "close the search, keep the hits"),
+)
+
+CALLS = (
+    KeyAction("calls.open", "open", "enter", "Open",
+              "open the conversation at the highlighted call (selected, unfolded)"),
+    KeyAction("calls.window", "window", "w", "Window",
+              "time window: last day / 7 days / 30 days / all time", hint="window"),
+    KeyAction("calls.failed", "failed", "f", "Failed only", "failed calls only (on/off)",
+              hint="failed only"),
+    KeyAction("calls.scope", "scope", "s", "Session / agent",
+              "opened on a session: its calls / its agent's calls", show=False),
+    KeyAction("calls.down", "cursor_down", "j,down", "Down", "move through the calls",
+              show=False),
+    KeyAction("calls.up", "cursor_up", "k,up", "Up", "up", show=False, row_with="calls.down"),
+    KeyAction("calls.back", "back", "escape", "Back", "back"),
 )
 
 FILTERS = (
@@ -167,20 +181,6 @@ EMPTY = (
 )
 
 EXPORT = (KeyAction("export.cancel", "cancel", "escape", "Cancel", "cancel"),)
-CALLS = (
-    KeyAction("calls.open", "open", "enter", "Open",
-              "open the conversation at the highlighted call (selected, unfolded)"),
-    KeyAction("calls.window", "window", "w", "Window",
-              "time window: last day / 7 days / 30 days / all time", hint="window"),
-    KeyAction("calls.failed", "failed", "f", "Failed only", "failed calls only (on/off)",
-              hint="failed only"),
-    KeyAction("calls.scope", "scope", "s", "Session / agent",
-              "opened on a session: its calls / its agent's calls", show=False),
-    KeyAction("calls.down", "cursor_down", "j,down", "Down", "move through the calls",
-              show=False),
-    KeyAction("calls.up", "cursor_up", "k,up", "Up", "up", show=False, row_with="calls.down"),
-    KeyAction("calls.back", "back", "escape", "Back", "back"),
-)
 HELP = (
     KeyAction("help.close", "close", "escape,question_mark,f1", "Close", "close this help"),
     KeyAction("help.down", "scroll_down", "j", "Down", "scroll", show=False),
@@ -192,9 +192,9 @@ SECTIONS: tuple[tuple[str, tuple[KeyAction, ...]], ...] = (
     ("Search", SEARCH),
     ("Everywhere", APP),
     ("In a conversation", CONVERSATION),
-    ("In the tool calls list", CALLS),
     ("In “view as”", VIEW_AS),
     ("In the filters", FILTERS),
+    ("In the tool calls list", CALLS),
     ("With nothing imported yet", EMPTY),
 )
 

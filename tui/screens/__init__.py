@@ -6,9 +6,9 @@ can be tested on a throwaway host app.
 - ``search``: the home screen (search bar, rows, preview, status bar), with ``browse`` (what
   it does with the highlighted row, and the dialogs it opens)
 - ``conversation``: a whole conversation in windows, its hits, a search within it
+- ``filters``, ``view_as``, ``export``, ``help``: the dialogs
 - ``calls``: what an agent (or a session) did, its tool calls newest first, through the
   ``CallsSource`` it is handed
-- ``filters``, ``view_as``, ``export``, ``help``: the dialogs
 """
 
 from .browse import Scope

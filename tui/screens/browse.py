@@ -108,22 +108,6 @@ class BrowseActions:
         screen.app.push_screen(ConversationScreen(source, row_anchor(row), browser.now,
                                                   request, title))
 
-    def calls(self) -> None:
-        """What an agent did: the tool calls of the scope's (or the agent filter's, else the
-        highlighted row's) agent, newest first; no agent anywhere: every agent's."""
-        screen, browser = self.screen, self.screen.browser
-        row = screen.results.current
-        if screen.scope.kind == "session":
-            what = CallsWhat(session_key=screen.scope.value)
-        elif screen.scope.kind == "agent":
-            what = CallsWhat(agent=screen.scope.value)
-        elif screen.filters.agent:
-            what = CallsWhat(agent=screen.filters.agent)
-        else:
-            what = CallsWhat(agent=row_agent(row) if row is not None else None)
-        screen.app.push_screen(CallsScreen(CoreCalls(browser.state, browser.caller), what,
-                                           browser.now))
-
     def copy(self) -> None:
         screen = self.screen
         row = screen.results.current
@@ -247,6 +231,22 @@ class BrowseActions:
         screen.tools = not screen.tools
         screen.show_mode()
         self._changed_mode("searching tool calls" if screen.tools else "searching messages")
+
+    def calls(self) -> None:
+        """What an agent did: the tool calls of the scope's (or the agent filter's, else the
+        highlighted row's) agent, newest first; no agent anywhere: every agent's."""
+        screen, browser = self.screen, self.screen.browser
+        row = screen.results.current
+        if screen.scope.kind == "session":
+            what = CallsWhat(session_key=screen.scope.value)
+        elif screen.scope.kind == "agent":
+            what = CallsWhat(agent=screen.scope.value)
+        elif screen.filters.agent:
+            what = CallsWhat(agent=screen.filters.agent)
+        else:
+            what = CallsWhat(agent=row_agent(row) if row is not None else None)
+        screen.app.push_screen(CallsScreen(CoreCalls(browser.state, browser.caller), what,
+                                           browser.now))
 
     def toggle_scope(self) -> None:
         screen = self.screen
