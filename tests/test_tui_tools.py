@@ -278,8 +278,13 @@ def test_snapshot_tool_mode_results(snap_compare: Any, state: StateDir) -> None:
     from .test_tui_snapshots import build, preview_shown, snapshot_app, waiting_for
 
     app = snapshot_app(incident(build(state)), now=frozen)
-    assert snap_compare(app, terminal_size=(130, 36),
-                        run_before=waiting_for(preview_shown, "tab", "t", "slash", *"deploy"))
+
+    async def run_before(pilot: Any) -> None:
+        await waiting_for(preview_shown, "tab", "t", "slash", *"deploy")(pilot)
+        app.clear_notifications()  # "searching tool calls" shows for 2 s: not in the picture
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=(130, 36), run_before=run_before)
 
 
 @pytest.mark.slow
