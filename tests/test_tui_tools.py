@@ -16,7 +16,7 @@ from backscroll.core.tool_search import ToolHit, ToolSearchResponse
 from backscroll.core.visibility import Caller, Policy
 from backscroll.tui.plain import call_duration
 from backscroll.tui.screens import CallsScreen, ConversationScreen
-from backscroll.tui.screens.calls import CallsWhat, calls_count_line
+from backscroll.tui.screens.calls import CallsWhat, agent_of, calls_count_line
 from backscroll.tui.screens.filters import Filters
 from backscroll.tui.text import Palette
 from backscroll.tui.widgets.results import count_line, row_identity
@@ -131,6 +131,12 @@ def test_the_calls_window_walks_day_week_month_all() -> None:
     assert CallsWhat(session_key=KEY).since_ms(NOW) is None
     assert CallsWhat(agent="ops", failed=True).describe() == "agent ops · last 7 days · failed only"
     assert CallsWhat().describe() == "every agent · last 7 days"
+
+
+def test_a_session_key_names_its_agent() -> None:
+    assert agent_of("agent:ops:session-incident") == "ops"
+    assert agent_of("agent:main:subagent:4f1c") == "main"
+    assert agent_of("agent::x") is None and agent_of("ops") is None
 
 
 def test_the_calls_count_line() -> None:

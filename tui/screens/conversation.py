@@ -212,7 +212,7 @@ class ConversationScreen(Screen[None]):
         view.hit = message.focus if self.anchor is not None else None
         where = "center" if self.anchor is not None else "bottom"
         await view.show_window(message.start, message.messages, message.focus, where)
-        if self.at_call and self.anchor is not None:
+        if self.at_call and message.outline.index_of(self.anchor) is not None:  # (not rewound)
             view.select(message.focus)
             answer = message.outline.index_of(self.result)
             self.read_call([message.focus] + ([answer] if answer is not None else []))
