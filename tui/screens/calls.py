@@ -36,8 +36,8 @@ from ..text import Clock, plural, shown
 from ..theme import palette_of
 from ..widgets.results import ResultsList, row_identity
 from .conversation import ConversationScreen, ConversationSource, CoreSource
+from .filters import DAY_MS
 
-DAY_MS = 86_400_000
 # (id, label, length in ms; None: all time)
 WINDOWS: tuple[tuple[str, str, int | None], ...] = (
     ("1d", "last day", DAY_MS),
