@@ -153,6 +153,7 @@ def _rows(app: Any) -> list[Any]:
 
 
 @pytest.mark.slow
+@pytest.mark.backends  # the browser on a team server too
 async def test_tool_mode_finds_a_failed_call_and_opens_the_conversation_at_it(
         state: StateDir) -> None:
     app = app_for(incident(state))
@@ -184,6 +185,7 @@ async def test_tool_mode_finds_a_failed_call_and_opens_the_conversation_at_it(
 
 
 @pytest.mark.slow
+@pytest.mark.backends  # the browser on a team server too
 async def test_the_tool_filters_list_failed_calls_of_a_tool(state: StateDir) -> None:
     from backscroll.tui.messages import FiltersChanged
 
@@ -200,6 +202,7 @@ async def test_the_tool_filters_list_failed_calls_of_a_tool(state: StateDir) -> 
 
 
 @pytest.mark.slow
+@pytest.mark.backends  # the browser on a team server too
 async def test_the_calls_screen_lists_newest_first_filters_failed_and_opens_a_call(
         state: StateDir) -> None:
     app = app_for(incident(state))
