@@ -82,6 +82,17 @@ def test_a_match_already_in_the_arguments_is_not_repeated_below_them() -> None:
     assert style_of(row, "manifest") == PALETTE.match
 
 
+def test_a_match_in_the_output_is_shown_from_near_it_not_from_the_call_s_json() -> None:
+    excerpt = ('bash {"command": "./deploy.sh billing-api v2.22.0"} Deploying billing-api '
+               "v2.22.0 to production")
+    at = excerpt.index("Deploying")
+    found = hit(excerpt=excerpt, highlights=((excerpt.index("deploy"), excerpt.index("deploy") + 6),
+                                             (at, at + 9)))
+    line = tool_prompt(found, frozen, 200, PALETTE).plain.split("\n")[3]
+    assert line == '…billing-api v2.22.0"} Deploying billing-api v2.22.0 to production'
+    assert style_of(tool_prompt(found, frozen, 200, PALETTE), "Deploying") == PALETTE.match
+
+
 def test_control_characters_in_a_call_are_shown_not_run() -> None:
     row = tool_prompt(hit(tool="ba\x1b[31msh", arguments="a\x07b"), frozen, 80)
     assert "\x1b" not in row.plain and "\x07" not in row.plain
