@@ -1,5 +1,6 @@
 """What the browser does to one conversation or for the person, beside searching: export it
-(asking where first), copy the command that resumes it, and view as another caller.
+(asking where first), copy the command that resumes it, list its tool calls (the calls
+screen), and view as another caller.
 
 ``SessionActions`` is an object the app owns (``app.actions``), not a mixin: its workers run on
 the app (groups ``export``, ``lookup``, ``caller``) and post ``ActionMessage``s, which the app
@@ -23,12 +24,13 @@ from .guard import while_shown
 from .messages import (
     ActionMessage,
     CallerChanged,
+    CallsRequested,
     ExportFinished,
     ExportRequested,
     ResumeRequested,
     SessionLookedUp,
 )
-from .screens import ExportChoice, ExportScreen, ViewAsChoice
+from .screens import CallsScreen, CallsWhat, CoreCalls, ExportChoice, ExportScreen, ViewAsChoice
 from .text import cut_middle, shown
 
 COPIED_NOTE_CHARS = 60  # of a copied command, in the note saying so
@@ -39,6 +41,7 @@ class ActionsHost(Protocol):
 
     state: StateDir
     caller: Caller
+    now: Callable[[], float]
 
     @property
     def ready(self) -> bool: ...
@@ -63,6 +66,13 @@ class SessionActions:
 
     def _run(self, work: Callable[[], None], group: str) -> None:
         self.app.run_worker(work, group=group, exclusive=True, thread=True, exit_on_error=False)
+
+    # --- tool calls ---------------------------------------------------------------------------
+
+    def on_calls_requested(self, message: CallsRequested) -> None:
+        calls = CoreCalls(self.app.state, self.app.caller)
+        self.app.push_screen(CallsScreen(calls, CallsWhat(session_key=message.session_key),
+                                         self.app.now))
 
     # --- export -----------------------------------------------------------------------------
 

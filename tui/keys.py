@@ -75,12 +75,22 @@ SEARCH = (
     KeyAction("group", "toggle_group", "g", "Group",
               "results: one row per conversation / one row per message",
               tooltip="Per conversation / per message", title="Toggle grouping"),
+    KeyAction("tools", "toggle_tools", "t", "Tool calls",
+              "search messages / tool calls (a tool's name, arguments, output); an empty bar "
+              "lists the newest calls", tooltip="Messages / tool calls",
+              title="Toggle tool-call search", show=False),
+    KeyAction("calls", "calls", "c", "Calls",
+              "what an agent did: the tool calls of the scope's agent or session (else the "
+              "highlighted row's agent), newest first", tooltip="An agent's tool calls",
+              title="Tool calls of an agent", show=False),
     KeyAction("filters", "filters", "f", "Filters",
-              "filters: agent, role, source, project, time", tooltip="Agent, role, source, project, time",
+              "filters: agent, role, source, project, time; for tool calls a tool's name and "
+              "failed only", tooltip="Agent, role, source, project, time",
               title="Filters…"),
     KeyAction("clear_filters", "clear_filters", "x", "Clear filters", "clear every filter",
               show=False, title="Clear filters"),
-    KeyAction("copy", "copy", "y", "Copy", "copy the highlighted excerpt (or title)",
+    KeyAction("copy", "copy", "y", "Copy",
+              "copy the highlighted excerpt (or title; a tool call: its arguments)",
               tooltip="Copy the excerpt", title="Copy excerpt"),
     KeyAction("resume", "resume", "r", "Resume",
               "copy the command that resumes the conversation (Claude Code, Codex) or its key",
@@ -125,6 +135,8 @@ CONVERSATION = (
               hint="next failed call"),
     KeyAction("conversation.failed_previous", "previous_failed", "F", "Previous failed",
               "previous failed tool call", show=False, row_with="conversation.failed"),
+    KeyAction("conversation.calls", "calls", "c", "Calls",
+              "this session's tool calls, newest first", show=False),
     KeyAction("conversation.resume", "resume", "r", "Resume",
               "copy the command that resumes it (Claude Code, Codex) or its key"),
     KeyAction("conversation.export", "export", "e", "Export", "export this conversation"),
@@ -135,6 +147,21 @@ CONVERSATION = (
 
 FIND = (
     KeyAction("find.cancel", "cancel", "escape", "Cancel", "close the search, keep the hits"),
+)
+
+CALLS = (
+    KeyAction("calls.open", "open", "enter", "Open",
+              "open the conversation at the highlighted call (selected, unfolded)"),
+    KeyAction("calls.window", "window", "w", "Window",
+              "time window: last day / 7 days / 30 days / all time", hint="window"),
+    KeyAction("calls.failed", "failed", "f", "Failed only", "failed calls only (on/off)",
+              hint="failed only"),
+    KeyAction("calls.scope", "scope", "s", "Session / agent",
+              "opened on a session: its calls / its agent's calls", show=False),
+    KeyAction("calls.down", "cursor_down", "j,down", "Down", "move through the calls",
+              show=False),
+    KeyAction("calls.up", "cursor_up", "k,up", "Up", "up", show=False, row_with="calls.down"),
+    KeyAction("calls.back", "back", "escape", "Back", "back"),
 )
 
 FILTERS = (
@@ -175,6 +202,7 @@ SECTIONS: tuple[tuple[str, tuple[KeyAction, ...]], ...] = (
     ("In the usage view", USAGE),
     ("In “view as”", VIEW_AS),
     ("In the filters", FILTERS),
+    ("In the tool calls list", CALLS),
     ("With nothing imported yet", EMPTY),
 )
 
@@ -192,7 +220,7 @@ WELCOME: tuple[tuple[tuple[str, ...], str], ...] = (
 )
 
 _BY_ID = {k.id: k for k in (*APP, *SEARCH, *CONVERSATION, *FIND, *FILTERS, *VIEW_AS, *EMPTY,
-                             *EXPORT, *USAGE, *HELP)}
+                             *EXPORT, *CALLS, *USAGE, *HELP)}
 # How a key is written: compact for hints, as a keymap names it (but ? and /) in the help.
 _SHORT = {"question_mark": "?", "slash": "/", "escape": "esc", "down": "↓", "up": "↑",
           "pagedown": "pgdn", "pageup": "pgup", "right_square_bracket": "]",

@@ -50,6 +50,15 @@ class HomeLoaded(Message):
 
 
 @dataclass
+class CallsListed(Message):
+    """The calls screen's list of tool calls (``core.tool_search.tool_calls``), or why not."""
+
+    generation: int
+    response: SearchResponse | None = None
+    error: str | None = None
+
+
+@dataclass
 class HistoryLoaded(Message):
     """The conversation around a row, for the preview pane."""
 
@@ -172,6 +181,13 @@ class ResumeRequested(ActionMessage):
 
     session_key: str
     host: str | None = None  # the session's (a team server holds a key per host)
+
+
+@dataclass
+class CallsRequested(ActionMessage):
+    """A screen asks for the calls screen of one session (its tool calls, newest first)."""
+
+    session_key: str
 
 
 @dataclass

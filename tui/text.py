@@ -34,6 +34,7 @@ class Palette:
     match: str = MATCH_STYLE
     title: str = "bold"
     hit: str = "bold yellow"
+    error: str = "bold red"  # a failed tool call
 
     def role(self, role: str) -> str:
         return {"user": self.user, "assistant": self.assistant}.get(role, "bold")

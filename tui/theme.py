@@ -24,4 +24,5 @@ def palette_of(app: App[object]) -> Palette:
         assistant=f"bold {colours.get('text-accent', 'magenta')}",
         match=f"bold {colours.get('background', 'black')} on {colours.get('warning', 'yellow')}",
         hit=f"bold {colours.get('text-warning', 'yellow')}",
+        error=f"bold {colours.get('text-error', 'red')}",
     )

@@ -10,6 +10,7 @@ from typing import Any
 
 from backscroll.core.redact import redact
 
+from ..plain import call_duration
 from ..text import ago, highlighted, printable, shown
 from .render import _search_tail, console, said
 
@@ -17,9 +18,7 @@ _STATUS_STYLE = {"ok": "green", "failed": "bold red", "none": "yellow"}
 
 
 def duration(ms: int | None) -> str:
-    if ms is None:
-        return ""
-    return f"{ms} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
+    return "" if ms is None else call_duration(ms)
 
 
 def tool_hits(query: str, response: Any, caller: Any, what: str = "tool call") -> None:

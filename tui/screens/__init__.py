@@ -10,9 +10,12 @@ can be tested on a throwaway host app.
   session's facts (a line above it; ``i`` opens them all)
 - ``usage``: the last 30 days of tokens as a chart, totals by agent and model
 - ``filters``, ``view_as``, ``export``, ``help``: the dialogs
+- ``calls``: what an agent (or a session) did, its tool calls newest first, through the
+  ``CallsSource`` it is handed
 """
 
 from .browse import Scope
+from .calls import CallsScreen, CallsSource, CallsWhat, CoreCalls
 from .conversation import ConversationScreen, ConversationSource, CoreSource
 from .export import ExportChoice, ExportScreen, default_export_path
 from .filters import Filters, FiltersScreen
@@ -22,6 +25,10 @@ from .usage import UsageScreen
 from .view_as import ViewAsChoice, ViewAsScreen, session_tree
 
 __all__ = [
+    "CallsScreen",
+    "CallsSource",
+    "CallsWhat",
+    "CoreCalls",
     "ConversationScreen",
     "ConversationSource",
     "CoreSource",

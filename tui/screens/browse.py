@@ -1,7 +1,7 @@
 """What the search screen's keys do beyond typing: to the highlighted row (open its
 conversation, copy its excerpt or the command that resumes it, export it), to the modes that
-shape the search (order, match, rows per conversation, scope), and the dialogs the screen
-opens: filters and "view as".
+shape the search (order, match, rows per conversation, scope, messages or tool calls), and
+the screens the screen opens: filters, "view as", the calls of an agent.
 
 ``BrowseActions`` is an object the search screen owns (``screen.browse``), not a mixin: the screen's
 key actions call it, its workers (groups ``choices``, ``catalog``) run on the screen and post
@@ -16,11 +16,13 @@ from typing import Any, Protocol
 
 from backscroll.core.catalog import list_sessions, project_list
 from backscroll.core.fanout import visible_agents
+from backscroll.core.tool_search import ToolHit
 
 from ..guard import while_shown
 from ..messages import BrowseMessage, FilterChoices, FiltersChanged, SessionsLoaded
 from ..text import cut_middle, shown
 from ..widgets.results import row_agent, row_anchor, row_host, row_key, row_summary
+from .calls import CallsScreen, CallsWhat, CoreCalls
 from .conversation import ConversationScreen, CoreSource
 from .filters import Filters, FiltersScreen
 from .view_as import ViewAsChoice, ViewAsScreen
@@ -49,6 +51,7 @@ class BrowseHost(Protocol):
     order: str
     match: str
     grouped: bool
+    tools: bool
     scope: Scope
 
     @property
@@ -65,6 +68,7 @@ class BrowseHost(Protocol):
     def is_current(self) -> bool: ...
     def request_for(self, text: str) -> Any: ...
     def show_status(self) -> None: ...
+    def show_mode(self) -> None: ...
     def search_now(self) -> None: ...
     def notify(self, message: str, **kwargs: Any) -> None: ...
     def post_message(self, message: Any) -> bool: ...
@@ -97,6 +101,10 @@ class BrowseActions:
         summary = row_summary(row)
         title = summary.display_title if summary is not None else ""
         source = CoreSource(browser.state, browser.caller, row_key(row), row_host(row))
+        if isinstance(row, ToolHit):  # at the call, unfolded (a message search's hits: none)
+            screen.app.push_screen(ConversationScreen(source, row.message_id, browser.now, None,
+                                                      title, at_call=True, result=row.result_id))
+            return
         screen.app.push_screen(ConversationScreen(source, row_anchor(row), browser.now,
                                                   request, title))
 
@@ -116,6 +124,10 @@ class BrowseActions:
             screen.app.bell()
             return
         summary = row_summary(row)
+        if isinstance(row, ToolHit):  # a call: what it was called with (a command, a path)
+            screen.app.copy_to_clipboard(row.arguments)
+            screen.status_bar.flash(f"copied the arguments of a {shown(row.tool)} call")
+            return
         excerpt = getattr(row, "excerpt", None) or getattr(getattr(row, "result", None),
                                                            "excerpt", None)
         text = excerpt or (summary.display_title if summary is not None else "")
@@ -162,9 +174,14 @@ class BrowseActions:
                                                  message.projects))
 
     def filters_changed(self, message: FiltersChanged) -> None:
-        self.screen.filters = message.filters
-        self.screen.show_status()
-        self.screen.search_now()
+        screen = self.screen
+        newly_of_tools = message.filters.of_tools and not screen.filters.of_tools
+        screen.filters = message.filters
+        if newly_of_tools and not screen.tools:  # as --tool and --failed imply --tools
+            screen.tools = True
+            screen.show_mode()
+        screen.show_status()
+        screen.search_now()
 
     def clear_filters(self) -> None:
         screen = self.screen
@@ -210,8 +227,35 @@ class BrowseActions:
 
     def toggle_group(self) -> None:
         screen = self.screen
+        if screen.tools:  # kept for messages: a tool call is always a row of its own
+            screen.app.bell()
+            screen.notify("tool calls: one row per call (t: back to messages)", timeout=3,
+                          markup=False)
+            return
         screen.grouped = not screen.grouped
         self._changed_mode("one row per conversation" if screen.grouped else "one row per message")
+
+    def toggle_tools(self) -> None:
+        screen = self.screen
+        screen.tools = not screen.tools
+        screen.show_mode()
+        self._changed_mode("searching tool calls" if screen.tools else "searching messages")
+
+    def calls(self) -> None:
+        """What an agent did: the tool calls of the scope's (or the agent filter's, else the
+        highlighted row's) agent, newest first; no agent anywhere: every agent's."""
+        screen, browser = self.screen, self.screen.browser
+        row = screen.results.current
+        if screen.scope.kind == "session":
+            what = CallsWhat(session_key=screen.scope.value)
+        elif screen.scope.kind == "agent":
+            what = CallsWhat(agent=screen.scope.value)
+        elif screen.filters.agent:
+            what = CallsWhat(agent=screen.filters.agent)
+        else:
+            what = CallsWhat(agent=row_agent(row) if row is not None else None)
+        screen.app.push_screen(CallsScreen(CoreCalls(browser.state, browser.caller), what,
+                                           browser.now))
 
     def toggle_scope(self) -> None:
         screen = self.screen

@@ -6,7 +6,9 @@ hits are then those of the new words); a position line says "hit 3 of 17 · mess
 closes the search line, then goes back; ``e`` and ``r`` ask the app to export it or to copy
 the command that resumes it (messages). Tool calls show folded, with their status: ``]`` / ``[``
 select a message, ``enter`` unfolds it (read whole: no text cut), ``f`` / ``F`` go to the
-next / previous failed tool call.
+next / previous failed tool call. Opened at a tool call (``at_call``: a row of tool calls), the
+message making it is selected and unfolded, and so is its result. ``c`` lists the session's
+tool calls (the calls screen).
 
 Its reads (the outline, windows, hits) go through a ``ConversationSource`` in thread workers
 that only post messages; a test hands it a fake source and runs it on a throwaway host app.
@@ -42,6 +44,7 @@ from .. import keys
 from ..amounts import facts_lines, facts_summary
 from ..guard import while_shown
 from ..messages import (
+    CallsRequested,
     ConversationOpened,
     ExportRequested,
     FactsRead,
@@ -110,12 +113,16 @@ class ConversationScreen(Screen[None]):
     BINDINGS = keys.bindings(keys.CONVERSATION)
 
     def __init__(self, source: ConversationSource, anchor: str | None, now: Clock,
-                 request: SearchRequest | None = None, title: str = "") -> None:
+                 request: SearchRequest | None = None, title: str = "",
+                 at_call: bool = False, result: str | None = None) -> None:
         """``anchor``: the message to open at (None: the end); ``request``: the query whose
-        hits ``n`` / ``N`` walk (None: no hits until ``/``)."""
+        hits ``n`` / ``N`` walk (None: no hits until ``/``); ``at_call``: the anchor makes a
+        tool call, shown selected and unfolded, as is ``result``, the message answering it."""
         super().__init__()
         self.source = source
         self.anchor = anchor
+        self.at_call = at_call
+        self.result = result
         self.now = now
         self.request = request
         self.title_text = title
@@ -183,9 +190,17 @@ class ConversationScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="whole", exit_on_error=False)
     def read_whole(self, index: int) -> None:
+        self.post_message(WholeRead(index, self._whole(index)))
+
+    def _whole(self, index: int) -> dict[str, Any]:
         whole = getattr(self.source, "whole", None)
-        message = whole(index) if whole is not None else self.source.window(index, index + 1)[0]
-        self.post_message(WholeRead(index, message))
+        return whole(index) if whole is not None else self.source.window(index, index + 1)[0]
+
+    @work(thread=True, exclusive=True, group="call", exit_on_error=False)
+    def read_call(self, indices: list[int]) -> None:
+        """The call's message and its result, read whole (opened at a call)."""
+        for index in indices:
+            self.post_message(WholeRead(index, self._whole(index)))
 
     @work(thread=True, exclusive=True, group="failed", exit_on_error=False)
     def read_failed(self, outline: Outline, forward: bool) -> None:
@@ -245,6 +260,10 @@ class ConversationScreen(Screen[None]):
         view.hit = message.focus if self.anchor is not None else None
         where = "center" if self.anchor is not None else "bottom"
         await view.show_window(message.start, message.messages, message.focus, where)
+        if self.at_call and message.outline.index_of(self.anchor) is not None:  # (not rewound)
+            view.select(message.focus)
+            answer = message.outline.index_of(self.result)
+            self.read_call([message.focus] + ([answer] if answer is not None else []))
         view.focus()
         self.show_position(message.focus)
         self._opening = True  # the hits are read once it is laid out (on_..._settled)
@@ -548,6 +567,10 @@ class ConversationScreen(Screen[None]):
 
     def action_resume(self) -> None:
         self.post_message(ResumeRequested(self.source.session_key, _host(self.source)))
+
+    def action_calls(self) -> None:
+        """This session's tool calls, newest first (the calls screen), as the same caller."""
+        self.post_message(CallsRequested(self.source.session_key))
 
     def restyle(self) -> None:
         self.query_one("#conversation-title", Static).update(self._title(), layout=False)

@@ -1,5 +1,7 @@
 """Filters a person can see: agent, role, source, project (the cwd of Claude Code and Codex
-sessions) and a time range. ``Filters`` is the state (the search screen keeps it, shows it as
+sessions) and a time range; for tool calls, a tool's name and failed calls only (setting
+either switches the search to tool calls, as ``--tool`` and ``--failed`` imply ``--tools``;
+the role applies to messages only). ``Filters`` is the state (the search screen keeps it, shows it as
 labels in the status bar, and puts it into every request: the core applies it inside the
 query); ``FiltersScreen`` is the dialog.
 
@@ -11,7 +13,7 @@ dialog follow; ``escape`` closes it and the filters stay.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rich.text import Text
@@ -19,7 +21,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label, Select, Static
+from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from backscroll.core.catalog import SOURCE_NAMES
 
@@ -47,22 +49,34 @@ class Filters:
     source: str | None = None  # openclaw | claude-code | codex
     project: str | None = None  # a cwd
     period: str | None = None  # an id of PERIODS
+    tool: str | None = None  # tool calls of this tool only (exact name, any ASCII case)
+    failed: bool = False  # failed tool calls only
 
     @property
     def active(self) -> bool:
-        return any(getattr(self, f.name) is not None for f in fields(self))
+        return self != Filters()
+
+    @property
+    def of_tools(self) -> bool:
+        """A filter only tool calls have (set: the search is one of tool calls)."""
+        return self.tool is not None or self.failed
 
     def since_ms(self, now_s: float) -> int | None:
         length = next((ms for pid, _label, ms in PERIODS if pid == self.period), None)
         return None if length is None else int(now_s * 1000) - length
 
-    def labels(self) -> list[str]:
-        """How the status bar names each active filter."""
+    def labels(self, tools: bool = False) -> list[str]:
+        """How the status bar names each active filter that applies (``tools``: to a search
+        of tool calls, else of messages)."""
         out = []
         if self.agent:
             out.append(f"agent {shown(self.agent)}")
-        if self.role:
+        if self.role and not tools:
             out.append(f"{self.role} only")
+        if tools and self.tool:
+            out.append(f"tool {shown(self.tool)}")
+        if tools and self.failed:
+            out.append("failed only")
         if self.source:
             out.append(SOURCE_NAMES.get(self.source, self.source))
         if self.project:
@@ -97,6 +111,14 @@ class FiltersScreen(ModalScreen[None]):
             projects = [(_project_prompt(path, count), path) for path, count in self.projects]
             yield from self._row("project", "Project", projects)
             yield from self._row("period", "Time", [(label, pid) for pid, label, _ms in PERIODS])
+            with Horizontal(classes="filter-row"):
+                yield Label("Tool", classes="filter-label")
+                yield Input(self.filters.tool or "", placeholder="any (a tool's name: tool calls)",
+                            compact=True, id="filter-tool")
+            with Horizontal(classes="filter-row"):
+                yield Label("", classes="filter-label")
+                yield Checkbox("failed tool calls only", self.filters.failed, compact=True,
+                               id="filter-failed")
             hints = keys.hint_line(self.app, ["filters.clear", "filters.close"])
             yield Static(Text(hints, style="dim"), classes="dialog-keys")
 
@@ -119,9 +141,25 @@ class FiltersScreen(ModalScreen[None]):
         self.filters = replace(self.filters, **{name: value})
         self.post_message(FiltersChanged(self.filters))
 
+    @on(Input.Changed, "#filter-tool")
+    def _tool_changed(self, event: Input.Changed) -> None:
+        self._set(tool=event.value.strip() or None)
+
+    @on(Checkbox.Changed, "#filter-failed")
+    def _failed_changed(self, event: Checkbox.Changed) -> None:
+        self._set(failed=event.value)
+
+    def _set(self, **change: Any) -> None:
+        changed = replace(self.filters, **change)
+        if changed != self.filters:
+            self.filters = changed
+            self.post_message(FiltersChanged(self.filters))
+
     def action_clear(self) -> None:
         for select in self.query(Select).results(Select):
             select.clear()
+        self.query_one("#filter-tool", Input).value = ""
+        self.query_one("#filter-failed", Checkbox).value = False
         if self.filters.active:
             self.filters = Filters()
             self.post_message(FiltersChanged(self.filters))

@@ -1,6 +1,7 @@
 """The browser's home screen: search bar, the rows (recent conversations before anything is
-typed, then results grouped by conversation or one per message), the conversation around the
-highlighted row, status bar, footer; the search itself and the modes that shape it.
+typed, then results grouped by conversation or one per message; in tool mode, tool calls:
+``core.tool_search``), the conversation around the highlighted row, status bar, footer; the
+search itself and the modes that shape it.
 
 Threading rule: the UI thread never does I/O. The screen's core calls run in thread workers
 (``search``, ``home``, ``choices`` and ``catalog`` of ``browse.py``; the preview widget runs
@@ -27,6 +28,7 @@ from backscroll.core.catalog import visible_session_list
 from backscroll.core.errors import BackscrollError, Forbidden
 from backscroll.core.grouped import GroupedResponse, conversations_search
 from backscroll.core.search import LIMIT_MAX, SearchRequest, sessions_search
+from backscroll.core.tool_search import ToolSearchRequest, tool_calls, tools_search
 from backscroll.core.visibility import Caller
 
 from .. import keys
@@ -49,7 +51,7 @@ from ..widgets import (
 from .browse import BrowseActions, Scope
 from .filters import Filters
 
-HOME_LIMIT = 200  # recent conversations listed before anything is typed
+HOME_LIMIT = 200  # recent conversations (tool mode: calls) listed before anything is typed
 
 
 def _browse(name: str) -> Any:
@@ -67,6 +69,7 @@ class SearchScreen(Screen[None]):
         self.scope = Scope()
         self.filters = Filters()
         self.grouped = grouped  # one row per conversation (g: one per message)
+        self.tools = False  # search tool calls instead of messages (t)
         self.last_request: SearchRequest | None = None
         self.search_indexing = False  # the shown answer said indexing=True
         self.refresh_when_indexed = False
@@ -111,7 +114,17 @@ class SearchScreen(Screen[None]):
 
     def _placeholder(self) -> str:
         slash = keys.keys_text(self.app, ["focus_search"])
+        if self.tools:
+            return (f"search tool calls: a tool's name, its arguments, its output  "
+                    f"({slash} to focus)")
         return f"search: words are ANDed, \"quotes\" for a phrase  ({slash} to focus)"
+
+    def show_mode(self) -> None:
+        """Messages or tool calls: the search bar says which (its title, its placeholder)."""
+        bar = self.search_input
+        bar.placeholder = self._placeholder()
+        bar.border_title = "tool calls" if self.tools else None
+        bar.set_class(self.tools, "-tools")
 
     def keys_changed(self) -> None:
         """The keymap changed: the hints that name keys say the new ones."""
@@ -170,6 +183,8 @@ class SearchScreen(Screen[None]):
     action_toggle_group = _browse("toggle_group")
     action_usage = _browse("usage")
     action_toggle_scope = _browse("toggle_scope")
+    action_toggle_tools = _browse("toggle_tools")
+    action_calls = _browse("calls")
 
     def filters_changed(self, message: FiltersChanged) -> None:
         self.browse.filters_changed(message)
@@ -195,8 +210,11 @@ class SearchScreen(Screen[None]):
         return self.set_timer(delay, callback).stop
 
     def _nothing_to_search(self) -> bool:
+        """An empty bar lists the recent conversations (tool mode: searches the newest
+        calls); with nothing stored there is nothing to search."""
         status = self.browser.status
-        return not self.search_input.value.strip() or (status is not None and not status.agents)
+        empty = not self.search_input.value.strip() and not self.tools
+        return empty or (status is not None and not status.agents)
 
     def search_now(self) -> None:
         """Search the bar's text now (or once the running search ends); an empty bar lists
@@ -215,8 +233,11 @@ class SearchScreen(Screen[None]):
         if self._nothing_to_search():
             self._show_home()
             return False
-        self.run_search(generation, self.request_for(self.search_input.value), self.grouped,
-                        self.browser.caller)
+        request = self.request_for(self.search_input.value)
+        if self.tools:
+            self.run_tool_search(generation, self.tool_request_for(request), self.browser.caller)
+        else:
+            self.run_search(generation, request, self.grouped, self.browser.caller)
         return True
 
     def request_for(self, text: str) -> SearchRequest:
@@ -235,6 +256,12 @@ class SearchScreen(Screen[None]):
             project=self.filters.project,
         )
 
+    def tool_request_for(self, request: SearchRequest) -> ToolSearchRequest:
+        """A message search's request as one of tool calls: the tool filters added, the role
+        set aside (tool calls are the agent's)."""
+        return ToolSearchRequest(request._replace(role=None), self.filters.tool,
+                                 self.filters.failed)
+
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def run_search(self, generation: int, request: SearchRequest, grouped: bool,
                    caller: Caller) -> None:
@@ -249,6 +276,29 @@ class SearchScreen(Screen[None]):
             self.post_message(SearchAnswered(generation, request, error=str(err)))
             return
         self.post_message(SearchAnswered(generation, request, response))
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def run_tool_search(self, generation: int, request: ToolSearchRequest,
+                        caller: Caller) -> None:
+        """Tool calls matching the words, or (no words) the newest calls passing the filters,
+        as ``backscroll calls`` lists them."""
+        search = request.search
+        try:
+            if search.query.strip():
+                response = tools_search(self.browser.state, request, caller,
+                                        on_pending=self.browser.reconcile)
+            else:
+                response = tool_calls(self.browser.state, caller, agent=search.agent,
+                                      session_key=search.session_key, since_ms=search.since_ms,
+                                      tool=request.tool, failed=request.failed,
+                                      limit=HOME_LIMIT)
+        except Forbidden as err:
+            self.post_message(SearchAnswered(generation, search, error=str(err), forbidden=True))
+            return
+        except BackscrollError as err:
+            self.post_message(SearchAnswered(generation, search, error=str(err)))
+            return
+        self.post_message(SearchAnswered(generation, search, response))
 
     @while_shown
     def on_search_answered(self, message: SearchAnswered) -> None:
@@ -280,7 +330,11 @@ class SearchScreen(Screen[None]):
             self.browser.report_database(problem, "Skipped a database")
         for problem in response.read_only:
             self.browser.report_database(problem, "Read-only database")
-        self._show_count(count_line(message.request, rows, response))
+        line = count_line(message.request, rows, response)
+        if self.tools and not message.request.query.strip() and (
+                self.filters.source or self.filters.project):
+            line.append(" · source and project apply to words", style="dim")
+        self._show_count(line)
         self.results.show_rows(rows, self.browser.now, message.request.query, keep)
         if not rows:
             self.history.show_note("No results: nothing to show.")
@@ -393,12 +447,13 @@ class SearchScreen(Screen[None]):
         incognito = status.incognito_sessions if status else 0
         self.status_bar.show(indexing, incomplete, sessions, self.context_line(), incognito)
         clear = keys.first_key(self.app, "clear_filters")
-        self.status_bar.show_filters(self.filters.labels(), clear)
+        self.status_bar.show_filters(self.filters.labels(self.tools), clear)
 
     def context_line(self) -> str:
         order = "best match" if self.order == "best" else "newest first"
         caller = shown(self.browser.caller.describe())
-        rows = "per conversation" if self.grouped else "per message"
+        rows = "tool calls" if self.tools else "per conversation" if self.grouped else (
+            "per message")
         return (f"as {caller} · {rows} · {self.match} · {order} · "
                 f"{shown(self.scope.describe())}")
 

@@ -1,6 +1,7 @@
 """The browser's widgets, and the pure functions that turn core answers into Rich text.
 
-- ``results``: the rows (conversations, conversations found, messages) and the count line
+- ``results``: the rows (conversations, conversations found, messages, tool calls) and the
+  count line; ``tool_rows``: how a tool call's row is drawn
 - ``conversation_view``: a long conversation in windows of messages
 - ``history_pane``: a conversation with the hit marked (preview pane, conversation screen)
 - ``status_bar``: reconciliation progress, caller and modes

@@ -4,7 +4,8 @@
   then its key, last activity, message count and source;
 - a conversation found by a search (``ConversationHit``, results grouped by conversation):
   its title, key, hits and last activity, then its best hit;
-- a message (``SearchResult``, one row per message): key, time and role, then the excerpt.
+- a message (``SearchResult``, one row per message): key, time and role, then the excerpt;
+- a tool call (``ToolHit``, the tool mode): ``tool_rows.tool_prompt``.
 
 Transcript text is data: everything from a transcript goes through ``printable`` (control
 characters, ANSI escapes included, become visible control pictures) into a
@@ -27,10 +28,12 @@ from textual.widgets.option_list import Option
 from backscroll.core.catalog import SOURCE_NAMES, SessionSummary
 from backscroll.core.grouped import ConversationHit
 from backscroll.core.search import SearchRequest, SearchResponse, SearchResult
+from backscroll.core.tool_search import ToolHit, ToolSearchResponse
 
 from ..text import DEFAULT_PALETTE, Clock, Palette, ago, cut_middle, highlighted, plural, printable, shown
+from .tool_rows import tool_prompt
 
-Row = Union[SessionSummary, ConversationHit, SearchResult]
+Row = Union[SessionSummary, ConversationHit, SearchResult, ToolHit]
 
 
 def row_key(row: Row) -> str:
@@ -76,7 +79,10 @@ def row_summary(row: Row) -> SessionSummary | None:
 
 
 def row_identity(row: Row) -> tuple[str, str, str]:
-    return (row_key(row), row_anchor(row) or "", row_host(row))
+    anchor = row_anchor(row) or ""
+    if isinstance(row, ToolHit):  # a message can make several calls
+        anchor = f"{anchor}/{row.call_id or row.tool}"
+    return (row_key(row), anchor, row_host(row))
 
 
 def _title_line(summary: SessionSummary, palette: Palette, width: int) -> Text:
@@ -167,6 +173,8 @@ def count_line(request: SearchRequest | None, rows: Sequence[Row] | None,
         return line
     if rows is None:
         return Text("type to search every conversation you may see", style="dim")
+    if isinstance(response, ToolSearchResponse) and request is not None:
+        return _calls_line(request, rows, response)
     if request is None or response is None:
         if not rows:
             return Text("no conversations to show", style="dim")
@@ -191,6 +199,29 @@ def count_line(request: SearchRequest | None, rows: Sequence[Row] | None,
         line.append(" · ranked among the newest matches", style="dim")
     if response.searched_since is not None:
         line.append(" · recent messages only (a costly query)", style="dim")
+    return line
+
+
+def _calls_line(request: SearchRequest, rows: Sequence[Row],
+                response: ToolSearchResponse) -> Text:
+    """The count line of tool calls: found for words, or the newest listed."""
+    words = request.query.strip()
+    if not rows:
+        line = Text("no tool calls" + (" for " if words else " to show"), style="dim")
+        if words:
+            line.append(printable(words, one_line=True), style="bold")
+        if response.indexing:
+            line.append(" yet: some sessions are still being indexed", style="yellow")
+        return line
+    line = Text(plural(len(rows), "tool call"), style="bold")
+    if not words:
+        line.append(", newest first", style="dim")
+    if response.truncated:
+        line.append(" · more " + ("matched" if words else "before them"), style="dim")
+    if response.ranked_window:
+        line.append(" · ranked among the newest matches", style="dim")
+    if response.searched_since is not None:
+        line.append(" · recent calls only (a costly query)", style="dim")
     return line
 
 
@@ -256,6 +287,8 @@ class ResultsList(OptionList):
             return conversation_prompt(row, self._now, width, self.palette)
         if isinstance(row, ConversationHit):
             return grouped_prompt(row, self._now, max_chars * 2 // 3, width, self.palette)
+        if isinstance(row, ToolHit):
+            return tool_prompt(row, self._now, width, self.palette)
         return result_prompt(row, self._now, max_chars, width, self.palette)
 
     def on_resize(self) -> None:
