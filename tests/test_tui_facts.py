@@ -22,7 +22,7 @@ def test_amounts_read_at_a_glance_and_unknown_is_a_dash() -> None:
     assert [cost_text(c) for c in (None, 0.0, 0.0042, 0.75, 1234.5)] == [
         "-", "$0", "$0.0042", "$0.75", "$1,234.50"]
     assert [duration_text(ms) for ms in (None, 59_000, 61_000, 3_600_000 * 3 + 60_000)] == [
-        "-", "59s", "1m 01s", "3h 01m"]
+        "-", "59.0 s", "1m 01s", "3h 01m"]
     line = facts_summary(FACTS_A)
     assert line.startswith("claude-x, gpt-y · 111 in · 26 out · 1k cache read · 50 cache write")
     assert "$0.75" in line and "3 tool calls (1 failed)" in line and "4 files edited" in line

@@ -14,7 +14,7 @@ from backscroll.core.search import SearchRequest
 from backscroll.core.state import StateDir
 from backscroll.core.tool_search import ToolHit, ToolSearchResponse
 from backscroll.core.visibility import Caller, Policy
-from backscroll.tui.plain import call_duration
+from backscroll.tui.amounts import duration_text
 from backscroll.tui.screens import CallsScreen, ConversationScreen
 from backscroll.tui.screens.calls import CallsWhat, agent_of, calls_count_line
 from backscroll.tui.screens.filters import Filters
@@ -103,7 +103,7 @@ def test_control_characters_in_a_call_are_shown_not_run() -> None:
     (0, "0 ms"), (999, "999 ms"), (1000, "1.0 s"), (59_949, "59.9 s"), (60_000, "1m 00s"),
     (3_599_000, "59m 59s"), (3_600_000, "1h 00m"), (7_380_000, "2h 03m")])
 def test_call_durations(ms: int, said: str) -> None:
-    assert call_duration(ms) == said
+    assert duration_text(ms) == said
 
 
 def test_two_calls_of_one_message_are_two_rows() -> None:

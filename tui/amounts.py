@@ -35,12 +35,15 @@ def cost_text(cost: float | None) -> str:
 
 
 def duration_text(ms: int | None) -> str:
+    """How long something took, as people read it: ``120 ms``, ``3.4 s``, ``2m 05s``,
+    ``3h 01m``, ``2d 4h`` (a tool call's row and a session's facts alike); ``-`` unknown."""
     if ms is None:
         return UNKNOWN
-    seconds = ms // 1000
-    if seconds < 60:
-        return f"{seconds}s"
-    minutes, seconds = divmod(seconds, 60)
+    if ms < 1000:
+        return f"{ms} ms"
+    if ms < 60_000:
+        return f"{ms / 1000:.1f} s"
+    minutes, seconds = divmod(ms // 1000, 60)
     if minutes < 60:
         return f"{minutes}m {seconds:02d}s"
     hours, minutes = divmod(minutes, 60)

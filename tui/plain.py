@@ -36,14 +36,3 @@ def shown(value: object) -> str:
 
 def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
-
-
-def call_duration(ms: int) -> str:
-    """How long a tool call took: ``120 ms``, ``3.4 s``, ``2m 05s`` (the CLI's and the
-    browser's rows)."""
-    if ms < 1000:
-        return f"{ms} ms"
-    if ms < 60_000:
-        return f"{ms / 1000:.1f} s"
-    minutes, seconds = divmod(ms // 1000, 60)
-    return f"{minutes}m {seconds:02d}s" if minutes < 60 else f"{minutes // 60}h {minutes % 60:02d}m"

@@ -10,7 +10,7 @@ from typing import Any
 
 from backscroll.core.redact import redact
 
-from ..plain import call_duration
+from ..amounts import duration_text
 from ..text import ago, highlighted, printable, shown
 from .render import _search_tail, console, said
 
@@ -18,7 +18,7 @@ _STATUS_STYLE = {"ok": "green", "failed": "bold red", "none": "yellow"}
 
 
 def duration(ms: int | None) -> str:
-    return "" if ms is None else call_duration(ms)
+    return "" if ms is None else duration_text(ms)
 
 
 def tool_hits(query: str, response: Any, caller: Any, what: str = "tool call") -> None:

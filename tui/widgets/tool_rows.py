@@ -15,7 +15,7 @@ from rich.text import Text
 
 from backscroll.core.tool_search import ToolHit
 
-from ..plain import call_duration
+from ..amounts import duration_text
 from ..text import DEFAULT_PALETTE, Clock, Palette, ago, cut_middle, highlighted, printable, shown
 
 STATUS_WORDS = {"ok": "ok", "failed": "failed", "none": "no result"}
@@ -43,7 +43,7 @@ def call_head(hit: ToolHit, now: Clock, palette: Palette = DEFAULT_PALETTE) -> T
     head.append("  ")
     head.append(status_word(hit.status), style=status_style(hit.status, palette))
     if hit.duration_ms is not None:
-        head.append(f"  {call_duration(hit.duration_ms)}", style="dim")
+        head.append(f"  {duration_text(hit.duration_ms)}", style="dim")
     head.append(f"  {ago(hit.timestamp, now)}", style="dim")
     return head
 
