@@ -14,21 +14,8 @@ from .reads import Reads
 
 _FACT_COLUMNS = ("models, input, output, cache_read, cache_write, cost, first_at, last_at, "
                  "tool_calls, failed_calls, files, files_capped")
-_USAGE_ADD = """INSERT INTO usage_days (session_pk, day, model, input, output, cache_read,
-    cache_write, cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (session_pk, day, model) DO UPDATE SET
-    input = CASE WHEN input IS NULL THEN excluded.input
-                 WHEN excluded.input IS NULL THEN input ELSE input + excluded.input END,
-    output = CASE WHEN output IS NULL THEN excluded.output
-                  WHEN excluded.output IS NULL THEN output ELSE output + excluded.output END,
-    cache_read = CASE WHEN cache_read IS NULL THEN excluded.cache_read
-                      WHEN excluded.cache_read IS NULL THEN cache_read
-                      ELSE cache_read + excluded.cache_read END,
-    cache_write = CASE WHEN cache_write IS NULL THEN excluded.cache_write
-                       WHEN excluded.cache_write IS NULL THEN cache_write
-                       ELSE cache_write + excluded.cache_write END,
-    cost = CASE WHEN cost IS NULL THEN excluded.cost
-                WHEN excluded.cost IS NULL THEN cost ELSE cost + excluded.cost END"""
+_USAGE_COLUMNS = "input, output, cache_read, cache_write, cost"
+_USAGE_KEY = "session_pk = ? AND day = ? AND model = ?"
 
 
 def facts_row(row: tuple) -> Facts:
@@ -83,13 +70,28 @@ class FactsStore(Reads):
                                 "WHERE session_pk = ?", (pk,)).fetchone()
         return None if row is None else facts_row(row)
 
+    # The append's writes are OR FAIL and never an upsert: without a statement journal FTS5
+    # keeps the transaction's pending index rows pending (``Writes._insert_row``).
     def _save_facts(self, pk: int, facts: Facts) -> None:
-        self.conn.execute(f"INSERT OR REPLACE INTO session_facts (session_pk, {_FACT_COLUMNS}) "
-                          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                          _facts_values(pk, facts))
+        values = _facts_values(pk, facts)
+        changed = self.conn.execute(
+            "UPDATE OR FAIL session_facts SET (" + _FACT_COLUMNS + ") = "
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE session_pk = ?", (*values[1:], pk))
+        if changed.rowcount == 0:
+            self.conn.execute(f"INSERT OR FAIL INTO session_facts (session_pk, {_FACT_COLUMNS}) "
+                              "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
 
     def _add_usage(self, pk: int, key: UsageKey, usage: Usage) -> None:
-        self.conn.execute(_USAGE_ADD, (pk, *key, *usage))
+        found = self.conn.execute(f"SELECT {_USAGE_COLUMNS} FROM usage_days WHERE {_USAGE_KEY}",
+                                  (pk, *key)).fetchone()
+        if found is None:
+            self.conn.execute(f"INSERT OR FAIL INTO usage_days (session_pk, day, model, "
+                              f"{_USAGE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                              (pk, *key, *usage))
+        else:
+            self.conn.execute(f"UPDATE OR FAIL usage_days SET ({_USAGE_COLUMNS}) = "
+                              f"(?, ?, ?, ?, ?) WHERE {_USAGE_KEY}",
+                              (*Usage(*found).plus(usage), pk, *key))
 
     def replace_facts(self, batch: list[tuple[int, Facts | None, dict[UsageKey, Usage]]]
                       ) -> None:
