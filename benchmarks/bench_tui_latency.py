@@ -5,44 +5,55 @@ one session per 100 messages (SPEC 12's shape: 1,000,000 messages in 10,000 sess
 ``backscroll.core.demo.build_demo``, reconciles it fully, then drives the real app headless
 with Pilot: each query is typed one character at a time, and for every keystroke the time runs
 from just before the key is pressed to the moment the results list painted the answer for
-exactly that text (the list records when ``render_lines`` first ran for new options). The
-debounce is included: it is part of what a person waits for. Goal (SPEC 12): p95 <= 100 ms.
+exactly that text (the list records the text whose answer its options hold when
+``render_lines`` first ran for them). The debounce is included: it is part of what a person
+waits for. Goal (SPEC 12): p95 <= 100 ms.
 
-Both row modes run in the same process on the same state, one after the other: results
-grouped by conversation (the browser's default) and one row per message (the baseline, what
-the browser showed before), so the table gives grouped / per-message ratios.
+Both row modes run on the same state: results grouped by conversation (the browser's default)
+and one row per message (the baseline), so the table gives grouped / per-message ratios. Every
+round of every mode runs in a process of its own (a fresh app, as a person starts it), the
+modes alternating. ``--before REF`` also runs the browser and core of git revision REF (its
+``core/`` and ``tui/`` exported into a temporary ``backscroll`` package), alternating with
+this code's round by round, so both see the same machine; the table then has a row per code
+and mode, and ratios against REF.
+
+The keystrokes are also split by the length of the word being typed (1 letter, 2 letters,
+3 or more: the one- and two-letter prefixes are the costly ones).
 
     .venv/bin/python benchmarks/bench_tui_latency.py [--messages 200000] [--rounds 2]
+    .venv/bin/python benchmarks/bench_tui_latency.py --messages 1000000 --before main
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
-
-from backscroll.core.demo import build_demo
-from backscroll.core.grouped import conversations_search
-from backscroll.core.indexer import INDEXER_VERSION
-from backscroll.core.reconcile import reconcile_all
-from backscroll.core.search import sessions_search
-from backscroll.core.state import StateDir
-from backscroll.core.status import state_status
-from backscroll.core.storage.sqlite.schema import SCHEMA_VERSION
-from backscroll.tui.app import make_app
-from backscroll.tui.screens import search as search_screen
 
 QUERIES = ("deploy", "connection pool", "certificate", "rollback", "migration", "backup",
            "café", "disk usage", "webhook", "flaky tests")
 CACHE = Path("/tmp/backscroll-bench-tui")
 MODES = ("grouped", "per message")
+LENGTHS = ("1 letter", "2 letters", "3+ letters")
 
 
 def prepare(path: Path | None, messages: int) -> Path:
     """The demo state (built once): one agent, one session per 100 messages."""
+    from backscroll.core.demo import build_demo
+    from backscroll.core.indexer import INDEXER_VERSION
+    from backscroll.core.reconcile import reconcile_all
+    from backscroll.core.state import StateDir
+    from backscroll.core.status import state_status
+    from backscroll.core.storage.sqlite.schema import SCHEMA_VERSION
+
     started = time.perf_counter()
     path = path or CACHE / f"demo-m{messages}-v{INDEXER_VERSION}-s{SCHEMA_VERSION}"
     done = path / ".bench-ready"
@@ -59,6 +70,16 @@ def prepare(path: Path | None, messages: int) -> Path:
     return path
 
 
+def word_length(typed: str) -> str:
+    """Which of LENGTHS the keystroke that made ``typed`` belongs to: the length of the word
+    being typed (a space: the word it ended)."""
+    words = typed.split()
+    n = len(words[-1]) if words else 0
+    return LENGTHS[min(n, 3) - 1] if n else LENGTHS[-1]
+
+
+# --- one round, in a child process ----------------------------------------------------------
+
 CORE_MS: dict[str, float] = {}  # query text -> time the core's search took for it
 
 
@@ -74,13 +95,19 @@ def timed(search: Any) -> Any:
 
 
 async def measure(path: Path, queries: tuple[str, ...], size: tuple[int, int], grouped: bool
-                  ) -> tuple[list[float], list[float]]:
-    """(keystroke-to-repaint ms, core search ms) for every keystroke of ``queries``."""
+                  ) -> list[tuple[str, float, float]]:
+    """(text typed, keystroke-to-repaint ms, core search ms) for every keystroke of
+    ``queries``."""
+    from backscroll.core.grouped import conversations_search
+    from backscroll.core.search import sessions_search
+    from backscroll.core.state import StateDir
+    from backscroll.tui.app import make_app
+    from backscroll.tui.screens import search as search_screen
+
     search_screen.sessions_search = timed(sessions_search)  # the screen's own calls, timed
     search_screen.conversations_search = timed(conversations_search)
     app = make_app(StateDir(path), auto_reconcile=False, sources=False, grouped=grouped)
-    latencies: list[float] = []
-    core: list[float] = []
+    keystrokes: list[tuple[str, float, float]] = []
     async with app.run_test(size=size) as pilot:
         while app.status is None or not app.search_screen.results.rows:
             await pilot.pause(0.02)
@@ -99,9 +126,45 @@ async def measure(path: Path, queries: tuple[str, ...], size: tuple[int, int], g
                     if time.perf_counter() > deadline:
                         raise SystemExit(f"no repaint for {typed!r} within 10 s")
                     await asyncio.sleep(0.001)
-                latencies.append((results.painted_at - start) * 1000)
-                core.append(CORE_MS.get(typed, float("nan")))
-    return latencies, core
+                keystrokes.append((typed, (results.painted_at - start) * 1000,
+                                   CORE_MS.get(typed, float("nan"))))
+    return keystrokes
+
+
+def child(args: argparse.Namespace) -> None:
+    """One round: type every query once in one row mode; the keystrokes as JSON on stdout."""
+    import backscroll.tui
+
+    width, height = (int(n) for n in args.size.split("x"))
+    keystrokes = asyncio.run(measure(args.state, QUERIES, (width, height),
+                                     grouped=args.mode == "grouped"))
+    print(json.dumps({"code": str(Path(backscroll.tui.__file__).parent.parent),
+                      "keystrokes": keystrokes}))
+
+
+# --- the rounds, alternating, and the table -------------------------------------------------
+
+def export_code(ref: str) -> Path:
+    """Git revision ``ref``'s ``core/`` and ``tui/`` as the package ``backscroll`` in a new
+    folder (put first on a child's PYTHONPATH, it shadows this worktree's)."""
+    repo = Path(__file__).resolve().parent.parent
+    folder = Path(tempfile.mkdtemp(prefix="bench-tui-before-"))
+    package = folder / "backscroll"
+    package.mkdir()
+    tar = subprocess.run(["git", "-C", str(repo), "archive", ref, "core", "tui"], check=True,
+                         capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(package)], input=tar, check=True)
+    return folder
+
+
+def run_round(state: Path, mode: str, size: str, code: Path | None) -> dict[str, Any]:
+    env = dict(os.environ)
+    if code is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), env.get("PYTHONPATH")]))
+    out = subprocess.run([sys.executable, __file__, "--child", "--state", str(state), "--mode",
+                          mode, "--size", size], env=env, check=True, capture_output=True,
+                         text=True).stdout
+    return json.loads(out.splitlines()[-1])
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -110,22 +173,45 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[index]
 
 
-def report(results: dict[str, tuple[list[float], list[float]]]) -> None:
-    base = results["per message"][0]
+def load() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def report(results: dict[tuple[str, str], list[tuple[str, float, float]]], codes: list[str]
+           ) -> None:
+    """One row per code, mode and word length, ratios against per message (same code) and
+    against the first code (``--before``'s REF) in the same mode."""
     print("\nkeystroke to repainted results (ms), every keystroke of every query; core = the "
-          "core's search alone, same keystrokes; ratio = against per message, same run")
-    print(f"{'rows':<13}{'keys':>6}{'p50':>8}{'p95':>8}{'max':>8}{'core p50':>10}"
-          f"{'core p95':>10}{'p50 ratio':>11}{'p95 ratio':>11}")
-    for mode, (latencies, core) in results.items():
-        print(f"{mode:<13}{len(latencies):>6}{statistics.median(latencies):>8.1f}"
-              f"{percentile(latencies, 0.95):>8.1f}{max(latencies):>8.1f}"
-              f"{statistics.median(core):>10.1f}{percentile(core, 0.95):>10.1f}"
-              f"{statistics.median(latencies) / statistics.median(base):>11.2f}"
-              f"{percentile(latencies, 0.95) / percentile(base, 0.95):>11.2f}")
-    grouped = results["grouped"][0]
+          "core's search alone, same keystrokes; ratios = p50 / p95 against the same code's "
+          "per message rows, and against the first code's same rows, same run")
+    print(f"{'code':<8}{'rows':<13}{'word':<12}{'keys':>6}{'p50':>8}{'p95':>8}{'max':>8}"
+          f"{'core p50':>10}{'core p95':>10}{'vs per message':>16}{'vs ' + codes[0]:>16}")
+    for code in codes:
+        for mode in MODES:
+            for length in ("all", *LENGTHS):
+                def keys(c: str, m: str, n: str = length) -> list[tuple[str, float, float]]:
+                    return [k for k in results[c, m] if n == "all" or word_length(k[0]) == n]
+
+                rows = keys(code, mode)
+                if not rows:
+                    continue
+                latencies = [k[1] for k in rows]
+                core = [k[2] for k in rows]
+                p50, p95 = statistics.median(latencies), percentile(latencies, 0.95)
+
+                def ratio(other: list[tuple[str, float, float]]) -> str:
+                    base = [k[1] for k in other]
+                    return (f"{p50 / statistics.median(base):.2f} / "
+                            f"{p95 / percentile(base, 0.95):.2f}")
+
+                print(f"{code:<8}{mode:<13}{length:<12}{len(rows):>6}{p50:>8.1f}{p95:>8.1f}"
+                      f"{max(latencies):>8.1f}{statistics.median(core):>10.1f}"
+                      f"{percentile(core, 0.95):>10.1f}{ratio(keys(code, 'per message')):>16}"
+                      f"{ratio(keys(codes[0], mode)):>16}")
+    grouped = [k[1] for k in results[codes[-1], "grouped"]]
     verdict = "meets" if percentile(grouped, 0.95) <= 100 else "misses"
-    print(f"\ngrouped p95 {percentile(grouped, 0.95):.1f} ms {verdict} the 100 ms goal "
-          "(debounce included)")
+    print(f"\n{codes[-1]}: grouped p95 {percentile(grouped, 0.95):.1f} ms {verdict} the 100 ms "
+          "goal (debounce included)")
 
 
 def main() -> None:
@@ -134,14 +220,30 @@ def main() -> None:
     parser.add_argument("--state", type=Path, help="reuse or build the demo here")
     parser.add_argument("--size", default="120x35", help="terminal size, WxH")
     parser.add_argument("--rounds", type=int, default=2, help="type every query this often")
+    parser.add_argument("--before", metavar="REF",
+                        help="also measure git revision REF's browser, alternating")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--mode", choices=MODES, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        child(args)
+        return
     path = prepare(args.state, args.messages)
-    width, height = (int(n) for n in args.size.split("x"))
-    results = {}
-    for mode in MODES:
-        results[mode] = asyncio.run(measure(path, QUERIES * args.rounds, (width, height),
-                                            grouped=mode == "grouped"))
-    report(results)
+    codes: dict[str, Path | None] = {"now": None}
+    if args.before:
+        codes = {args.before: export_code(args.before), "now": None}
+    print(f"load before: {load()}", flush=True)
+    results: dict[tuple[str, str], list[tuple[str, float, float]]] = {
+        (name, mode): [] for name in codes for mode in MODES}
+    for round_no in range(args.rounds):
+        for mode in MODES:
+            for name, code in codes.items():
+                answer = run_round(path, mode, args.size, code)
+                results[name, mode] += answer["keystrokes"]
+                print(f"round {round_no + 1}, {mode}, {name} ({answer['code']}): "
+                      f"{len(answer['keystrokes'])} keystrokes", flush=True)
+    print(f"load after: {load()}")
+    report(results, list(codes))
 
 
 if __name__ == "__main__":
