@@ -20,6 +20,8 @@ from typing import Any, Union
 
 from rich.text import Text
 from textual import events
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -198,6 +200,11 @@ class ResultsList(OptionList):
     """The rows; each option carries its row. Records when an answer was painted, so the
     latency benchmark can time keystroke-to-repaint. A click highlights a row (and previews
     it); a click on the highlighted row, or a double click, opens it."""
+
+    # The rows' height (the virtual size) changes with every answer; Textual's reactive lays
+    # the whole screen out again for it, though the list's own size is fixed (1fr): the
+    # scrollbar is updated by the option list itself, a repaint does the rest.
+    virtual_size = Reactive(Size(0, 0), layout=False)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
