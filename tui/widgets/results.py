@@ -210,7 +210,9 @@ class ResultsList(OptionList):
         super().__init__(*args, **kwargs)
         self.rows: list[Row] = []
         self.shown_for: str | None = None  # the query text whose answer is in the options
+        self.shown_answers = 0  # answers put in the options so far
         self.painted_for: str | None = None
+        self.painted_answers = 0  # of those, painted (the first page and the full one differ)
         self.painted_at = 0.0
         self.palette = DEFAULT_PALETTE
         self._now: Clock = time.time
@@ -230,6 +232,7 @@ class ResultsList(OptionList):
         """Replace the options; keep the highlight on ``keep`` (a row identity) if present."""
         self.rows = list(rows)
         self.shown_for = shown_for
+        self.shown_answers += 1
         self._now = now
         self._rebuild()
         index = 0 if self.rows else None
@@ -289,7 +292,8 @@ class ResultsList(OptionList):
 
     def render_lines(self, crop: Any) -> list[Strip]:
         lines = super().render_lines(crop)
-        if self.painted_for != self.shown_for:
+        if self.painted_answers != self.shown_answers:
             self.painted_for = self.shown_for
+            self.painted_answers = self.shown_answers
             self.painted_at = time.perf_counter()
         return lines
