@@ -23,7 +23,7 @@ typing pauses (docs/browser.md) is timed to the first page painted for exactly t
 a second table gives the time from a query's last keystroke to its full page painted.
 
     .venv/bin/python benchmarks/bench_tui_latency.py [--messages 200000] [--rounds 2]
-    .venv/bin/python benchmarks/bench_tui_latency.py --messages 1000000 --before main
+    .venv/bin/python benchmarks/bench_tui_latency.py --messages 1000000 --before main --after HEAD
 """
 
 from __future__ import annotations
@@ -243,6 +243,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="type every query this often")
     parser.add_argument("--before", metavar="REF",
                         help="also measure git revision REF's browser, alternating")
+    parser.add_argument("--after", metavar="REF",
+                        help="measure git revision REF's browser instead of this worktree's "
+                             "(edits made while it runs change nothing)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--mode", choices=MODES, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -250,9 +253,10 @@ def main() -> None:
         child(args)
         return
     path = prepare(args.state, args.messages)
-    codes: dict[str, Path | None] = {"now": None}
+    codes: dict[str, Path | None] = {}
     if args.before:
-        codes = {args.before: export_code(args.before), "now": None}
+        codes[args.before] = export_code(args.before)
+    codes[args.after or "now"] = export_code(args.after) if args.after else None
     print(f"load before: {load()}", flush=True)
     results: dict[tuple[str, str], list[tuple[str, float, float]]] = {
         (name, mode): [] for name in codes for mode in MODES}
