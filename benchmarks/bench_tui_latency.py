@@ -175,10 +175,11 @@ def run_round(state: Path, mode: str, size: str, code: Path | None) -> dict[str,
     env = dict(os.environ)
     if code is not None:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(code), env.get("PYTHONPATH")]))
-    out = subprocess.run([sys.executable, __file__, "--child", "--state", str(state), "--mode",
-                          mode, "--size", size], env=env, check=True, capture_output=True,
-                         text=True).stdout
-    return json.loads(out.splitlines()[-1])
+    done = subprocess.run([sys.executable, __file__, "--child", "--state", str(state), "--mode",
+                           mode, "--size", size], env=env, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"a round failed ({mode}, {code or 'this worktree'}):\n{done.stderr}")
+    return json.loads(done.stdout.splitlines()[-1])
 
 
 def percentile(values: list[float], fraction: float) -> float:
