@@ -234,3 +234,13 @@ def test_a_first_page_fills_the_list_and_never_exceeds_the_full_page() -> None:
         assert rows == LIMIT_MAX or rows * ROW_LINES_MIN > height  # fills the list
         assert 1 <= rows <= LIMIT_MAX
     assert first_page(0) == LIMIT_MAX  # not laid out yet: no guess
+
+
+def test_a_first_page_answered_after_the_pause_gets_the_full_page_at_once() -> None:
+    s, clock, searches = scheduler()
+    s.text_changed()
+    clock.advance(TYPING_PAUSE_S + 0.2)  # a slow search: the text has rested meanwhile
+    s.answered(full=False, more=True)  # (its handler runs before the worker is finished)
+    assert clock.armed == 0 and s.pending and s.busy
+    s.finished()
+    assert searches.full == [False, True] and s.is_current(searches.started[-1])

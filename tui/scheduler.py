@@ -109,8 +109,11 @@ class SearchScheduler:
         if full or not more:
             return
         self.full_page_due = True
-        self._cancel_settle = self._set_timer(max(0.0, self.settle - self.idle_for()),
-                                              self._settled)
+        rest = self.settle - self.idle_for()
+        if rest <= 0:  # the answer came after the pause (a slow search): the full page now
+            self._settled()
+            return
+        self._cancel_settle = self._set_timer(rest, self._settled)
 
     def finished(self) -> None:
         """The running search ended (answered, failed or cancelled)."""
