@@ -193,9 +193,9 @@ def test_the_full_page_follows_a_first_page_once_typing_pauses() -> None:
     s.finished()
     s.answered(full=False, more=True)
     assert s.full_page_due and s.busy  # the preview waits for the full page
-    clock.advance(TYPING_PAUSE_S - 0.080 - 0.001)
-    assert len(searches.started) == 1  # the text has not rested long enough yet
-    clock.advance(0.002)  # it has rested TYPING_PAUSE_S since the key
+    clock.advance(TYPING_PAUSE_S - 0.001)
+    assert len(searches.started) == 1  # not shown long enough yet
+    clock.advance(0.002)  # shown TYPING_PAUSE_S with no key typed
     assert searches.full == [False, True] and s.is_current(searches.started[-1])
     assert not s.full_page_due
     s.finished()
@@ -236,11 +236,15 @@ def test_a_first_page_fills_the_list_and_never_exceeds_the_full_page() -> None:
     assert first_page(0) == LIMIT_MAX  # not laid out yet: no guess
 
 
-def test_a_first_page_answered_after_the_pause_gets_the_full_page_at_once() -> None:
+def test_a_slow_first_page_does_not_start_the_full_page_at_once() -> None:
+    """The wait counts from the answer: the key a person types on seeing a slow first page
+    must not wait behind a full page started the moment it was shown."""
     s, clock, searches = scheduler()
     s.text_changed()
     clock.advance(TYPING_PAUSE_S + 0.2)  # a slow search: the text has rested meanwhile
-    s.answered(full=False, more=True)  # (its handler runs before the worker is finished)
-    assert clock.armed == 0 and s.pending and s.busy
     s.finished()
-    assert searches.full == [False, True] and s.is_current(searches.started[-1])
+    s.answered(full=False, more=True)
+    assert clock.armed == 1 and not s.running
+    clock.advance(0.1)
+    s.text_changed()  # the next key: searched at once, no full page in its way
+    assert searches.full == [False, False] and not s.full_page_due

@@ -12,9 +12,9 @@ it) and a monotonic clock, so ``tests/test_scheduler.py`` drives it with a fake 
   only if it carries the current one (``is_current``), so answers for older text are dropped.
 - **First page while typing**: a keystroke's search asks only for the rows that fill the
   screen (``start(generation, full=False)``); when its answer said more matched
-  (``answered(full=False, more=True)``) and the text then rests for ``settle`` seconds after
-  its last change, the same text is searched again for the full page (``full=True``). Every
-  other search (a mode, a filter, enter, new contents) asks for the full page at once.
+  (``answered(full=False, more=True)``) and no key follows for ``settle`` seconds after it was
+  shown, the same text is searched again for the full page (``full=True``). Every other
+  search (a mode, a filter, enter, new contents) asks for the full page at once.
 
 Measured on 262k messages (docs/browser.md): a plain resetting timer added its whole delay
 to every keystroke, and overlapping searches on a slow index slowed each other down.
@@ -103,17 +103,15 @@ class SearchScheduler:
 
     def answered(self, full: bool, more: bool) -> None:
         """The current search's answer is shown: ``full``, the full page; ``more``, more
-        matched than it holds. A first page with more behind it gets the full page once the
-        text has rested ``settle`` seconds."""
+        matched than it holds. A first page with more behind it gets the full page once it
+        has been shown ``settle`` seconds with no key typed."""
         self._stop_settle()
         if full or not more:
             return
         self.full_page_due = True
-        rest = self.settle - self.idle_for()
-        if rest <= 0:  # the answer came after the pause (a slow search): the full page now
-            self._settled()
-            return
-        self._cancel_settle = self._set_timer(rest, self._settled)
+        # counted from the answer, not from the key: a slow answer must not start the full
+        # page at once, or the next key (typed on seeing the first page) waits behind it
+        self._cancel_settle = self._set_timer(self.settle, self._settled)
 
     def finished(self) -> None:
         """The running search ended (answered, failed or cancelled)."""
