@@ -16,7 +16,8 @@ round of every mode runs in a process of its own (a fresh app, as a person start
 modes alternating. ``--before REF`` also runs the browser and core of git revision REF (its
 ``core/`` and ``tui/`` exported into a temporary ``backscroll`` package), alternating with
 this code's round by round, so both see the same machine; the table then has a row per code
-and mode, and ratios against REF.
+and mode, and ratios against REF. REF must have this code's schema and extraction version (it
+reads the same state; a round of another refuses to run).
 
 The keystrokes are also split by the length of the word being typed (1 letter, 2 letters,
 3 or more). A browser that answers a keystroke with the rows on screen and the full page once
@@ -164,6 +165,15 @@ def previewed(screen: Any) -> bool:
 def child(args: argparse.Namespace) -> None:
     """One round: type every query once in one row mode; the keystrokes as JSON on stdout."""
     import backscroll.tui
+    from backscroll.core.indexer import INDEXER_VERSION
+    from backscroll.core.storage.sqlite.schema import SCHEMA_VERSION
+
+    versions = f"-v{INDEXER_VERSION}-s{SCHEMA_VERSION}"
+    if args.state.parent == CACHE and not args.state.name.endswith(versions):
+        # its reconciliation would re-index or migrate the state the other code reads
+        raise SystemExit(f"{backscroll.tui.__file__}: this code indexes or stores differently "
+                         f"({versions[1:]}, the state {args.state.name}); compare revisions "
+                         "of one schema and extraction version")
 
     width, height = (int(n) for n in args.size.split("x"))
     keystrokes, full_pages = asyncio.run(measure(args.state, QUERIES, (width, height),
