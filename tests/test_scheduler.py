@@ -6,7 +6,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 
-from backscroll.tui.scheduler import SearchScheduler
+from backscroll.tui.scheduler import TYPING_PAUSE_S, SearchScheduler
 
 DEBOUNCE = 0.025
 
@@ -43,16 +43,19 @@ class Clock:
 
 
 class Searches:
-    """The injected ``start``: records each generation started; ``empty`` = nothing to search."""
+    """The injected ``start``: records each generation started (and whether for the full
+    page); ``empty`` = nothing to search."""
 
     def __init__(self) -> None:
         self.started: list[int] = []
+        self.full: list[bool] = []
         self.empty = False
 
-    def __call__(self, generation: int) -> bool:
+    def __call__(self, generation: int, full: bool) -> bool:
         if self.empty:
             return False
         self.started.append(generation)
+        self.full.append(full)
         return True
 
 
@@ -161,3 +164,87 @@ def test_idle_for_says_how_long_the_text_has_not_changed() -> None:
     assert abs(s.idle_for() - 0.2) < 1e-9
     s.text_changed()
     assert s.idle_for() == 0.0
+
+
+def test_keystrokes_ask_for_a_first_page_everything_else_for_the_full_page() -> None:
+    s, clock, searches = scheduler()
+    s.text_changed()  # leading edge
+    s.finished()
+    clock.advance(0.010)
+    s.text_changed()  # a burst: the timer's search
+    clock.advance(DEBOUNCE)
+    s.finished()
+    s.search_now()  # a mode, a filter, enter, new contents
+    assert searches.full == [False, False, True]
+    clock.advance(1.0)
+    s.text_changed()  # a key while that search runs: the pending search is a first page
+    assert s.pending
+    s.finished()
+    assert searches.full[-1] is False
+    s.search_now()  # and a full search asked while one runs stays full
+    s.finished()
+    assert searches.full[-1] is True
+
+
+def test_the_full_page_follows_a_first_page_once_typing_pauses() -> None:
+    s, clock, searches = scheduler()
+    s.text_changed()
+    clock.advance(0.080)  # the first page is shown 80 ms after the key
+    s.finished()
+    s.answered(full=False, more=True)
+    assert s.full_page_due and s.busy  # the preview waits for the full page
+    clock.advance(TYPING_PAUSE_S - 0.001)
+    assert len(searches.started) == 1  # not shown long enough yet
+    clock.advance(0.002)  # shown TYPING_PAUSE_S with no key typed
+    assert searches.full == [False, True] and s.is_current(searches.started[-1])
+    assert not s.full_page_due
+    s.finished()
+    s.answered(full=True, more=True)
+    clock.advance(10.0)
+    assert len(searches.started) == 2 and not s.busy  # a full page is the end of it
+
+
+def test_no_full_page_after_a_key_or_when_the_first_page_holds_everything() -> None:
+    s, clock, searches = scheduler()
+    s.text_changed()
+    s.finished()
+    s.answered(full=False, more=True)
+    clock.advance(0.150)
+    s.text_changed()  # the next key: its own first page, the earlier text's rest not due
+    assert not s.full_page_due
+    s.finished()
+    s.answered(full=False, more=False)  # everything matched is on the first page
+    clock.advance(10.0)
+    assert searches.full == [False, False] and not s.busy
+    s.text_changed()
+    s.finished()
+    s.answered(full=False, more=True)
+    s.idle()  # the bar cleared: nothing is due
+    clock.advance(10.0)
+    assert searches.full == [False, False, False]
+
+
+def test_a_first_page_fills_the_list_and_never_exceeds_the_full_page() -> None:
+    from backscroll.core.search import LIMIT_MAX
+    from backscroll.tui.screens.search import ROW_LINES_MIN, first_page
+
+    assert first_page(29) == 10  # 120x35: a list 29 lines high shows at most 10 rows
+    for height in range(1, 200):
+        rows = first_page(height)
+        assert rows == LIMIT_MAX or rows * ROW_LINES_MIN > height  # fills the list
+        assert 1 <= rows <= LIMIT_MAX
+    assert first_page(0) == LIMIT_MAX  # not laid out yet: no guess
+
+
+def test_a_slow_first_page_does_not_start_the_full_page_at_once() -> None:
+    """The wait counts from the answer: the key a person types on seeing a slow first page
+    must not wait behind a full page started the moment it was shown."""
+    s, clock, searches = scheduler()
+    s.text_changed()
+    clock.advance(TYPING_PAUSE_S + 0.2)  # a slow search: the text has rested meanwhile
+    s.finished()
+    s.answered(full=False, more=True)
+    assert clock.armed == 1 and not s.running
+    clock.advance(0.1)
+    s.text_changed()  # the next key: searched at once, no full page in its way
+    assert searches.full == [False, False] and not s.full_page_due

@@ -32,3 +32,20 @@ async def test_a_burst_of_typing_deleting_and_typing_ends_with_the_last_query(st
         assert len(app.search_screen.results.rows) == 1
         burst(app, ["backspace"] * 3 + ["left", "left", *"XY", "end", *"cy"])
         await until(pilot, lambda: app.search_screen.search_input.value == "laXYtecy", timeout=10)
+
+
+async def test_a_query_wider_than_the_bar_scrolls_it_to_the_cursor(state: StateDir) -> None:
+    """The bar's virtual size is kept without laying the screen out (SearchBar): its
+    horizontal scroll still follows the cursor."""
+    add_session(state, "agent:main:main", [("user", "the latency of the connection pool")])
+    app = app_for(state, sources=False)
+    query = "connection pool exhausted on the edge proxy after the deploy"
+    async with app.run_test(size=(40, 20)) as pilot:
+        await until(pilot, lambda: app.status is not None)
+        await pilot.press(*query.replace(" ", ""))
+        bar = app.search_screen.search_input
+        await until(pilot, lambda: bar.value == query.replace(" ", ""))
+        await pilot.pause(0.1)
+        assert bar.virtual_size.width == len(bar.value) + 1
+        assert bar.scroll_x > 0
+        assert bar.region.x <= bar.cursor_screen_offset.x < bar.region.right

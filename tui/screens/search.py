@@ -52,6 +52,18 @@ from .browse import BrowseActions, Scope
 from .filters import Filters
 
 HOME_LIMIT = 200  # recent conversations (tool mode: calls) listed before anything is typed
+# While typing, a search asks for the rows that fill the list (a row takes at least two lines
+# and a divider), the full page (LIMIT_MAX) once typing pauses: fewer excerpts to make, fewer
+# sessions to read and fewer rows to lay out per keystroke (docs/browser.md, Speed).
+ROW_LINES_MIN = 3
+
+
+def first_page(list_height: int) -> int:
+    """How many rows a keystroke's search asks for: enough to fill a list this many lines
+    high, never more than the full page (a list not laid out yet: the full page)."""
+    if list_height <= 0:
+        return LIMIT_MAX
+    return min(LIMIT_MAX, list_height // ROW_LINES_MIN + 1)
 
 
 def _browse(name: str) -> Any:
@@ -227,25 +239,27 @@ class SearchScreen(Screen[None]):
             self.scheduler.search_now()
 
     @while_shown
-    def _start_search(self, generation: int) -> bool:
-        """The scheduler's ``start``: run one search, or say there is nothing to search."""
+    def _start_search(self, generation: int, full: bool) -> bool:
+        """The scheduler's ``start``: run one search (``full``: the full page, else the rows
+        that fill the list), or say there is nothing to search."""
         self._show_error(None)
         if self._nothing_to_search():
             self._show_home()
             return False
-        request = self.request_for(self.search_input.value)
+        limit = LIMIT_MAX if full else first_page(self.results.size.height)
+        request = self.request_for(self.search_input.value, limit)
         if self.tools:
             self.run_tool_search(generation, self.tool_request_for(request), self.browser.caller)
         else:
             self.run_search(generation, request, self.grouped, self.browser.caller)
         return True
 
-    def request_for(self, text: str) -> SearchRequest:
+    def request_for(self, text: str, limit: int = LIMIT_MAX) -> SearchRequest:
         """The bar's text with the modes, the scope and the filters."""
         agent = self.scope.value if self.scope.kind == "agent" else self.filters.agent
         return SearchRequest(
             query=text,
-            limit=LIMIT_MAX,
+            limit=limit,
             match=self.match,
             order=self.order,
             agent=agent,
@@ -339,6 +353,8 @@ class SearchScreen(Screen[None]):
         if not rows:
             self.history.show_note("No results: nothing to show.")
         self.show_status()
+        self.scheduler.answered(full=message.request.limit >= LIMIT_MAX,
+                                more=response.truncated)
 
     def _show_nothing(self, request: SearchRequest | None) -> None:
         """No rows at all, as for a caller that may not search (said under the bar)."""

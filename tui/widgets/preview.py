@@ -20,15 +20,15 @@ from backscroll.core.visibility import Caller
 
 from ..guard import while_shown
 from ..messages import HistoryLoaded
-from ..scheduler import SearchScheduler
+from ..scheduler import TYPING_PAUSE_S, SearchScheduler
 from ..text import Clock
 from .history_pane import HistoryPane
 from .results import Row, row_anchor, row_host, row_identity, row_key
 
 PREVIEW_MESSAGES = 25
-# The preview waits until typing pauses this long: the next key, typed ~150 ms after the last,
-# must not wait behind a conversation being laid out (docs/browser.md, Speed).
-PREVIEW_AFTER_TYPING_S = 0.3
+# The preview waits until typing pauses: the next key, typed ~150 ms after the last, must not
+# wait behind a conversation being laid out (docs/browser.md, Speed).
+PREVIEW_AFTER_TYPING_S = TYPING_PAUSE_S
 
 CUT_NOTE = "… [cut: {more:,} more characters; the conversation (enter) shows them]"
 

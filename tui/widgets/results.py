@@ -21,6 +21,8 @@ from typing import Any, Union
 
 from rich.text import Text
 from textual import events
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.strip import Strip
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -230,11 +232,18 @@ class ResultsList(OptionList):
     latency benchmark can time keystroke-to-repaint. A click highlights a row (and previews
     it); a click on the highlighted row, or a double click, opens it."""
 
+    # The rows' height (the virtual size) changes with every answer; Textual's reactive lays
+    # the whole screen out again for it, though the list's own size is fixed (1fr): the
+    # scrollbar is updated by the option list itself, a repaint does the rest.
+    virtual_size = Reactive(Size(0, 0), layout=False)
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.rows: list[Row] = []
         self.shown_for: str | None = None  # the query text whose answer is in the options
+        self.shown_answers = 0  # answers put in the options so far
         self.painted_for: str | None = None
+        self.painted_answers = 0  # of those, painted (the first page and the full one differ)
         self.painted_at = 0.0
         self.palette = DEFAULT_PALETTE
         self._now: Clock = time.time
@@ -254,6 +263,7 @@ class ResultsList(OptionList):
         """Replace the options; keep the highlight on ``keep`` (a row identity) if present."""
         self.rows = list(rows)
         self.shown_for = shown_for
+        self.shown_answers += 1
         self._now = now
         self._rebuild()
         index = 0 if self.rows else None
@@ -315,7 +325,8 @@ class ResultsList(OptionList):
 
     def render_lines(self, crop: Any) -> list[Strip]:
         lines = super().render_lines(crop)
-        if self.painted_for != self.shown_for:
+        if self.painted_answers != self.shown_answers:
             self.painted_for = self.shown_for
+            self.painted_answers = self.shown_answers
             self.painted_at = time.perf_counter()
         return lines

@@ -16,12 +16,20 @@ order.
 from __future__ import annotations
 
 from textual import events
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import Input
 
 from .. import keys
 
 
 class SearchBar(Input):
+    # The width of the text typed (Input's virtual size) moves with every key; Textual's
+    # own reactive lays the whole screen out again on each change (~10-20 ms of the UI
+    # thread per keystroke). The bar's size is fixed (width 100%, height 3): the virtual size
+    # is still kept (the horizontal scroll follows the cursor with it), without the layout.
+    virtual_size = Reactive(Size(0, 0), layout=False)
+
     async def _on_key(self, event: events.Key) -> None:
         if not self.value and event.key in keys.current_keys(self.app, "focus_search"):
             event.stop()
