@@ -127,3 +127,14 @@ class Scorer:
 
     def scores(self, bodies: Sequence[str]) -> list[float]:
         return [self.score(body) for body in bodies]
+
+    def part_scores(self, body: str, held: Sequence[bool]) -> list[float]:
+        """Each part's term of the message's score, 0 for a part it does not hold; a part the
+        index matched in it (``held``) counts at least once. With every part held, the sum is
+        ``score``'s: a conversation's ranking (core/convmatch.py) adds up the same terms."""
+        norm = K1 * (1 - B + B * len(body) / (self.average or 1.0))
+        terms = []
+        for weight, tf, matched in zip(self.weights, self.counter.counts(body), held):
+            tf = max(tf, 1) if matched else tf
+            terms.append(weight * tf * (K1 + 1) / (tf + norm) if tf else 0.0)
+        return terms

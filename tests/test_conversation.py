@@ -398,7 +398,8 @@ def test_one_chatty_session_takes_one_slot(state: StateDir) -> None:
     assert payload["conversations"][0]["best"]["excerpt"]
     assert set(payload["conversations"][0]) == {"sessionKey", "sessionId", "agent", "title",
                                                 "source", "messages", "lastActivity", "hits",
-                                                "resume", "best", "host", "archived"}
+                                                "resume", "words", "best", "host",
+                                                "archived"}
 
 
 def test_grouped_hits_count_as_the_conversation_counts_them(state: StateDir) -> None:

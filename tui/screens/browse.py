@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from backscroll.core.catalog import list_sessions, project_list
 from backscroll.core.fanout import visible_agents
+from backscroll.core.grouped import ConversationHit
 
 from ..guard import while_shown
 from ..messages import BrowseMessage, FilterChoices, FiltersChanged, SessionsLoaded
@@ -96,7 +97,8 @@ class BrowseActions:
         request = screen.request_for(text) if text.strip() and screen.last_request else None
         summary = row_summary(row)
         title = summary.display_title if summary is not None else ""
-        source = CoreSource(browser.state, browser.caller, row_key(row), row_host(row))
+        source = CoreSource(browser.state, browser.caller, row_key(row), row_host(row),
+                            any_word=isinstance(row, ConversationHit))
         screen.app.push_screen(ConversationScreen(source, row_anchor(row), browser.now,
                                                   request, title))
 
