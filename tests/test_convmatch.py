@@ -185,6 +185,38 @@ def test_cli_and_json_show_the_words(state: StateDir, capsys) -> None:
     assert json.loads(capsys.readouterr().out)["results"] == []  # per message: no match
 
 
+def test_the_browser_row_names_each_word_and_opens_at_the_best_hit(state: StateDir) -> None:
+    from backscroll.tui.screens.conversation import CoreSource
+    from backscroll.tui.widgets.results import grouped_prompt, row_anchor
+
+    append(state, "agent:main:main", linear("m", [("user", "billing-api down"),
+                                                  ("assistant", "rollback to v2.21.6")]))
+    [hit] = conversations_search(state, SearchRequest(QUERY), OPERATOR).conversations
+    text = grouped_prompt(hit, lambda: 1_790_000_000.0, width=80).plain
+    assert "2 hits" in text and "billing-api 1 · rollback 1 · v2.21.6 1" in text
+    assert row_anchor(hit) == "m1"  # two of the three words
+    source = CoreSource(state, OPERATOR, "agent:main:main", any_word=True)
+    assert source.hits(SearchRequest(QUERY)) == ["m0", "m1"]
+
+
+async def test_the_mcp_tool_answers_the_library_json_as_its_caller(state: StateDir) -> None:
+    from .test_mcp import call, server_for
+
+    append(state, "agent:main:main", linear("m", [("user", "billing-api down"),
+                                                  ("assistant", "rollback to v2.21.6")]))
+    append(state, "agent:main:subagent:a", linear("a", [("user", "billing-api rollback v2.21.6")]),
+           spawned_by="agent:main:main")
+    append(state, "agent:main:subagent:b", linear("b", [("user", "billing-api"),
+                                                        ("user", "rollback v2.21.6")]))
+    for caller in (OPERATOR, Caller("agent:main:subagent:a", Policy(visibility="self"))):
+        result = await call(server_for(state, caller), "conversations_search", {"query": QUERY})
+        expected = conversations_search(state, SearchRequest(QUERY), caller).as_json()
+        assert not result.is_error and result.structured_content == expected
+    assert [c["sessionKey"] for c in expected["conversations"]] == ["agent:main:subagent:a"]
+    refused = await call(server_for(state), "conversations_search", {"query": "  "})
+    assert refused.is_error and "empty" in refused.content[0].text
+
+
 # The property: for any corpus and caller, a conversation matches exactly when, for each
 # word, the message-level search of that word alone finds a message of it; its hits per word
 # are those searches' counts; and it ranks "together" exactly when the message-level search

@@ -152,7 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_caller_args(p, "export it only if this session may see it, as that session would")
 
     p = add("mcp", commands.cmd_mcp,
-            "serve sessions_search, sessions_history and sessions_list to agents (MCP, stdio)")
+            "serve sessions_search, conversations_search, sessions_history and sessions_list to "
+            "agents (MCP, stdio)")
     _add_caller_args(p, "answer as this session would (default: the operator, who sees everything)")
 
     p = add("import", commands.cmd_import, "import transcripts (stored now, indexed in background)")
