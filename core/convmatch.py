@@ -15,15 +15,20 @@ In one agent database, inside the search's read snapshot:
    asked of the conversation (its first match of the part, one indexed lookup inside the
    session). A common word therefore costs a lookup per candidate, never a scan of its
    matches, and the work is bounded by the candidates (docs/performance.md).
-3. Ranking (``_rank``), over each candidate's *known* messages (its matches read in 1.):
-   each message holds some parts, with rank.py's BM25 term for each. A conversation's key:
-   ``together``, the most parts one of its messages holds (every part: the message-level
-   match, so a conversation where the words share a message ranks above one where they are
-   spread out), then ``score``, the sum over parts of each part's best term among its
-   messages (a fusion: each word counted once, where the conversation says it best), then its
-   best hit's recency and id. The best hit, where the conversation opens, is the message
-   holding the most parts, best scored (``recent`` order: the newest of them; conversations
-   come newest best hit first). With one part this is the message-level grouped answer.
+3. Ranking (``_rank``): a conversation's key is ``together``, the most parts one of its
+   messages holds (every part: the message-level match), so a conversation where the words
+   share a message ranks above one where they are spread out; then its score, BM25 with the
+   conversation as the document: a part's frequency is the number of the conversation's
+   messages holding it, the length its number of messages, the weights the parts' own
+   (rank.py, over the visible messages); then its best hit's recency and id. The best hit,
+   where it opens, is the message holding the most parts, best scored by rank.py (``recent``
+   order: the newest of them; conversations come newest best hit first). Why BM25 over the
+   conversation rather than a fusion of its messages' scores: the known-item benchmark
+   (benchmarks/bench_retrieval.py, docs/performance.md) finds the remembered conversation
+   first more often with it; a fusion favours long conversations, which hold a short
+   message with any given word by chance. Messages are counted among the matches read in
+   1. (all of a part's, unless it has more than the rank window; a part checked inside the
+   conversation counts once).
 4. For the conversations that can reach the answer (the best ``limit + 1``), each part's
    hits: its matching messages in the conversation and its best one.
 
@@ -39,7 +44,7 @@ from typing import NamedTuple
 
 from .conversation import HITS_MAX
 from .query import ParsedQuery, part_query, part_text
-from .rank import Scorer, holding
+from .rank import K1, B, Scorer, holding
 from .redact import redact
 from .search import (
     RANK_WINDOW,
@@ -77,7 +82,7 @@ class Found(NamedTuple):
     """A matching conversation of one database: its best hit and how it ranks."""
 
     row: MatchRow  # the best hit
-    score: float  # the sum of each part's best term
+    score: float  # the conversation's BM25
     together: int  # the most parts one message holds
     session: SessionRow
     agent: str
@@ -93,7 +98,8 @@ class _Ranked(NamedTuple):
 
 
 def rank_key(together: int, score: float, row: MatchRow) -> tuple:
-    """Most parts in one message first, then the fused score, then newest, then id."""
+    """Most parts in one message first, then the conversation's score, then its best hit:
+    newest, then id."""
     return (-together, -score, -row.rowid, row.entry_id)
 
 
@@ -123,7 +129,8 @@ def match_conversations(
         response.ranked_window = RANK_WINDOW
     if not pks:
         return False
-    ranked = _rank(parsed, matched, pks, request.order)
+    sessions = {s.pk: s for s in db.session_cards(SessionFilter(sorted(pks)))}
+    ranked = _rank(parsed, matched, sessions, len(visible.scope.pks), request.order)
     if request.order == "recent":
         order = newest_first([(r.row, r.score) for r in ranked.values()], request.limit + 1,
                              db.sessions_by_pk)
@@ -131,8 +138,6 @@ def match_conversations(
     else:
         best = heapq.nsmallest(request.limit + 1, ranked.values(),
                                key=lambda r: rank_key(r.together, r.score, r.row))
-    sessions = {s.pk: s for s in db.session_cards(SessionFilter(sorted(r.row.session_pk
-                                                                       for r in best)))}
     for r in best:
         hits, words = _word_hits(db, request, parsed, r)
         found.append(Found(r.row, r.score, r.together, sessions[r.row.session_pk], db.agent_id,
@@ -166,42 +171,50 @@ def _candidates(db: AgentReader, request: SearchRequest, parsed: ParsedQuery,
     return pks, bounded
 
 
-def _rank(parsed: ParsedQuery, matched: list[Matches], pks: list[int],
-          order: str) -> dict[int, _Ranked]:
-    """Each candidate's best hit, fused score and ``together`` (step 3), by session."""
+def _rank(parsed: ParsedQuery, matched: list[Matches], sessions: dict[int, SessionRow],
+          conversations: int, order: str) -> dict[int, _Ranked]:
+    """Each candidate's best hit, score and ``together`` (step 3), by session."""
     parts = len(matched)
     stats = matched[0].stats
     scorer = Scorer(parsed, CorpusStats(stats.rows, stats.chars,
                                         tuple(m.stats.parts[0] for m in matched)))
-    keep = set(pks)
+    average = stats.rows / max(conversations, 1)  # messages in a visible conversation
     messages: dict[int, dict[int, tuple[MatchRow, list[bool]]]] = {}
     for k, one in enumerate(matched):
         for row in one.rows:
-            if row.session_pk in keep:
+            if row.session_pk in sessions:
                 _row, held = messages.setdefault(row.session_pk, {}).setdefault(
                     row.rowid, (row, [False] * parts))
                 held[k] = True  # the index matched the part in it
     ranked: dict[int, _Ranked] = {}
-    for pk, rows in messages.items():
+    for pk, session in sessions.items():
+        rows = messages.get(pk, {})
         best_terms = [0.0] * parts
         best_rows: list[MatchRow | None] = [None] * parts
-        hit: tuple[tuple, MatchRow, int, float] | None = None
+        hit: tuple[tuple, MatchRow, int] | None = None
         for row, held in rows.values():
             terms = scorer.part_scores(row.body, held)
             holds = sum(1 for term in terms if term > 0)
-            total = sum(terms)
             key = ((-holds, -row.ts, row.entry_id) if order == "recent"
-                   else (-holds, -total, -row.rowid, row.entry_id))
+                   else (-holds, -sum(terms), -row.rowid, row.entry_id))
             if hit is None or key < hit[0]:
-                hit = (key, row, holds, total)
+                hit = (key, row, holds)
             for k, term in enumerate(terms):
                 kept = best_rows[k]
                 if term > best_terms[k] or (term == best_terms[k] and term > 0 and kept
                                             and row.rowid > kept.rowid):
                     best_terms[k], best_rows[k] = term, row
-        if hit is not None:
-            _key, row, holds, _total = hit
-            ranked[pk] = _Ranked(row, sum(best_terms), holds, tuple(best_rows))
+        if hit is None:  # (never: a candidate holds a match of the rarest part, read in 1.)
+            continue
+        # Conversation-level BM25: a part's frequency is the number of its messages holding
+        # it (those read; a part checked inside the conversation counts once), its length
+        # its number of messages.
+        held_by = [sum(1 for _row, held in rows.values() if held[k]) or 1 for k in range(parts)]
+        norm = K1 * (1 - B + B * max(session.messages, 1) / (average or 1.0))
+        score = sum(weight * n * (K1 + 1) / (n + norm)
+                    for weight, n in zip(scorer.weights, held_by))
+        _key, row, holds = hit
+        ranked[pk] = _Ranked(row, score, holds, tuple(best_rows))
     return ranked
 
 

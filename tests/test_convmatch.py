@@ -91,7 +91,7 @@ def test_filters_apply_to_the_messages_that_hold_the_words(state: StateDir) -> N
     assert keys(state, "otter puffin", session_key="agent:main:main") == ["agent:main:main"]
 
 
-def test_together_ranks_above_spread_out_then_the_fused_score(state: StateDir) -> None:
+def test_together_ranks_above_spread_out_then_the_conversation_score(state: StateDir) -> None:
     # three parts: all in one message; two of three in one; each alone (the newest)
     append(state, "agent:main:one", linear("o", [
         ("user", "a long message about many things where the kestrel and the osprey and the "
@@ -108,7 +108,7 @@ def test_together_ranks_above_spread_out_then_the_fused_score(state: StateDir) -
     assert order[:2] == ["agent:main:one", "agent:main:two"]
     assert set(order[2:]) == {"agent:main:three", "agent:main:three-rich"}
     scores = {c.session.key: c.result.score for c in found.conversations}
-    # equal together: the fused score decides (each word's best message, summed)
+    # equal together: the conversation's BM25 decides
     assert order[2:] == sorted(order[2:], key=lambda k: -scores[k])
     # newest first: the best hits' times, whatever the score
     recent = keys(state, "kestrel osprey merlin", order="recent")
