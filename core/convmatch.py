@@ -20,15 +20,17 @@ In one agent database, inside the search's read snapshot:
    share a message ranks above one where they are spread out; then its score, BM25 with the
    conversation as the document: a part's frequency is the number of the conversation's
    messages holding it, the length its number of messages, the weights the parts' own
-   (rank.py, over the visible messages); then its best hit's recency and id. The best hit,
-   where it opens, is the message holding the most parts, best scored by rank.py (``recent``
-   order: the newest of them; conversations come newest best hit first). Why BM25 over the
+   (rank.py, over the visible messages); then the newest message holding the most parts.
+   Which parts a message holds is which the index matched in it, among the matches read in
+   1. (every match of a part, unless it has more than the rank window): no text is read to
+   rank. The best hit, where it opens, is the message holding the most parts, best scored
+   by rank.py (``recent`` order: the newest of them; conversations come newest best hit
+   first); only the answered conversations' messages are scored. Why BM25 over the
    conversation rather than a fusion of its messages' scores: the known-item benchmark
    (benchmarks/bench_retrieval.py, docs/performance.md) finds the remembered conversation
    first more often with it; a fusion favours long conversations, which hold a short
-   message with any given word by chance. Messages are counted among the matches read in
-   1. (all of a part's, unless it has more than the rank window; a part checked inside the
-   conversation counts once).
+   message with any given word by chance. A part checked inside the conversation (step 2)
+   and found in none of the messages read counts once.
 4. For the conversations that can reach the answer (the best ``limit + 1``), each part's
    hits: its matching messages in the conversation and its best one.
 
@@ -84,6 +86,7 @@ class Found(NamedTuple):
     row: MatchRow  # the best hit
     score: float  # the conversation's BM25
     together: int  # the most parts one message holds
+    edge: int  # the rowid of the newest message holding that many
     session: SessionRow
     agent: str
     hits: int  # messages holding any part (up to HITS_MAX): what ``n`` / ``N`` walk
@@ -91,16 +94,16 @@ class Found(NamedTuple):
 
 
 class _Ranked(NamedTuple):
-    row: MatchRow
+    edge: MatchRow  # the newest message holding the most parts
     score: float
     together: int
-    best_of_part: tuple[MatchRow | None, ...]
+    messages: tuple[tuple[MatchRow, tuple[bool, ...]], ...]  # known, with the parts held
 
 
-def rank_key(together: int, score: float, row: MatchRow) -> tuple:
-    """Most parts in one message first, then the conversation's score, then its best hit:
-    newest, then id."""
-    return (-together, -score, -row.rowid, row.entry_id)
+def rank_key(together: int, score: float, edge: int) -> tuple:
+    """Most parts in one message first, then the conversation's score, then the newest
+    message holding that many parts (its rowid)."""
+    return (-together, -score, -edge)
 
 
 def match_conversations(
@@ -130,18 +133,22 @@ def match_conversations(
     if not pks:
         return False
     sessions = {s.pk: s for s in db.session_cards(SessionFilter(sorted(pks)))}
-    ranked = _rank(parsed, matched, sessions, len(visible.scope.pks), request.order)
+    stats = matched[0].stats
+    scorer = Scorer(parsed, CorpusStats(stats.rows, stats.chars,
+                                        tuple(m.stats.parts[0] for m in matched)))
+    ranked = _rank(scorer, matched, sessions, len(visible.scope.pks))
     if request.order == "recent":
-        order = newest_first([(r.row, r.score) for r in ranked.values()], request.limit + 1,
+        order = newest_first([(r.edge, r.score) for r in ranked.values()], request.limit + 1,
                              db.sessions_by_pk)
         best = [ranked[row.session_pk] for row, _score in order]
     else:
         best = heapq.nsmallest(request.limit + 1, ranked.values(),
-                               key=lambda r: rank_key(r.together, r.score, r.row))
+                               key=lambda r: rank_key(r.together, r.score, r.edge.rowid))
     for r in best:
-        hits, words = _word_hits(db, request, parsed, r)
-        found.append(Found(r.row, r.score, r.together, sessions[r.row.session_pk], db.agent_id,
-                           hits, words))
+        row, best_of_part = _opened(scorer, r, request.order)
+        hits, words = _word_hits(db, request, parsed, row.session_pk, best_of_part)
+        found.append(Found(row, r.score, r.together, r.edge.rowid, sessions[row.session_pk],
+                           db.agent_id, hits, words))
     return len(ranked) > request.limit or bounded
 
 
@@ -171,64 +178,69 @@ def _candidates(db: AgentReader, request: SearchRequest, parsed: ParsedQuery,
     return pks, bounded
 
 
-def _rank(parsed: ParsedQuery, matched: list[Matches], sessions: dict[int, SessionRow],
-          conversations: int, order: str) -> dict[int, _Ranked]:
-    """Each candidate's best hit, score and ``together`` (step 3), by session."""
+def _rank(scorer: Scorer, matched: list[Matches], sessions: dict[int, SessionRow],
+          conversations: int) -> dict[int, _Ranked]:
+    """Each candidate's ``together``, score and edge (step 3), by session: from which parts
+    the index matched in each known message, no text read."""
     parts = len(matched)
-    stats = matched[0].stats
-    scorer = Scorer(parsed, CorpusStats(stats.rows, stats.chars,
-                                        tuple(m.stats.parts[0] for m in matched)))
-    average = stats.rows / max(conversations, 1)  # messages in a visible conversation
-    messages: dict[int, dict[int, tuple[MatchRow, list[bool]]]] = {}
+    average = scorer.average_rows(conversations)
+    messages: dict[int, dict[int, tuple[MatchRow, list[bool]]]] = {pk: {} for pk in sessions}
     for k, one in enumerate(matched):
         for row in one.rows:
             if row.session_pk in sessions:
-                _row, held = messages.setdefault(row.session_pk, {}).setdefault(
-                    row.rowid, (row, [False] * parts))
-                held[k] = True  # the index matched the part in it
+                _row, held = messages[row.session_pk].setdefault(row.rowid, (row, [False] * parts))
+                held[k] = True
     ranked: dict[int, _Ranked] = {}
-    for pk, session in sessions.items():
-        rows = messages.get(pk, {})
-        best_terms = [0.0] * parts
-        best_rows: list[MatchRow | None] = [None] * parts
-        hit: tuple[tuple, MatchRow, int] | None = None
-        for row, held in rows.values():
-            terms = scorer.part_scores(row.body, held)
-            holds = sum(1 for term in terms if term > 0)
-            key = ((-holds, -row.ts, row.entry_id) if order == "recent"
-                   else (-holds, -sum(terms), -row.rowid, row.entry_id))
-            if hit is None or key < hit[0]:
-                hit = (key, row, holds)
-            for k, term in enumerate(terms):
-                kept = best_rows[k]
-                if term > best_terms[k] or (term == best_terms[k] and term > 0 and kept
-                                            and row.rowid > kept.rowid):
-                    best_terms[k], best_rows[k] = term, row
-        if hit is None:  # (never: a candidate holds a match of the rarest part, read in 1.)
+    for pk, rows in messages.items():
+        if not rows:  # (never: a candidate holds a match of the rarest part, read in 1.)
             continue
-        # Conversation-level BM25: a part's frequency is the number of its messages holding
-        # it (those read; a part checked inside the conversation counts once), its length
-        # its number of messages.
-        held_by = [sum(1 for _row, held in rows.values() if held[k]) or 1 for k in range(parts)]
-        norm = K1 * (1 - B + B * max(session.messages, 1) / (average or 1.0))
+        known = tuple((row, tuple(held)) for row, held in rows.values())
+        edge, holds = max(((row, sum(held)) for row, held in known),
+                          key=lambda c: (c[1], c[0].rowid))
+        # Conversation-level BM25: a part's frequency is the number of the conversation's
+        # messages holding it (those read; a part checked inside the conversation counts
+        # once), its length its number of messages.
+        held_by = [sum(1 for _row, held in known if held[k]) or 1 for k in range(parts)]
+        norm = K1 * (1 - B + B * max(sessions[pk].messages, 1) / (average or 1.0))
         score = sum(weight * n * (K1 + 1) / (n + norm)
                     for weight, n in zip(scorer.weights, held_by))
-        _key, row, holds = hit
-        ranked[pk] = _Ranked(row, score, holds, tuple(best_rows))
+        ranked[pk] = _Ranked(edge, score, holds, known)
     return ranked
 
 
-def _word_hits(db: AgentReader, request: SearchRequest, parsed: ParsedQuery,
-               ranked: _Ranked) -> tuple[int, tuple[WordHits, ...]]:
+def _opened(scorer: Scorer, ranked: _Ranked, order: str
+            ) -> tuple[MatchRow, tuple[MatchRow | None, ...]]:
+    """Where the conversation opens: of its messages holding the most parts, the best scored
+    (``recent``: the newest); and each part's best message (its best BM25 term)."""
+    parts = len(scorer.weights)
+    best_terms = [0.0] * parts
+    best_rows: list[MatchRow | None] = [None] * parts
+    hit: tuple[tuple, MatchRow] | None = None
+    for row, held in ranked.messages:
+        terms = scorer.part_scores(row.body, held)
+        if sum(held) == ranked.together:
+            key = (-row.ts, row.entry_id) if order == "recent" else (-sum(terms), -row.rowid,
+                                                                      row.entry_id)
+            if hit is None or key < hit[0]:
+                hit = (key, row)
+        for k, term in enumerate(terms):
+            kept = best_rows[k]
+            if held[k] and (kept is None or term > best_terms[k]
+                            or (term == best_terms[k] and row.rowid > kept.rowid)):
+                best_terms[k], best_rows[k] = term, row
+    return (hit[1] if hit else ranked.edge), tuple(best_rows)
+
+
+def _word_hits(db: AgentReader, request: SearchRequest, parsed: ParsedQuery, pk: int,
+               best_of_part: tuple[MatchRow | None, ...]) -> tuple[int, tuple[WordHits, ...]]:
     """Messages holding any part, and each part's hits and best message (step 4)."""
     filters = request.filters()
-    pk = ranked.row.session_pk
     seen: set[str] = set()
     words = []
     for k in range(len(parsed.phrases)):
         ids = db.session_hit_ids(part_query(parsed, k), pk, HITS_MAX, filters)
         seen.update(ids)
-        best = ranked.best_of_part[k]
+        best = best_of_part[k]
         best_id = best.entry_id if best is not None else (ids[-1] if ids else "")
         words.append(WordHits(redact(part_text(parsed, k)), len(ids), redact(best_id)))
     return min(len(seen), HITS_MAX), tuple(words)

@@ -108,7 +108,7 @@ def conversations_search(
     if request.order == "recent":
         found.sort(key=lambda f: (-f.row.ts, f.session.key, f.row.entry_id))
     else:
-        found.sort(key=lambda f: rank_key(f.together, f.score, f.row))
+        found.sort(key=lambda f: (*rank_key(f.together, f.score, f.edge), f.session.key))
     response.truncated = more or len(found) > request.limit
     conversations = []
     for f in found[: request.limit]:

@@ -116,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", metavar="NAME",
                    help="only sessions from this host (a team server keeps each host's apart)")
     p.add_argument("--group", action="store_true",
-                   help="one result per conversation: its best hit and its number of hits")
+                   help="one result per conversation holding each word somewhere (not "
+                   "necessarily in one message): its best hit, its hits, each word's")
     p.add_argument("--json", action="store_true", help=JSON_HELP)
 
     p = add("history", commands.cmd_history, "show a session's conversation (active branch)")
