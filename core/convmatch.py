@@ -9,8 +9,9 @@ In one agent database, inside the search's read snapshot:
    (``AgentReader.match``: the caller's scope, the filters, the rank window): its visible
    matches (every one, or the newest ``RANK_WINDOW``) and the statistics BM25 weighs it with.
    A part without a match ends the search: no conversation can hold every part.
-2. Candidates: the conversations of the rarest part's matches, newest first, at most
-   ``CANDIDATES_MAX``. Every other part, rarest first, keeps the candidates that hold it:
+2. Candidates: the conversations of the rarest part's matches, newest first (at most
+   ``CANDIDATES_MAX``, or ``NEWEST_CANDIDATES`` when even it has more matches than the rank
+   window). Every other part, rarest first, keeps the candidates that hold it:
    known from its own matches when every one was read; else, for a candidate not among them,
    asked of the conversation (its first match of the part, one indexed lookup inside the
    session). A common word therefore costs a lookup per candidate, never a scan of its
@@ -35,8 +36,9 @@ In one agent database, inside the search's read snapshot:
    hits: its matching messages in the conversation and its best one.
 
 Bounds, said in the answer as ``rankedNewest``: when the rarest part has more matches than
-the rank window, or its matches lie in more than ``CANDIDATES_MAX`` conversations, only the
-conversations of its newest matches are candidates.
+the rank window, only the ``NEWEST_CANDIDATES`` conversations of its newest matches are
+candidates; when its matches lie in more than ``CANDIDATES_MAX`` conversations, the newest
+``CANDIDATES_MAX``.
 """
 
 from __future__ import annotations
@@ -65,8 +67,12 @@ from .storage import (
 )
 
 # Conversations checked for the other parts per database: each check of a common part is one
-# indexed lookup (~40 us on SQLite at 1M messages), so this bounds a query's work.
+# indexed lookup inside the conversation, so this bounds a query's work. When even the rarest
+# part has more matches than the rank window (every part is common), the answer is ranked
+# among the newest matches anyway: its newest NEWEST_CANDIDATES conversations are checked
+# (twice the largest answer).
 CANDIDATES_MAX = 200
+NEWEST_CANDIDATES = 50
 
 
 class WordHits(NamedTuple):
@@ -146,7 +152,7 @@ def match_conversations(
                                key=lambda r: rank_key(r.together, r.score, r.edge.rowid))
     for r in best:
         row, best_of_part = _opened(scorer, r, request.order)
-        hits, words = _word_hits(db, request, parsed, row.session_pk, best_of_part)
+        hits, words = _word_hits(db, request, parsed, matched, row.session_pk, best_of_part)
         found.append(Found(row, r.score, r.together, r.edge.rowid, sessions[row.session_pk],
                            db.agent_id, hits, words))
     return len(ranked) > request.limit or bounded
@@ -163,8 +169,9 @@ def _candidates(db: AgentReader, request: SearchRequest, parsed: ParsedQuery,
     order = sorted(range(len(matched)), key=rarity)
     first = matched[order[0]]
     sessions = list(dict.fromkeys(row.session_pk for row in first.rows))  # newest first
-    bounded = first.windowed or len(sessions) > CANDIDATES_MAX
-    pks = sessions[:CANDIDATES_MAX]
+    most = NEWEST_CANDIDATES if first.windowed else CANDIDATES_MAX
+    bounded = first.windowed or len(sessions) > most
+    pks = sessions[:most]
     filters = request.filters()
     for k in order[1:]:
         known = {row.session_pk for row in matched[k].rows}
@@ -211,34 +218,45 @@ def _rank(scorer: Scorer, matched: list[Matches], sessions: dict[int, SessionRow
 def _opened(scorer: Scorer, ranked: _Ranked, order: str
             ) -> tuple[MatchRow, tuple[MatchRow | None, ...]]:
     """Where the conversation opens: of its messages holding the most parts, the best scored
-    (``recent``: the newest); and each part's best message (its best BM25 term)."""
+    (``recent``: the newest); and each part's best message: the best hit when it holds the
+    part, else the message with the part's best BM25 term. Only those messages are scored."""
     parts = len(scorer.weights)
+    most = [(row, held) for row, held in ranked.messages if sum(held) == ranked.together]
+    if order == "recent":
+        hit = min(most, key=lambda c: (-c[0].ts, c[0].entry_id))[0]
+    else:
+        hit = min(most, key=lambda c: (-sum(scorer.part_scores(c[0].body, c[1])), -c[0].rowid,
+                                       c[0].entry_id))[0]
+    hit_held = next(held for row, held in most if row is hit)
+    best_rows: list[MatchRow | None] = [hit if hit_held[k] else None for k in range(parts)]
     best_terms = [0.0] * parts
-    best_rows: list[MatchRow | None] = [None] * parts
-    hit: tuple[tuple, MatchRow] | None = None
     for row, held in ranked.messages:
+        missing = [k for k in range(parts) if held[k] and best_rows[k] is not hit]
+        if not missing:
+            continue
         terms = scorer.part_scores(row.body, held)
-        if sum(held) == ranked.together:
-            key = (-row.ts, row.entry_id) if order == "recent" else (-sum(terms), -row.rowid,
-                                                                      row.entry_id)
-            if hit is None or key < hit[0]:
-                hit = (key, row)
-        for k, term in enumerate(terms):
+        for k in missing:
             kept = best_rows[k]
-            if held[k] and (kept is None or term > best_terms[k]
-                            or (term == best_terms[k] and row.rowid > kept.rowid)):
-                best_terms[k], best_rows[k] = term, row
-    return (hit[1] if hit else ranked.edge), tuple(best_rows)
+            if kept is None or terms[k] > best_terms[k] or (terms[k] == best_terms[k]
+                                                            and row.rowid > kept.rowid):
+                best_terms[k], best_rows[k] = terms[k], row
+    return hit, tuple(best_rows)
 
 
-def _word_hits(db: AgentReader, request: SearchRequest, parsed: ParsedQuery, pk: int,
-               best_of_part: tuple[MatchRow | None, ...]) -> tuple[int, tuple[WordHits, ...]]:
-    """Messages holding any part, and each part's hits and best message (step 4)."""
+def _word_hits(db: AgentReader, request: SearchRequest, parsed: ParsedQuery,
+               matched: list[Matches], pk: int, best_of_part: tuple[MatchRow | None, ...]
+               ) -> tuple[int, tuple[WordHits, ...]]:
+    """Messages holding any part, and each part's hits and best message (step 4). A part
+    whose every match was read (not windowed) has its hits among them; only a commoner one
+    is asked of the conversation."""
     filters = request.filters()
     seen: set[str] = set()
     words = []
     for k in range(len(parsed.phrases)):
-        ids = db.session_hit_ids(part_query(parsed, k), pk, HITS_MAX, filters)
+        if matched[k].windowed:
+            ids = db.session_hit_ids(part_query(parsed, k), pk, HITS_MAX, filters)
+        else:
+            ids = [row.entry_id for row in matched[k].rows if row.session_pk == pk]
         seen.update(ids)
         best = best_of_part[k]
         best_id = best.entry_id if best is not None else (ids[-1] if ids else "")

@@ -124,7 +124,7 @@ def test_hits_per_word_and_where_it_opens(state: StateDir) -> None:
     [found] = conversations_search(state, SearchRequest(QUERY), OPERATOR).conversations
     assert found.result.message_id == "m2"  # holds two of the three words: the most
     assert [(w.word, w.hits, w.best) for w in found.words] == [
-        ("billing-api", 3, "m0"), ("rollback", 2, "m1"), ("v2.21.6", 1, "m3")]
+        ("billing-api", 3, "m2"), ("rollback", 2, "m2"), ("v2.21.6", 1, "m3")]
     walk = session_hits(state, OPERATOR, SearchRequest(QUERY, session_key="agent:main:main"),
                         any_word=True)
     assert found.hits == len(walk) == 5 and found.result.message_id in walk
