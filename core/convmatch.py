@@ -127,7 +127,8 @@ def match_conversations(
     matched: list[Matches] = []
     for k in range(len(parsed.phrases)):
         one = db.match(part_query(parsed, k), visible.scope, window=RANK_WINDOW,
-                       limit=request.limit + 1, order="best", filters=filters, within=within)
+                       limit=request.limit + 1, order="best", filters=filters, within=within,
+                       texts=False)  # ranking reads no text; the answered read theirs
         if one.searched_since is not None:  # a long phrase of common words: newest only
             response.searched_since = max(response.searched_since or 0, one.searched_since)
         if not one.rows:
@@ -150,6 +151,7 @@ def match_conversations(
     else:
         best = heapq.nsmallest(request.limit + 1, ranked.values(),
                                key=lambda r: rank_key(r.together, r.score, r.edge.rowid))
+    best = _with_texts(db, best)
     for r in best:
         row, best_of_part = _opened(scorer, r, request.order)
         hits, words = _word_hits(db, request, parsed, matched, row.session_pk, best_of_part)
@@ -213,6 +215,20 @@ def _rank(scorer: Scorer, matched: list[Matches], sessions: dict[int, SessionRow
                     for weight, n in zip(scorer.weights, held_by))
         ranked[pk] = _Ranked(edge, score, holds, known)
     return ranked
+
+
+def _with_texts(db: AgentReader, answered: list[_Ranked]) -> list[_Ranked]:
+    """The answered conversations with the text of the messages ``_opened`` scores: those
+    holding the most parts, and, when none holds every part, all of its messages read."""
+    def scored(r: _Ranked) -> list[MatchRow]:
+        return [row for row, held in r.messages
+                if sum(held) == r.together or r.together < len(held)]
+
+    texts = {row.rowid: row.body for row in db.rows_with_text(
+        [row.rowid for r in answered for row in scored(r)])}
+    return [r._replace(messages=tuple((row._replace(body=texts[row.rowid]), held)
+                                      for row, held in r.messages if row.rowid in texts))
+            for r in answered]
 
 
 def _opened(scorer: Scorer, ranked: _Ranked, order: str

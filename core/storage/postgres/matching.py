@@ -52,6 +52,7 @@ class Matching(Reads):
         order: str = "best",
         filters: MatchFilters = MatchFilters(),
         within: SessionScope | None = None,
+        texts: bool = True,
     ) -> Matches:
         """As the SQLite backend's ``match`` (storage/interface.py): the visible matches to
         rank, newest first, and the statistics of every row of ``scope`` to rank them with.
@@ -66,7 +67,7 @@ class Matching(Reads):
             newest = self._newest(compiled.matches, compiled.verify_all, rows_of, filters,
                                   wanted + 1, [c for c in checked if all(c.freqs)])
             windowed = order == "best" and len(newest) > window
-            rows = self._rows(newest[:wanted])
+            rows = self._rows(newest[:wanted], texts)
             if not rows:
                 return Matches([], False, CorpusStats(0, 0, ()))
             visible_rows, chars = self._totals(scope)
@@ -166,11 +167,22 @@ class Matching(Reads):
                 checked.append(_Checked(rowid, session_pk, role, ts, freqs))
         return checked
 
-    def _rows(self, rowids: list[int]) -> list[MatchRow]:
-        """The kept rows with their text, newest first. Each text is looked up by its key (a
-        join would tempt the planner to hash the whole text table for a thousand rows)."""
+    def rows_with_text(self, rowids: list[int]) -> list[MatchRow]:
+        return self._rows(rowids)
+
+    def _rows(self, rowids: list[int], texts: bool = True) -> list[MatchRow]:
+        """The kept rows with their text (unless not ``texts``: an empty one), newest first.
+        Each text is looked up by its key (a join would tempt the planner to hash the whole
+        text table for a thousand rows)."""
         if not rowids:
             return []
+        if not texts:
+            plain = self._all(
+                "SELECT rowid, session_pk, entry_id, role, ts FROM message_index "
+                "WHERE agent_id = %s AND rowid = ANY(%s::bigint[]) ORDER BY rowid DESC",
+                (self.agent_id, rowids),
+            )
+            return [MatchRow(*row, "") for row in plain]
         rows = self._all(
             "SELECT m.rowid, m.session_pk, m.entry_id, m.role, m.ts, (SELECT t.body FROM "
             "message_text t WHERE t.agent_id = m.agent_id AND t.rowid = m.rowid) "
