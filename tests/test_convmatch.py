@@ -137,6 +137,20 @@ def test_hits_per_word_and_where_it_opens(state: StateDir) -> None:
     assert [(w.word, w.hits) for w in found.words] == [("billing-api rollback", 1), ("thanks", 1)]
 
 
+def test_rows_without_text_are_the_same_rows_and_their_text_reads_back(state: StateDir) -> None:
+    from backscroll.core.query import parse_query
+    from backscroll.core.visible_sessions import visible_sessions
+
+    append(state, "agent:main:main", linear("m", [("user", f"heron number {n}") for n in range(5)]))
+    with state.open("main") as db, db.snapshot():
+        scope = visible_sessions(db, OPERATOR).scope
+        full = db.match(parse_query("heron"), scope, window=3, limit=3)
+        bare = db.match(parse_query("heron"), scope, window=3, limit=3, texts=False)
+        assert bare.rows == [row._replace(body="") for row in full.rows] and len(full.rows) == 3
+        assert (bare.windowed, bare.stats) == (full.windowed, full.stats)
+        assert db.rows_with_text([row.rowid for row in bare.rows]) == full.rows
+
+
 def test_the_message_level_grouping_stays_on_request(state: StateDir) -> None:
     append(state, "agent:main:spread", linear("s", [("user", "heron"), ("user", "lynx")]))
     append(state, "agent:main:one", linear("o", [("user", "heron lynx")], start=10_000))
