@@ -151,6 +151,21 @@ def test_rows_without_text_are_the_same_rows_and_their_text_reads_back(state: St
         assert db.rows_with_text([row.rowid for row in bare.rows]) == full.rows
 
 
+def test_ids_and_words_of_a_conversation_answer_are_redacted(state: StateDir) -> None:
+    from .test_conversation import SECRET
+
+    append(state, "agent:main:main", [
+        header("sid-m"), msg(f"one-{SECRET}", None, "user", "the heron", ms=1000),
+        msg(f"two-{SECRET}", f"one-{SECRET}", "assistant", "the lynx", ms=2000)])
+    answer = conversations_search(state, SearchRequest("heron lynx"), OPERATOR)
+    [found] = answer.conversations
+    assert len(found.words) == 2 and found.words[0].best != f"one-{SECRET}"
+    assert SECRET not in json.dumps(answer.as_json())
+    assert "heron" in json.dumps(answer.as_json())  # not everything masked
+    words = conversations_search(state, SearchRequest(f"heron {SECRET}"), OPERATOR)
+    assert words.conversations == []  # stored text is redacted: the token is nowhere
+
+
 def test_the_message_level_grouping_stays_on_request(state: StateDir) -> None:
     append(state, "agent:main:spread", linear("s", [("user", "heron"), ("user", "lynx")]))
     append(state, "agent:main:one", linear("o", [("user", "heron lynx")], start=10_000))
