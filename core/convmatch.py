@@ -152,9 +152,11 @@ def match_conversations(
         best = heapq.nsmallest(request.limit + 1, ranked.values(),
                                key=lambda r: rank_key(r.together, r.score, r.edge.rowid))
     best = _with_texts(db, best)
+    labels = [redact(part_text(parsed, k)) for k in range(len(parsed.phrases))]
     for r in best:
         row, best_of_part = _opened(scorer, r, request.order)
-        hits, words = _word_hits(db, request, parsed, matched, row.session_pk, best_of_part)
+        hits, words = _word_hits(db, request, parsed, matched, labels, row.session_pk,
+                                 best_of_part)
         found.append(Found(row, r.score, r.together, r.edge.rowid, sessions[row.session_pk],
                            db.agent_id, hits, words))
     return len(ranked) > request.limit or bounded
@@ -260,8 +262,8 @@ def _opened(scorer: Scorer, ranked: _Ranked, order: str
 
 
 def _word_hits(db: AgentReader, request: SearchRequest, parsed: ParsedQuery,
-               matched: list[Matches], pk: int, best_of_part: tuple[MatchRow | None, ...]
-               ) -> tuple[int, tuple[WordHits, ...]]:
+               matched: list[Matches], labels: list[str], pk: int,
+               best_of_part: tuple[MatchRow | None, ...]) -> tuple[int, tuple[WordHits, ...]]:
     """Messages holding any part, and each part's hits and best message (step 4). A part
     whose every match was read (not windowed) has its hits among them; only a commoner one
     is asked of the conversation."""
@@ -276,5 +278,5 @@ def _word_hits(db: AgentReader, request: SearchRequest, parsed: ParsedQuery,
         seen.update(ids)
         best = best_of_part[k]
         best_id = best.entry_id if best is not None else (ids[-1] if ids else "")
-        words.append(WordHits(redact(part_text(parsed, k)), len(ids), redact(best_id)))
+        words.append(WordHits(labels[k], len(ids), redact(best_id)))
     return min(len(seen), HITS_MAX), tuple(words)
