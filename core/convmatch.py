@@ -12,9 +12,10 @@ In one agent database, inside the search's read snapshot:
 2. Candidates: the conversations of the rarest part's matches, newest first (at most
    ``CANDIDATES_MAX``, or ``NEWEST_CANDIDATES`` when even it has more matches than the rank
    window). Every other part, rarest first, keeps the candidates that hold it:
-   known from its own matches when every one was read; else, for a candidate not among them,
-   asked of the conversation (its first match of the part, one indexed lookup inside the
-   session). A common word therefore costs a lookup per candidate, never a scan of its
+   known from its own matches when every one was read; else, for the candidates not among
+   them, asked of those conversations in one walk of the part's index over them
+   (``sessions_hit_ids``: the sessions named in the query, a few dozen to a statement). A
+   common word therefore costs a walk over the candidates' messages, never a scan of its
    matches, and the work is bounded by the candidates (docs/performance.md).
 3. Ranking (``_rank``): a conversation's key is ``together``, the most parts one of its
    messages holds (every part: the message-level match), so a conversation where the words
@@ -153,10 +154,12 @@ def match_conversations(
                                key=lambda r: rank_key(r.together, r.score, r.edge.rowid))
     best = _with_texts(db, best)
     labels = [redact(part_text(parsed, k)) for k in range(len(parsed.phrases))]
+    answered = [r.edge.session_pk for r in best]
+    common = {k: db.sessions_hit_ids(part_query(parsed, k), answered, HITS_MAX, filters)
+              for k in range(len(parsed.phrases)) if matched[k].windowed}
     for r in best:
         row, best_of_part = _opened(scorer, r, request.order)
-        hits, words = _word_hits(db, request, parsed, matched, labels, row.session_pk,
-                                 best_of_part)
+        hits, words = _word_hits(matched, common, labels, row.session_pk, best_of_part)
         found.append(Found(row, r.score, r.together, r.edge.rowid, sessions[row.session_pk],
                            db.agent_id, hits, words))
     return len(ranked) > request.limit or bounded
@@ -179,9 +182,10 @@ def _candidates(db: AgentReader, request: SearchRequest, parsed: ParsedQuery,
     filters = request.filters()
     for k in order[1:]:
         known = {row.session_pk for row in matched[k].rows}
-        if matched[k].windowed:  # not every match was read: ask the others
-            one = part_query(parsed, k)
-            pks = [pk for pk in pks if pk in known or db.session_hit_ids(one, pk, 1, filters)]
+        if matched[k].windowed:  # not every match was read: ask the others, in one walk
+            held = db.sessions_hit_ids(part_query(parsed, k), [p for p in pks if p not in known],
+                                       1, filters)
+            pks = [pk for pk in pks if pk in known or held[pk]]
         else:
             pks = [pk for pk in pks if pk in known]
         if not pks:
@@ -261,22 +265,21 @@ def _opened(scorer: Scorer, ranked: _Ranked, order: str
     return hit, tuple(best_rows)
 
 
-def _word_hits(db: AgentReader, request: SearchRequest, parsed: ParsedQuery,
-               matched: list[Matches], labels: list[str], pk: int,
-               best_of_part: tuple[MatchRow | None, ...]) -> tuple[int, tuple[WordHits, ...]]:
+def _word_hits(matched: list[Matches], common: dict[int, dict[int, list[str]]],
+               labels: list[str], pk: int, best_of_part: tuple[MatchRow | None, ...]
+               ) -> tuple[int, tuple[WordHits, ...]]:
     """Messages holding any part, and each part's hits and best message (step 4). A part
-    whose every match was read (not windowed) has its hits among them; only a commoner one
-    is asked of the conversation."""
-    filters = request.filters()
+    whose every match was read (not windowed) has its hits among them; a commoner one's were
+    asked of the answered conversations (``common``: part -> session -> ids)."""
     seen: set[str] = set()
     words = []
-    for k in range(len(parsed.phrases)):
-        if matched[k].windowed:
-            ids = db.session_hit_ids(part_query(parsed, k), pk, HITS_MAX, filters)
+    for k, label in enumerate(labels):
+        if k in common:
+            ids = common[k][pk]
         else:
-            ids = [row.entry_id for row in matched[k].rows if row.session_pk == pk]
+            ids = [row.entry_id for row in reversed(matched[k].rows) if row.session_pk == pk]
         seen.update(ids)
         best = best_of_part[k]
         best_id = best.entry_id if best is not None else (ids[-1] if ids else "")
-        words.append(WordHits(labels[k], len(ids), redact(best_id)))
+        words.append(WordHits(label, len(ids), redact(best_id)))
     return min(len(seen), HITS_MAX), tuple(words)

@@ -166,6 +166,27 @@ def test_ids_and_words_of_a_conversation_answer_are_redacted(state: StateDir) ->
     assert words.conversations == []  # stored text is redacted: the token is nowhere
 
 
+def test_hits_of_many_sessions_at_once_are_each_sessions_own(state: StateDir) -> None:
+    from backscroll.core.query import parse_query
+    from backscroll.core.storage import MatchFilters
+
+    for n in range(3):
+        append(state, f"agent:main:s{n}", linear(f"s{n}", [
+            ("user", "the heron"), ("assistant", "no"), ("user", "heron again")][: n + 1],
+            start=n * 10_000))
+    with state.open("main") as db:
+        pks = [db.session(f"agent:main:s{n}").pk for n in range(3)]
+        def hits(limit: int, filters: MatchFilters = MatchFilters()) -> list[list[str]]:
+            found = db.sessions_hit_ids(parse_query("heron"), pks, limit, filters)
+            return [found[pk] for pk in pks]
+
+        assert hits(10) == [["s00"], ["s10"], ["s20", "s22"]]
+        assert hits(1) == [["s00"], ["s10"], ["s20"]]
+        assert hits(10, MatchFilters("assistant")) == [[], [], []]
+        assert hits(10, MatchFilters(since_ms=1_780_000_023_000)) == [[], [], ["s22"]]
+        assert db.sessions_hit_ids(parse_query("heron"), pks[1:2], 5) == {pks[1]: ["s10"]}
+
+
 def test_the_message_level_grouping_stays_on_request(state: StateDir) -> None:
     append(state, "agent:main:spread", linear("s", [("user", "heron"), ("user", "lynx")]))
     append(state, "agent:main:one", linear("o", [("user", "heron lynx")], start=10_000))

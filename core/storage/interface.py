@@ -268,6 +268,14 @@ class Matching(Protocol):
         """Entry ids of the session's messages that match, oldest first (at most ``limit``)."""
         ...
 
+    def sessions_hit_ids(
+        self, query: ParsedQuery, session_pks: list[int], limit: int,
+        filters: MatchFilters = MatchFilters(),
+    ) -> dict[int, list[str]]:
+        """``session_hit_ids`` of each session, in one walk of the index (a conversation
+        search checks and counts a common word in many conversations at once)."""
+        ...
+
 
 class Browsing(Protocol):
     """Lists of conversations (the browser's home, sessions_list): cwd, title, last
