@@ -209,17 +209,19 @@ def appends(state: StateDir, count: int) -> list[float]:
 def grouped_tables(state: StateDir, callers: dict[str, str | None], runs: int,
                    report: dict, wanted: set[str] | None = None) -> None:
     """Conversation matching, per class and caller, beside the per-message grouping and the
-    message-level answer, timed call by call alternating (``timed_pair``)."""
+    message-level answer, timed call by call alternating (``timed_pair``: wall and the
+    thread's CPU time, which other tenants' load inflates least)."""
     for name, (query, match, _pattern) in {**CLASSES, **GROUPED_CLASSES}.items():
         if wanted and name not in wanted:
             continue
         print(f"\n{name}: {query!r}{' (prefix)' if match == 'prefix' else ''}")
         print(f"{'caller':<11} {'conversations p50/p95':>22} {'per-message p50/p95':>20} "
-              f"{'x':>5} {'sessions_search':>16} {'found':>6} {'one msg':>7}  windowed")
+              f"{'x':>5} {'sessions_search':>16} {'found':>6} {'one msg':>7}  windowed  "
+              f"{'CPU p50/p95':>12} {'per-message':>12}")
         for label, key in callers.items():
             caller = OPERATOR if key is None else Caller(key, Policy("tree"))
             request = SearchRequest(query, match=match)
-            now, grouped, _cpu_now, _cpu_grouped = timed_pair(
+            now, grouped, cpu_now, cpu_grouped = timed_pair(
                 lambda: conversations_search(state, request, caller),
                 lambda: conversations_search(state, request, caller, spread=False), runs)
             messages = percentiles(timed(lambda: sessions_search(state, request, caller), runs))
@@ -228,12 +230,15 @@ def grouped_tables(state: StateDir, callers: dict[str, str | None], runs: int,
             together = len(conversations_search(state, request, caller,
                                                 spread=False).conversations)
             windowed = found.response.ranked_window
+            cpu = percentiles(cpu_now), percentiles(cpu_grouped)
             report.setdefault("grouped", {}).setdefault(name, {})[label] = {
                 "conversations": conv, "per_message": per, "sessions_search": messages,
-                "found": len(found.conversations), "windowed": windowed}
+                "found": len(found.conversations), "windowed": windowed,
+                "cpu_conversations": cpu[0], "cpu_per_message": cpu[1]}
             print(f"{label:<11} {conv[0]:>11.1f}/{conv[1]:<10.1f} {per[0]:>10.1f}/{per[1]:<9.1f} "
                   f"{conv[0] / per[0]:>5.1f} {messages[0]:>8.1f}/{messages[1]:<7.1f} "
-                  f"{len(found.conversations):>6} {together:>7}  {'yes' if windowed else 'no'}")
+                  f"{len(found.conversations):>6} {together:>7}  {'yes' if windowed else 'no':<8}  "
+                  f"{cpu[0][0]:>5.1f}/{cpu[0][1]:<6.1f} {cpu[1][0]:>5.1f}/{cpu[1][1]:<6.1f}")
 
 
 def main() -> None:
