@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import statistics
 import subprocess
 import time
@@ -57,10 +58,11 @@ def demo_state(cache: Path) -> StateDir:
     path = cache / f"retrieval-s{DEMO_SEED}-m{DEMO_MESSAGES}"
     done = path / ".built"
     if not done.is_file():
-        subprocess.run(["rm", "-rf", str(path)], check=True)
+        shutil.rmtree(path, ignore_errors=True)  # a build cut short
         path.mkdir(parents=True)
         build_demo(StateDir(path, database_url=""), leave_imported_pending=False)
         done.write_text("")
+    path.chmod(0o700)  # a state dir holds conversations: backscroll warns of any other mode
     return StateDir(path, database_url="")
 
 
