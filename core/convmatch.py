@@ -67,8 +67,8 @@ from .storage import (
     SessionRow,
 )
 
-# Conversations checked for the other parts per database: each check of a common part is one
-# indexed lookup inside the conversation, so this bounds a query's work. When even the rarest
+# Conversations checked for the other parts per database: a common part's check walks its
+# index over the candidates' messages, so this bounds a query's work. When even the rarest
 # part has more matches than the rank window (every part is common), the answer is ranked
 # among the newest matches anyway: its newest NEWEST_CANDIDATES conversations are checked
 # (twice the largest answer).
