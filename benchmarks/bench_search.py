@@ -6,8 +6,13 @@ reconciliation, peak memory, sizes, and the command line's start.
 
     .venv/bin/python benchmarks/bench_search.py [--messages 1000000] [--runs 30]
     .venv/bin/python benchmarks/bench_search.py --shape middle --before main --no-cli
+    .venv/bin/python benchmarks/bench_search.py --grouped [--messages 1000000]
 
-``--shape middle`` searches an archive with words of the middle band written in
+``--grouped`` times only the grouped answer, one row per conversation (the browser's, ``search
+--group``, the MCP tool ``conversations_search``): conversation matching (each word somewhere
+in the conversation, core/convmatch.py) beside the per-message grouping (every word in one
+message) and ``sessions_search``, each a library call, for the same classes plus
+``GROUPED_CLASSES``. ``--shape middle`` searches an archive with words of the middle band written in
 (``bench_data.MIDDLE_WORDS``) and adds their classes; ``--before REF`` also times the library
 call of the code at git revision REF (its ``core/`` exported into a temporary package), call
 by call alternating with this code's, and says whether any answer differs.
@@ -36,6 +41,7 @@ from pathlib import Path
 import bench_data
 
 from backscroll.core.excerpt import make_excerpt
+from backscroll.core.grouped import conversations_search
 from backscroll.core.query import parse_query
 from backscroll.core.search import EXCERPT_CHARS, SearchRequest, sessions_search
 from backscroll.core.state import StateDir
@@ -61,6 +67,14 @@ MIDDLE_CLASSES = {
     "accented word in ~5k messages": ("fiabilité", "exact", "fiabilit[eé]"),
     "CJK 3 characters in ~6k messages": ("缓存区", "exact", "缓存区"),
     "word in ~20k messages": ("kestrel", "exact", "kestrel"),
+}
+# Conversation matching (``--grouped``, issue 27): words a conversation holds in different
+# messages, beside the classes above (shares of the demo's indexed messages, measured on the
+# 3,000-message demo).
+GROUPED_CLASSES = {
+    "two words ~1% each": ("canary incident", "exact", ""),
+    "three words 2-5% each": ("billing rollback latency", "exact", ""),
+    "rare word and a word in ~60%": ("keychain the", "exact", ""),
 }
 NO_MATCH = "zzqxjvnomatch"
 
@@ -192,6 +206,41 @@ def appends(state: StateDir, count: int) -> list[float]:
     return out
 
 
+def grouped_tables(state: StateDir, callers: dict[str, str | None], runs: int,
+                   report: dict, wanted: set[str] | None = None) -> None:
+    """Conversation matching, per class and caller, beside the per-message grouping and the
+    message-level answer, timed call by call alternating (``timed_pair``: wall and the
+    thread's CPU time, which other tenants' load inflates least)."""
+    for name, (query, match, _pattern) in {**CLASSES, **GROUPED_CLASSES}.items():
+        if wanted and name not in wanted:
+            continue
+        print(f"\n{name}: {query!r}{' (prefix)' if match == 'prefix' else ''}")
+        print(f"{'caller':<11} {'conversations p50/p95':>22} {'per-message p50/p95':>20} "
+              f"{'x':>5} {'sessions_search':>16} {'found':>6} {'one msg':>7}  windowed  "
+              f"{'CPU p50/p95':>12} {'per-message':>12}")
+        for label, key in callers.items():
+            caller = OPERATOR if key is None else Caller(key, Policy("tree"))
+            request = SearchRequest(query, match=match)
+            now, grouped, cpu_now, cpu_grouped = timed_pair(
+                lambda: conversations_search(state, request, caller),
+                lambda: conversations_search(state, request, caller, spread=False), runs)
+            messages = percentiles(timed(lambda: sessions_search(state, request, caller), runs))
+            conv, per = percentiles(now), percentiles(grouped)
+            found = conversations_search(state, request, caller)
+            together = len(conversations_search(state, request, caller,
+                                                spread=False).conversations)
+            windowed = found.response.ranked_window
+            cpu = percentiles(cpu_now), percentiles(cpu_grouped)
+            report.setdefault("grouped", {}).setdefault(name, {})[label] = {
+                "conversations": conv, "per_message": per, "sessions_search": messages,
+                "found": len(found.conversations), "windowed": windowed,
+                "cpu_conversations": cpu[0], "cpu_per_message": cpu[1]}
+            print(f"{label:<11} {conv[0]:>11.1f}/{conv[1]:<10.1f} {per[0]:>10.1f}/{per[1]:<9.1f} "
+                  f"{conv[0] / per[0]:>5.1f} {messages[0]:>8.1f}/{messages[1]:<7.1f} "
+                  f"{len(found.conversations):>6} {together:>7}  {'yes' if windowed else 'no':<8}  "
+                  f"{cpu[0][0]:>5.1f}/{cpu[0][1]:<6.1f} {cpu[1][0]:>5.1f}/{cpu[1][1]:<6.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=1_000_000)
@@ -202,6 +251,8 @@ def main() -> None:
     parser.add_argument("--no-cli", action="store_true", help="skip whole-process timings")
     parser.add_argument("--json", type=Path, help="also write the numbers to this file")
     parser.add_argument("--shape", choices=bench_data.SHAPES, default="demo")
+    parser.add_argument("--grouped", action="store_true",
+                        help="time only the grouped answer (conversation matching)")
     parser.add_argument("--before", metavar="REF",
                         help="also time the library call of this git revision, alternating")
     args = parser.parse_args()
@@ -226,6 +277,14 @@ def main() -> None:
         for key in bench_data.CALLERS.values():
             seen = len(visible_sessions(db, Caller(key, Policy("tree"))).searchable)
             callers[f"sees {seen:,}"] = key
+    if args.grouped:
+        grouped_tables(state, callers, args.runs, report,
+                       set(args.classes.split(",")) if args.classes else None)
+        report["load_after"] = os.getloadavg()
+        print(f"load after: {' '.join(f'{x:.2f}' for x in report['load_after'])}")
+        if args.json:
+            args.json.write_text(json.dumps(report, indent=1))
+        return
     start_p50 = None
     if not args.no_cli:
         compile_bytecode()

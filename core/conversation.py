@@ -23,6 +23,7 @@ from typing import Any
 
 from .errors import ValidationError
 from .history import FIELD_MAX_CHARS, Cleaner, HistoryResponse, render_message
+from .query import part_query
 from .redact import redact
 from .search import SearchRequest, check_request
 from .state import StateDir
@@ -159,20 +160,27 @@ def window_around(
                            has_newer=start + len(messages) < total, host=host)
 
 
-def session_hits(state: StateDir, caller: Caller, request: SearchRequest) -> list[str]:
+def session_hits(state: StateDir, caller: Caller, request: SearchRequest,
+                 any_word: bool = False) -> list[str]:
     """The messages of ``request.session_key``'s conversation that match ``request`` (its
     query, match mode, role and time range), as outline ids, oldest first: what "hit 3 of
-    17" counts. Only indexed messages can be hits: none while the session awaits indexing."""
+    17" counts. ``any_word``: the messages holding any word or phrase of the query (a
+    conversation found by conversation matching, core/convmatch.py; what its ``hits``
+    counts), else those holding every one. Only indexed messages can be hits: none while the
+    session awaits indexing."""
     if request.session_key is None:
         raise ValueError("session_hits needs a session key")
     parsed = check_request(request)
+    filters = MatchFilters(request.role, request.since_ms, request.until_ms)
+    queries = ([part_query(parsed, k) for k in range(len(parsed.phrases))] if any_word
+               else [parsed])
     with open_visible(state, caller, request.session_key, request.host) as (db, session):
-        stored = db.session_hit_ids(parsed, session.pk, HITS_MAX,
-                                    MatchFilters(request.role, request.since_ms, request.until_ms))
+        stored = {sid for query in queries
+                  for sid in db.session_hit_ids(query, session.pk, HITS_MAX, filters)}
         branch = _branch(db, session)
     position = {sid: n for n, sid in enumerate(branch.stored_ids) if isinstance(sid, str)}
     found = sorted(position[sid] for sid in stored if sid in position)
-    return [branch.outline.ids[n] for n in found]
+    return [branch.outline.ids[n] for n in found[:HITS_MAX]]
 
 
 def _branch(db: AgentReader, session: SessionRow) -> _Branch:

@@ -21,7 +21,15 @@ import unicodedata
 from typing import Callable, Iterator, NamedTuple
 
 from .errors import ValidationError
-from .textseg import BLOCK_CLASS, JOIN_CLASS, MARK_CLASS, SEG_CLASS, LazyPattern, segment
+from .textseg import (
+    BLOCK_CLASS,
+    JOIN_CLASS,
+    MARK_CLASS,
+    SEG_CLASS,
+    LazyPattern,
+    desegment,
+    segment,
+)
 
 MAX_QUERY_CHARS = 4096
 # Beyond these a query is refused: each part is counted and scored on its own, and FTS5's
@@ -190,3 +198,19 @@ def parse_query(text: str, match: str = "exact") -> ParsedQuery:
         exprs[-1] += " *"  # FTS5: the phrase's last token matches as a prefix
     terms = tuple(dict.fromkeys(tok for phrase in phrases for tok in phrase))
     return ParsedQuery(" AND ".join(exprs), terms, prefix, tuple(phrases), tuple(exprs))
+
+
+def part_query(query: ParsedQuery, k: int) -> ParsedQuery:
+    """Part ``k`` of ``query`` (a word or phrase) as a query of its own: what a conversation
+    search matches one part at a time (core/convmatch.py). The prefix rule stays the last
+    part's."""
+    phrase = query.phrases[k]
+    prefix = query.prefix and k == len(query.phrases) - 1
+    return ParsedQuery(query.parts[k], tuple(dict.fromkeys(phrase)), prefix, (phrase,),
+                       (query.parts[k],))
+
+
+def part_text(query: ParsedQuery, k: int) -> str:
+    """Part ``k`` as it was typed (a phrase without its quotes), to show what matched."""
+    expr = query.parts[k].removesuffix(" *")
+    return desegment(expr[1:-1].replace('""', '"')).strip()

@@ -116,6 +116,7 @@ class Scorer:
         self.counter = TermCounter(query)
         self.weights = [idf(stats.rows, df(stats, i)) for i in range(len(query.phrases))]
         self.average = stats.chars / stats.rows if stats.rows else 1.0
+        self.rows = stats.rows
 
     def score(self, body: str) -> float:
         norm = K1 * (1 - B + B * len(body) / (self.average or 1.0))
@@ -127,3 +128,19 @@ class Scorer:
 
     def scores(self, bodies: Sequence[str]) -> list[float]:
         return [self.score(body) for body in bodies]
+
+    def average_rows(self, documents: int) -> float:
+        """The average number of messages of ``documents`` holding the visible ones (a
+        conversation's length, for BM25 over conversations: core/convmatch.py)."""
+        return self.rows / max(documents, 1)
+
+    def part_scores(self, body: str, held: Sequence[bool]) -> list[float]:
+        """Each part's term of the message's score, 0 for a part it does not hold; a part the
+        index matched in it (``held``) counts at least once. With every part held, the sum is
+        ``score``'s: a conversation's ranking (core/convmatch.py) adds up the same terms."""
+        norm = K1 * (1 - B + B * len(body) / (self.average or 1.0))
+        terms = []
+        for weight, tf, matched in zip(self.weights, self.counter.counts(body), held):
+            tf = max(tf, 1) if matched else tf
+            terms.append(weight * tf * (K1 + 1) / (tf + norm) if tf else 0.0)
+        return terms

@@ -25,6 +25,7 @@ from .state import StateDir
 from .storage import (
     AgentReader,
     CardFilter,
+    Matches,
     MatchFilters,
     MatchRow,
     SchemaBehind,
@@ -79,6 +80,10 @@ class SearchRequest(NamedTuple):
     source: str | None = None  # openclaw | claude-code | codex (catalog.SOURCES)
     project: str | None = None  # a cwd: sessions that ran in it or below it
     host: str | None = None  # only sessions from this host (core/hosts.py)
+
+    def filters(self) -> MatchFilters:
+        """The filters that choose messages (role, time), as the storage takes them."""
+        return MatchFilters(self.role, self.since_ms, self.until_ms)
 
     def card_filter(self) -> CardFilter | None:
         """The filters that choose sessions (not messages), as the storage takes them."""
@@ -204,57 +209,85 @@ def search_rows(
 ) -> tuple[SearchResponse, list[Candidate]]:
     """A search's answer and the candidates it was made of, in rank order. ``grouped``: one
     candidate per session, its best row, with the session's number of matching rows,
-    grouped before the limit (``grouped.conversations_search``)."""
+    grouped before the limit (``grouped.conversations_search`` with ``spread=False``)."""
     parsed = check_request(request)
-    state.require()
     response = SearchResponse()
     candidates: list[Candidate] = []
-    with resolved(state, caller) as who:  # the caller's database opened once (Resolved.open)
-        more_matched = _search_agents(state, who, request, parsed, caller, on_pending,
-                                      grouped, response, candidates)
+
+    def match_in(db: AgentReader, scopes: Scopes) -> bool:
+        return _search_agent(db, request, parsed, scopes, response, candidates, grouped)
+
+    more_matched = search_databases(state, request, caller, on_pending, response, match_in)
     candidates.sort(key=lambda c: _answer_key(c, request.order))
     more_matched = more_matched or len(candidates) > request.limit
     del candidates[request.limit :]
     for row, score, session, agent_id, hits in candidates:
-        excerpt = make_excerpt(desegment(row.body), parsed, EXCERPT_CHARS)
-        response.results.append(
-            SearchResult(
-                session_key=session.key,
-                session_id=redact(session.session_id),
-                message_id=redact(row.entry_id),
-                timestamp=row.ts,
-                role=row.role,
-                excerpt=excerpt.text,
-                score=round(score, 6),
-                highlights=excerpt.highlights,
-                agent=agent_id,
-                hits=hits,
-                source=source_kind(session.source),
-                host=session.host,
-                archived=session.archived,
-            )
-        )
+        response.results.append(result_of(row, score, session, agent_id, parsed, hits))
     capped = cap_results(response.results, RESULTS_MAX_BYTES)
     response.truncated = more_matched or len(capped) < len(response.results)
     response.results = capped
     return response, candidates[: len(capped)]
 
 
+def result_of(row: MatchRow, score: float, session: SessionRow, agent_id: str,
+              parsed: ParsedQuery, hits: int = 1) -> SearchResult:
+    """A matched row as an answer shows it: ids redacted, the redacted text's excerpt."""
+    excerpt = make_excerpt(desegment(row.body), parsed, EXCERPT_CHARS)
+    return SearchResult(
+        session_key=session.key,
+        session_id=redact(session.session_id),
+        message_id=redact(row.entry_id),
+        timestamp=row.ts,
+        role=row.role,
+        excerpt=excerpt.text,
+        score=round(score, 6),
+        highlights=excerpt.highlights,
+        agent=agent_id,
+        hits=hits,
+        source=source_kind(session.source),
+        host=session.host,
+        archived=session.archived,
+    )
+
+
+class Scopes(NamedTuple):
+    """What one agent database's matching may read: the caller's visible sessions, and the
+    fewer sessions the request's session, source and project filters leave (None: all)."""
+
+    visible: VisibleSessions
+    within: SessionScope | None
+
+
+def search_databases(
+    state: StateDir,
+    request: SearchRequest,
+    caller: Caller,
+    on_pending: Callable[[str], None] | None,
+    response: SearchResponse,
+    match_in: Callable[[AgentReader, Scopes], bool],
+) -> bool:
+    """Resolve the caller, then ``match_in(db, scopes)`` in every agent database it may
+    search (one read snapshot each), the request's flags noted in ``response``; whether more
+    than the limit matched somewhere. A message search and a conversation search
+    (core/convmatch.py) differ only in ``match_in``."""
+    state.require()
+    with resolved(state, caller) as who:  # the caller's database opened once (Resolved.open)
+        return _search_agents(state, who, request, caller, on_pending, response, match_in)
+
+
 def _search_agents(
     state: StateDir,
     who: Resolved,
     request: SearchRequest,
-    parsed: ParsedQuery,
     caller: Caller,
     on_pending: Callable[[str], None] | None,
-    grouped: bool,
     response: SearchResponse,
-    candidates: list[Candidate],
+    match_in: Callable[[AgentReader, Scopes], bool],
 ) -> bool:
     """Search every agent ``caller`` may search; whether more than the limit matched."""
     return over_agents(
         state, who, agents_to_search(state, request, caller), response, on_pending,
-        lambda db: _search_agent(db, request, parsed, caller, response, candidates, grouped))
+        lambda db: match_in(db, visible_within(db, request, caller, response)))
 
 
 def over_agents(
@@ -294,10 +327,11 @@ def over_agents(
 
 
 def visible_within(db: AgentReader, request: SearchRequest, caller: Caller,
-                   response: SearchResponse) -> tuple[VisibleSessions, SessionScope | None]:
-    """The sessions ``caller`` may search in one database, the request's session, source and
-    project filters as a narrower scope (None: no filter), and whether the answer waits for
-    sessions being indexed (said on ``response``)."""
+                   response: SearchResponse) -> Scopes:
+    """The sessions ``caller`` may search in one database (inside the read snapshot, so the
+    visible set and the rows agree), the request's session, source and project filters as a
+    narrower scope (None: no filter), and whether the answer waits for sessions being
+    indexed (said on ``response``)."""
     visible = visible_sessions(db, caller)
     within = None
     if request.session_key:
@@ -312,41 +346,37 @@ def visible_within(db: AgentReader, request: SearchRequest, caller: Caller,
     if visible.pending:
         response.indexing = True
         response.waiting_agents.append(db.agent_id)
-    return visible, within
+    return Scopes(visible, within)
 
 
 def _search_agent(
     db: AgentReader,
     request: SearchRequest,
     parsed: ParsedQuery,
-    caller: Caller,
+    scopes: Scopes,
     response: SearchResponse,
     candidates: list[Candidate],
     grouped: bool = False,
 ) -> bool:
-    """Match in one agent database (inside one read snapshot, so the visible set and the
-    rows agree); add its best scored rows (grouped: each session's best row); return whether
-    more than the limit matched."""
-    visible, within = visible_within(db, request, caller, response)
+    """Match in one agent database; add its best scored rows (grouped: each session's best
+    row); return whether more than the limit matched."""
+    visible, within = scopes
     found = db.match(
         parsed,
         visible.scope,
         window=rank_window(parsed),
         limit=request.limit + 1,
         order="best" if grouped else request.order,  # grouping needs every candidate
-        filters=MatchFilters(request.role, request.since_ms, request.until_ms),
+        filters=request.filters(),
         within=within,
     )
-    if found.windowed:
-        response.ranked_window = rank_window(parsed)
-    if found.searched_since is not None:  # the latest of the databases' cuts
-        response.searched_since = max(response.searched_since or 0, found.searched_since)
+    note_bounds(response, found, parsed)
     if not found.rows:
         return False
     rows = found.rows
     if request.order == "recent" and not grouped and len(rows) > request.limit:
         # the rows of the oldest millisecond taken, all of them (the limit may have cut
-        # through them in rowid order, which differs between backends): _newest orders them
+        # through them in rowid order, which differs between backends): newest_first orders them
         edge = min(row.ts for row in rows)
         ties = db.match(parsed, visible.scope, window=rank_window(parsed), limit=TIES_MAX,
                         order="recent", filters=MatchFilters(request.role, edge, edge),
@@ -367,7 +397,7 @@ def _search_agent(
     # Only the best limit + 1 of each database can reach the answer (the extra one says
     # whether more matched): only their sessions are read.
     if request.order == "recent":
-        best = _newest(scored, request.limit + 1, lambda pks: db.sessions_by_pk(pks))
+        best = newest_first(scored, request.limit + 1, lambda pks: db.sessions_by_pk(pks))
     else:
         best = heapq.nsmallest(
             request.limit + 1, scored, key=lambda c: _rank_key(*c, request.order)
@@ -382,9 +412,18 @@ def _search_agent(
     return len(scored) > request.limit or found.windowed  # windowed: more matched
 
 
+def note_bounds(response: SearchResponse, found: Matches, parsed: ParsedQuery) -> None:
+    """Say in the answer when a match was bounded: ranked among the newest matches only, or
+    searched in the newest messages only (the latest of the databases' cuts)."""
+    if found.windowed:
+        response.ranked_window = rank_window(parsed)
+    if found.searched_since is not None:
+        response.searched_since = max(response.searched_since or 0, found.searched_since)
+
+
 def _rank_key(row: MatchRow, score: float, order: str) -> tuple:
     """Best score first, then newest, then message id; or newest first for ``recent``, then
-    message id (within one session: ``_newest`` orders equal times of different ones)."""
+    message id (within one session: ``newest_first`` orders equal times of different ones)."""
     if order == "recent":
         return (-row.ts, row.entry_id)
     return (-score, -row.rowid, row.entry_id)
@@ -400,7 +439,7 @@ def _answer_key(candidate: Candidate, order: str) -> tuple:
     return _rank_key(row, score, order)
 
 
-def _newest(scored: list[tuple[MatchRow, float]], n: int,
+def newest_first(scored: list[tuple[MatchRow, float]], n: int,
             sessions_of: Callable[[set[int]], dict[int, SessionRow]]
             ) -> list[tuple[MatchRow, float]]:
     """The ``n`` newest of ``scored`` in ``_answer_key``'s order: every row as new as the

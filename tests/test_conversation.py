@@ -398,7 +398,8 @@ def test_one_chatty_session_takes_one_slot(state: StateDir) -> None:
     assert payload["conversations"][0]["best"]["excerpt"]
     assert set(payload["conversations"][0]) == {"sessionKey", "sessionId", "agent", "title",
                                                 "source", "messages", "lastActivity", "hits",
-                                                "resume", "best", "host", "archived"}
+                                                "resume", "words", "best", "host",
+                                                "archived"}
 
 
 def test_grouped_hits_count_as_the_conversation_counts_them(state: StateDir) -> None:
@@ -433,8 +434,9 @@ def test_filters_by_source_and_project_apply_to_messages_and_groups(state: State
     assert keys(project="/w/shop", source="claude-code") == ({"agent:main:claude-code:a"},) * 2
 
 
-# The property: for any visible set, the grouped answer is the message-level answer collapsed
-# per session (its best message first, in that order), with each session's matching messages.
+# The property: for any visible set, a one-word grouped answer holds the sessions of the
+# message-level answer, each at its best message (newest first: in that order), with each
+# session's matching messages; best first, conversations rank as wholes (core/convmatch.py).
 
 WORDS = ("heron", "otter", "lynx")
 KEYS = ("agent:main:main", "agent:main:subagent:a", "agent:main:subagent:b",
@@ -494,8 +496,13 @@ def test_grouped_results_equal_message_results_collapsed(
         firsts: dict[str, str] = {}
         for result in flat:
             firsts.setdefault(result.session_key, result.message_id)
-        assert [(c.session.key, c.result.message_id) for c in grouped.conversations] == list(
-            firsts.items()), caller
+        found = [(c.session.key, c.result.message_id) for c in grouped.conversations]
+        if order == "recent":
+            assert found == list(firsts.items()), caller
+        else:  # conversations rank as wholes (core/convmatch.py), each opens at its best
+            assert sorted(found) == sorted(firsts.items()), caller
+            assert [c.result.score for c in grouped.conversations] == sorted(
+                (c.result.score for c in grouped.conversations), reverse=True)
         counted = Counter(r.session_key for r in flat)
         assert {c.session.key: c.hits for c in grouped.conversations} == dict(counted)
         assert all(c.result.excerpt and word in c.result.excerpt.lower()

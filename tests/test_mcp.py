@@ -37,6 +37,8 @@ SEARCH_ARGS = {"query", "limit", "match", "order", "agent", "sessionKey", "role"
                "host"}
 TOOL_ARGS = {"query", "tool", "failed", "limit", "order", "agent", "sessionKey", "since", "until"}
 HISTORY_ARGS = {"sessionKey", "messageId", "limit", "includeTools", "host", "offset"}
+CONVERSATIONS_ARGS = {"query", "limit", "match", "order", "agent", "role", "since", "until",
+                      "host"}
 LIST_ARGS = {"limit", "agent", "since", "host", "search", "kinds", "activeMinutes", "label",
              "archived", "offset"}
 # Arguments a model might try in order to widen what it sees: every one must change nothing.
@@ -82,12 +84,12 @@ def keys_of(result) -> set[str]:
 async def test_tools_are_listed_read_only_with_no_caller_argument(world) -> None:
     async with Client(server_for(world)) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert set(tools) == {"sessions_search", "sessions_history", "sessions_list",
-                          "tool_calls_search"}
+    assert set(tools) == {"sessions_search", "conversations_search", "sessions_history",
+                          "sessions_list", "tool_calls_search"}
     arguments = {name: set(tool.input_schema["properties"]) for name, tool in tools.items()}
     assert arguments == {
         "sessions_search": SEARCH_ARGS, "sessions_history": HISTORY_ARGS, "sessions_list": LIST_ARGS,
-        "tool_calls_search": TOOL_ARGS,
+        "conversations_search": CONVERSATIONS_ARGS, "tool_calls_search": TOOL_ARGS,
     }
     every = set().union(*arguments.values())
     assert not [a for a in every if any(w in a.lower() for w in ("caller", "polic", "visib", "sandbox"))]

@@ -482,3 +482,15 @@ COMMON_SCRIPTS = st.lists(
 def test_python_tokens_agree_with_fts5(text: str) -> None:
     """Highlighting relies on it: same tokens, same folding, for the scripts people use."""
     assert [t for _, _, t in tokens(text)] == vocab(text)
+
+
+def test_each_part_is_a_query_of_its_own_and_reads_as_typed() -> None:
+    from backscroll.core.query import part_query, part_text
+
+    parsed = parse_query('billing-api "roll back" 自由 v2.21', "prefix")
+    assert [part_text(parsed, k) for k in range(4)] == ["billing-api", "roll back", "自由", "v2.21"]
+    for k, alone in enumerate(['billing-api', '"roll back"', "自由"]):
+        assert part_query(parsed, k) == parse_query(alone)
+    last = part_query(parsed, 3)
+    assert last.prefix and last == parse_query("v2.21", "prefix")
+    assert part_text(parse_query('say "a ""b'), 1) == "a"

@@ -42,6 +42,7 @@ from .model import (
     Imported,
     Matches,
     MatchFilters,
+    MatchRow,
     Progress,
     SessionBrief,
     SessionFilter,
@@ -247,9 +248,12 @@ class Matching(Protocol):
         order: str = "best",
         filters: MatchFilters = MatchFilters(),
         within: SessionScope | None = None,
+        texts: bool = True,
     ) -> Matches:
         """The visible matches to rank, newest first, and the statistics to rank them with
-        (``core/rank.py`` ranks; no backend does).
+        (``core/rank.py`` ranks; no backend does). ``texts=False``: the rows without their
+        text (``body`` empty), for who reads the text of a few of them later
+        (``rows_with_text``): reading it is most of a common word's cost.
 
         Rows: ``best``, every match among ``scope.pks`` (or ``within.pks``, a session
         filter), or the newest ``window`` when there are more (``windowed``); ``recent``, the
@@ -259,6 +263,11 @@ class Matching(Protocol):
         about how many visible rows are as new as the ``window``-th newest match (rank.py
         scales from there). ``searched_since``: set when only the newest messages were
         searched (a query too costly to evaluate over all of them)."""
+        ...
+
+    def rows_with_text(self, rowids: list[int]) -> list[MatchRow]:
+        """The index rows of these rowids (from ``match``), with their stored text, newest
+        first."""
         ...
 
     def session_hit_ids(
@@ -295,6 +304,14 @@ class Matching(Protocol):
 
     def session_tools(self, pk: int) -> list[StoredTool]:
         """A session's tool rows in call order (time, entry id, block)."""
+        ...
+
+    def sessions_hit_ids(
+        self, query: ParsedQuery, session_pks: list[int], limit: int,
+        filters: MatchFilters = MatchFilters(),
+    ) -> dict[int, list[str]]:
+        """``session_hit_ids`` of each session, in one walk of the index (a conversation
+        search checks and counts a common word in many conversations at once)."""
         ...
 
 

@@ -125,7 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", metavar="NAME",
                    help="only sessions from this host (a team server keeps each host's apart)")
     p.add_argument("--group", action="store_true",
-                   help="one result per conversation: its best hit and its number of hits")
+                   help="one result per conversation holding each word somewhere (not "
+                   "necessarily in one message): its best hit, its hits, each word's")
     p.add_argument("--tools", action="store_true",
                    help="search tool calls (name, arguments, result) instead of messages; "
                         "without words, list the newest calls passing --tool/--failed/--session")
@@ -192,8 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_caller_args(p, "export it only if this session may see it, as that session would")
 
     p = add("mcp", commands.cmd_mcp,
-            "serve sessions_search, sessions_history, sessions_list and tool_calls_search (for "
-            "callers config.toml's toolCalls grants) to agents (MCP, stdio)")
+            "serve sessions_search, conversations_search, sessions_history, sessions_list and "
+            "tool_calls_search (for callers config.toml's toolCalls grants) to agents (MCP, stdio)")
     _add_caller_args(p, "answer as this session would (default: the operator, who sees everything)")
 
     p = add("import", commands.cmd_import, "import transcripts (stored now, indexed in background)")

@@ -238,6 +238,9 @@ def conversations(request: Any, grouped: Any, caller: Any) -> None:
         if found.session.display_title:
             console.print(Text(printable(found.session.display_title, one_line=True),
                                style="bold", no_wrap=True, overflow="ellipsis"))
+        if len(found.words) > 1:  # why it matched: each word's messages
+            console.print(Text("  " + " · ".join(f"{printable(w.word, one_line=True)} {w.hits:,}"
+                                                 for w in found.words), style="dim"))
         result = found.result
         console.print(highlighted(result.excerpt, result.highlights, one_line=False), "\n")
     _search_tail(grouped.response, caller, "conversation")

@@ -1,4 +1,5 @@
-"""``backscroll mcp``: ``sessions_search`` and ``sessions_history`` for agents, over MCP (stdio).
+"""``backscroll mcp``: ``sessions_search``, ``conversations_search``, ``sessions_history`` and
+``sessions_list`` for agents, over MCP (stdio).
 
 A front end like the command line: it checks argument types, calls the core with the caller
 fixed at launch, and hands back the core's JSON. Only this module imports the ``mcp``
@@ -37,6 +38,7 @@ from typing_extensions import NotRequired, TypedDict
 from backscroll.core.catalog import LABEL_MAX_CHARS, visible_session_list
 from backscroll.core.checks import validate_limit
 from backscroll.core.errors import BackscrollError
+from backscroll.core.grouped import conversations_search
 from backscroll.core.history import HISTORY_LIMIT_MAX, HistoryRequest, sessions_history
 from backscroll.core.paging import check_offset
 from backscroll.core.query import MAX_QUERY_CHARS
@@ -54,6 +56,7 @@ from backscroll.core.visibility import Caller
 from backscroll.core.visible_sessions import resolve_caller
 
 from .. import package_version
+from . import conversations
 from .filters import ActiveMinutes, Archived, Kinds, Label, ListOffset, Offset, Search
 from .tool_calls import register as register_tool_calls
 from .wire import serve_stdio
@@ -364,6 +367,29 @@ def build_server(
                 until_ms=parse_time(until), host=host,
             )
             return sessions_search(state, request, caller, on_pending=on_pending).as_json()
+
+        return await _off_loop(ctx, search)
+
+    @server.tool(name="conversations_search", description=conversations.description(DATA_NOTE),
+                 annotations=READ_ONLY)
+    async def conversations_tool(
+        ctx: Context,
+        query: Query,
+        limit: SearchLimit = LIMIT_DEFAULT,
+        match: Match = "exact",
+        order: Order = "best",
+        agent: Agent = None,
+        role: Role = None,
+        since: Since = None,
+        until: Until = None,
+        host: Host = None,
+    ) -> Annotated[CallToolResult, conversations.ConversationsAnswer]:
+        def search() -> dict[str, Any]:
+            request = SearchRequest(
+                query=query, limit=limit, match=match, order=order, agent=agent, role=role,
+                since_ms=parse_time(since), until_ms=parse_time(until), host=host,
+            )
+            return conversations_search(state, request, caller, on_pending=on_pending).as_json()
 
         return await _off_loop(ctx, search)
 

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from backscroll.core.catalog import list_sessions, project_list
 from backscroll.core.fanout import visible_agents
+from backscroll.core.grouped import ConversationHit
 from backscroll.core.tool_search import ToolHit
 
 from ..guard import while_shown
@@ -100,7 +101,8 @@ class BrowseActions:
         request = screen.request_for(text) if text.strip() and screen.last_request else None
         summary = row_summary(row)
         title = summary.display_title if summary is not None else ""
-        source = CoreSource(browser.state, browser.caller, row_key(row), row_host(row))
+        source = CoreSource(browser.state, browser.caller, row_key(row), row_host(row),
+                            any_word=isinstance(row, ConversationHit))
         if isinstance(row, ToolHit):  # at the call, unfolded (a message search's hits: none)
             screen.app.push_screen(ConversationScreen(source, row.message_id, browser.now, None,
                                                       title, at_call=True, result=row.result_id))

@@ -86,6 +86,7 @@ class CoreSource:
     caller: Caller
     session_key: str
     host: str | None = None  # the session's (a team server holds a key per host)
+    any_word: bool = False  # found by conversation matching: a hit holds any word
 
     def outline(self) -> Outline:
         return conversation_outline(self.state, self.caller, self.session_key, self.host)
@@ -106,7 +107,8 @@ class CoreSource:
 
     def hits(self, request: SearchRequest) -> list[str]:
         return session_hits(self.state, self.caller,
-                            request._replace(session_key=self.session_key, host=self.host or None))
+                            request._replace(session_key=self.session_key, host=self.host or None),
+                            any_word=self.any_word)
 
 
 class ConversationScreen(Screen[None]):

@@ -122,10 +122,14 @@ def conversation_prompt(summary: SessionSummary, now: Clock, width: int = 0,
 
 def grouped_prompt(hit: ConversationHit, now: Clock, max_chars: int = 400, width: int = 0,
                    palette: Palette = DEFAULT_PALETTE) -> Text:
-    """A conversation found: title, key · hits · last activity, then its best hit."""
+    """A conversation found: title, key · hits · last activity, each word's hits (a query of
+    several: why it matched), then its best hit."""
     after = f"  {plural(hit.hits, 'hit')} · {ago(hit.session.last_activity, now)}"
     body = _excerpt(hit.result, max_chars, palette)
     key = _key_lines(hit.session.key, after, palette, width)
+    if len(hit.words) > 1:
+        words = " · ".join(f"{printable(w.word, one_line=True)} {w.hits:,}" for w in hit.words)
+        key.append("\n" + _cut_end(words, width), style="dim")
     if _same_words(hit.session.display_title, body.plain):  # the best hit is the title
         return Text.assemble(key, "\n", body)
     return Text.assemble(_title_line(hit.session, palette, width), "\n", key, "\n", body)

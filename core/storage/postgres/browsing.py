@@ -131,8 +131,20 @@ class BrowseReads(Matching):
         filters: MatchFilters = MatchFilters(),
     ) -> list[str]:
         """Entry ids of the session's messages that match, oldest first (at most ``limit``)."""
+        return self.sessions_hit_ids(query, [session_pk], limit, filters)[session_pk]
+
+    def sessions_hit_ids(
+        self,
+        query: ParsedQuery,
+        session_pks: list[int],
+        limit: int,
+        filters: MatchFilters = MatchFilters(),
+    ) -> dict[int, list[str]]:
+        """Each session's matching messages' entry ids, oldest first (at most ``limit``
+        each): the index's exact rows, and those matched in Python."""
         compiled = compile_query(query)
-        params: dict[str, Any] = {"agent": self.agent_id, "q": compiled.matches, "pk": session_pk}
+        wanted = sorted(set(session_pks))
+        params: dict[str, Any] = {"agent": self.agent_id, "q": compiled.matches, "pks": wanted}
         where = []
         for clause, name, value in (
             ("role = %(role)s", "role", filters.role),
@@ -143,23 +155,27 @@ class BrowseReads(Matching):
                 where.append(f" AND {clause}")
                 params[name] = value
         found = [] if compiled.verify_all else self._all(
-            "SELECT rowid, entry_id FROM message_index WHERE agent_id = %(agent)s "
-            f"AND session_pk = %(pk)s AND exact AND tsv @@ %(q)s::tsquery{''.join(where)} "
-            "ORDER BY rowid LIMIT " + str(int(limit)),
+            "SELECT rowid, session_pk, entry_id FROM message_index WHERE agent_id = %(agent)s "
+            "AND session_pk = ANY(%(pks)s::bigint[]) AND exact AND tsv @@ %(q)s::tsquery"
+            f"{''.join(where)}",
             params,
         )
+        named = set(wanted)
         checked = [c.rowid for c in self._checked_rows(compiled)
-                   if c.session_pk == session_pk and all(c.freqs)
+                   if c.session_pk in named and all(c.freqs)
                    and (filters.role is None or c.role == filters.role)
                    and (filters.since_ms is None or c.ts >= filters.since_ms)
                    and (filters.until_ms is None or c.ts <= filters.until_ms)]
         if checked:
-            ids = dict(self._all(
-                "SELECT rowid, entry_id FROM message_index WHERE agent_id = %s "
+            found = [*found, *self._all(
+                "SELECT rowid, session_pk, entry_id FROM message_index WHERE agent_id = %s "
                 "AND rowid = ANY(%s::bigint[])", (self.agent_id, checked),
-            ))
-            found = sorted([*found, *ids.items()])[:limit]
-        return [entry_id for _rowid, entry_id in found]
+            )]
+        out: dict[int, list[str]] = {pk: [] for pk in session_pks}
+        for _rowid, pk, entry_id in sorted(found):
+            if len(out[pk]) < limit:
+                out[pk].append(entry_id)
+        return out
 
 
 def _scalar(value: Any) -> Any:

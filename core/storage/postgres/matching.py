@@ -69,9 +69,10 @@ class Matching(ToolReads):
         order: str = "best",
         filters: MatchFilters = MatchFilters(),
         within: SessionScope | None = None,
+        texts: bool = True,
     ) -> Matches:
         """As the SQLite backend's ``match`` (storage/interface.py)."""
-        return self._match(MESSAGES, query, scope, window, limit, order, filters, within)
+        return self._match(MESSAGES, query, scope, window, limit, order, filters, within, texts)
 
     def match_tools(
         self,
@@ -96,6 +97,7 @@ class Matching(ToolReads):
         order: str,
         filters: MatchFilters,
         within: SessionScope | None,
+        texts: bool = True,
     ) -> Matches:
         """The visible matches to rank, newest first, and the statistics of every row of
         ``scope`` to rank them with. Every match is searched (no work budget:
@@ -110,7 +112,7 @@ class Matching(ToolReads):
             newest = self._newest(compiled.matches, compiled.verify_all, rows_of, filters,
                                   wanted + 1, [c for c in checked if all(c.freqs)], ix)
             windowed = order == "best" and len(newest) > window
-            rows = self._rows(newest[:wanted], ix)
+            rows = self._rows(newest[:wanted], ix, texts)
             if not rows:
                 return Matches([], False, CorpusStats(0, 0, ()))
             visible_rows, chars = self._totals(scope, ix)
@@ -218,11 +220,23 @@ class Matching(ToolReads):
                 checked.append(_Checked(rowid, session_pk, role, ts, freqs, tool_name, status))
         return checked
 
-    def _rows(self, rowids: list[int], ix: Index = MESSAGES) -> list[MatchRow]:
-        """The kept rows with their text, newest first. Each text is looked up by its key (a
-        join would tempt the planner to hash the whole text table for a thousand rows)."""
+    def rows_with_text(self, rowids: list[int]) -> list[MatchRow]:
+        return self._rows(rowids)
+
+    def _rows(self, rowids: list[int], ix: Index = MESSAGES, texts: bool = True
+              ) -> list[MatchRow]:
+        """The kept rows with their text (unless not ``texts``: an empty one), newest first.
+        Each text is looked up by its key (a join would tempt the planner to hash the whole
+        text table for a thousand rows)."""
         if not rowids:
             return []
+        if not texts:
+            plain = self._all(
+                f"SELECT m.rowid, m.session_pk, m.entry_id, {ix.label}, m.ts FROM {ix.table} m "
+                "WHERE m.agent_id = %s AND m.rowid = ANY(%s::bigint[]) ORDER BY m.rowid DESC",
+                (self.agent_id, rowids),
+            )
+            return [MatchRow(*row, "") for row in plain]
         rows = self._all(
             f"SELECT m.rowid, m.session_pk, m.entry_id, {ix.label}, m.ts, {ix.text} "
             f"FROM {ix.table} m WHERE m.agent_id = %s AND m.rowid = ANY(%s::bigint[]) "

@@ -12,7 +12,7 @@ from ...bounds import decode_json
 from ...errors import ValidationError
 from ...query import ParsedQuery
 from ..model import BranchRow, CardFilter, MatchFilters, SessionFilter, SessionRow
-from .matching import Matching, _body, _filter_sql
+from .matching import MAX_TAGS, Matching, _body, _filter_sql
 from .reads import SESSION_COLUMNS, SESSIONS_JOIN, own_tag, session_row
 
 CARD_COLUMNS = f"{SESSION_COLUMNS}, s.cwd, s.title, i.rows, s.last_message_at"
@@ -153,15 +153,35 @@ class BrowseReads(Matching):
         limit: int,
         filters: MatchFilters = MatchFilters(),
     ) -> list[str]:
-        """Entry ids of the session's messages that match, oldest first (at most ``limit``).
-        The session is selected inside the MATCH expression by its scope tag, as a search
-        selects a caller's sessions (matching.py), so only its own rows are read."""
+        """Entry ids of the session's messages that match, oldest first (at most ``limit``)."""
+        return self.sessions_hit_ids(query, [session_pk], limit, filters)[session_pk]
+
+    def sessions_hit_ids(
+        self,
+        query: ParsedQuery,
+        session_pks: list[int],
+        limit: int,
+        filters: MatchFilters = MatchFilters(),
+    ) -> dict[int, list[str]]:
+        """Each session's matching messages' entry ids, oldest first (at most ``limit``
+        each). The sessions are selected inside the MATCH expression by their scope tags, as
+        a search selects a caller's sessions (matching.py), up to MAX_TAGS a statement: only
+        their own rows are read, and a common word's index is walked once, not once per
+        session."""
         where, params = _filter_sql(filters)
-        expr = f"({_body(query.fts)}) AND (scope : {own_tag(session_pk)})"
-        rows = self._all(
-            "SELECT m.entry_id FROM message_fts f JOIN message_index m ON m.rowid = f.rowid "
-            f"WHERE message_fts MATCH ?{''.join(' AND ' + w for w in where)} "
-            "ORDER BY f.rowid LIMIT ?",
-            (expr, *params, limit),
-        )
-        return [row[0] for row in rows]
+        found: dict[int, list[str]] = {pk: [] for pk in session_pks}
+        pks = sorted(found)
+        for at in range(0, len(pks), MAX_TAGS):
+            tags = " OR ".join(own_tag(pk) for pk in pks[at : at + MAX_TAGS])
+            expr = f"({_body(query.fts)}) AND (scope : ({tags}))"
+            rows = self._all(
+                "SELECT m.session_pk, m.entry_id FROM message_fts f JOIN message_index m "
+                f"ON m.rowid = f.rowid WHERE message_fts MATCH ?"
+                f"{''.join(' AND ' + w for w in where)} ORDER BY f.rowid",
+                (expr, *params),
+            )
+            for pk, entry_id in rows:
+                ids = found[pk]
+                if len(ids) < limit:
+                    ids.append(entry_id)
+        return found
