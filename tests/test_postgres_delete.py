@@ -43,7 +43,7 @@ def test_delete_on_postgres_vacuums_what_it_may_and_names_what_the_operator_must
     assert answer["deleted"] == "agent:main:doomed" and answer["purgePending"] is False
     said = " ".join(answer["remains"])
     assert ("ran VACUUM on branch_messages, events, message_index, message_text, session_facts, "
-            "sessions, usage_days") in said
+            "sessions, tool_index, usage_days") in said
     for needed in ("VACUUM FULL", "pg_repack", "CHECKPOINT", "WAL", "backups", "replicas",
                    "backscroll.events", "backscroll.message_text", "backscroll.sessions"):
         assert needed in said, needed
@@ -63,6 +63,6 @@ def test_a_writer_who_may_not_vacuum_is_told_so(pg_cluster, pg_url: str, tmp_pat
     text = " ".join(out.split())
     assert "deleted agent:main:doomed" in text
     assert ("does not own branch_messages, events, message_index, message_text, session_facts, "
-            "sessions, usage_days") in text
+            "sessions, tool_index, usage_days") in text
     assert "could not VACUUM them" in text and "VACUUM FULL" in text
     assert "WARNING" not in out + err and stored(pg_url) == 0
