@@ -134,3 +134,13 @@ def test_opening_a_calls_message_without_tools_says_to_ask_with_them(tools_state
         assert run(capsys, "history", KEY, "--message-id", only_tools, "--include-tools")[0] == 0
     code, _, err = run(capsys, "history", KEY, "--message-id", "nosuchid")
     assert code == 2 and "is not on the active branch" in err and "tools" not in err
+
+
+def test_an_open_command_is_one_line_on_a_narrow_terminal(tools_state, capsys,
+                                                           monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "40")  # narrower than any of the commands
+    for argv in (["calls", "--agent", "main"], ["search", "deploy"]):
+        _, out, _ = run(capsys, *argv)
+        lines = [line for line in out.splitlines() if line.startswith("open: ")]
+        assert lines and all(line.rstrip().endswith(("--include-tools", "a1", "u1", "a3"))
+                             for line in lines), out

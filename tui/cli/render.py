@@ -203,6 +203,14 @@ def verify(report: VerifyReport) -> None:
         console.print(f"  ... and {len(report.problems) - 50} more")
 
 
+def print_opener(key: str, message_id: str, caller: Any, host: str | None = None,
+                 tools: bool = False) -> None:
+    """``open: <the command>``, then a blank line. Soft-wrapped: a terminal folds a long one,
+    Rich breaks no line in it, so what is copied is one command."""
+    console.print(opener(key, message_id, caller, host, tools), soft_wrap=True)
+    console.print()
+
+
 def opener(key: str, message_id: str, caller: Any, host: str | None = None,
            tools: bool = False) -> Text:
     """The command that opens a hit's conversation at the hit, as the same caller (an agent
@@ -236,8 +244,8 @@ def search(request: Any, response: Any, caller: Any) -> None:
         head.append(f"  {shown(result.message_id)}", style="dim")
         console.print(head)
         console.print(highlighted(result.excerpt, result.highlights, one_line=False))
-        console.print(opener(result.session_key, result.message_id, caller,
-                             result.host if several else None), "\n")
+        print_opener(result.session_key, result.message_id, caller,
+                     result.host if several else None)
     _search_tail(response, caller, "result")
 
 
@@ -261,8 +269,8 @@ def conversations(request: Any, grouped: Any, caller: Any) -> None:
                                style="bold", no_wrap=True, overflow="ellipsis"))
         result = found.result
         console.print(highlighted(result.excerpt, result.highlights, one_line=False))
-        console.print(opener(found.session.key, result.message_id, caller,
-                             found.session.host if several else None), "\n")
+        print_opener(found.session.key, result.message_id, caller,
+                     found.session.host if several else None)
     _search_tail(grouped.response, caller, "conversation")
 
 

@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from ..text import ago, highlighted, printable, shown, utc
-from .render import _search_tail, console, opener, said
+from .render import _search_tail, console, print_opener, said
 
 _STATUS_STYLE = {"ok": "green", "failed": "bold red", "none": "yellow"}
 
@@ -43,6 +43,6 @@ def tool_hits(query: str, response: Any, caller: Any, what: str = "tool call") -
                       overflow="ellipsis")
         if hit.excerpt:
             console.print(highlighted(hit.excerpt, hit.highlights, one_line=False))
-        console.print(opener(hit.session_key, hit.message_id, caller,
-                             hit.host if several else None, tools=True), "\n")
+        print_opener(hit.session_key, hit.message_id, caller, hit.host if several else None,
+                     tools=True)
     _search_tail(response, caller, what)
