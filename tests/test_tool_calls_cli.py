@@ -9,14 +9,18 @@ import shlex
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp import Client
 
 from backscroll.core.state import StateDir
+from backscroll.core.tool_pairs import head_and_tail
 from backscroll.core.visibility import OPERATOR, Caller, Policy
 from backscroll.tui.cli import main
 from backscroll.tui.mcp.server import build_server
 
-from .test_tool_calls import KEY, SECRET, conversation, store
+from .events import header, msg
+from .test_tool_calls import KEY, SECRET, call, conversation, result, store
 
 
 @pytest.fixture
@@ -144,3 +148,30 @@ def test_an_open_command_is_one_line_on_a_narrow_terminal(tools_state, capsys,
         lines = [line for line in out.splitlines() if line.startswith("open: ")]
         assert lines and all(line.rstrip().endswith(("--include-tools", "a1", "u1", "a3"))
                              for line in lines), out
+
+
+@given(st.lists(st.text(alphabet="abcdefgh", min_size=1, max_size=12), min_size=1,
+                max_size=120), st.integers(min_value=40, max_value=300))
+def test_a_listed_result_keeps_its_start_and_its_end(words: list[str], limit: int) -> None:
+    text = " ".join(words)
+    shown = head_and_tail(text, limit)
+    assert len(shown) <= limit
+    if len(text) <= limit:
+        assert shown == text
+    else:
+        head, tail = shown.split(" … ")
+        assert head and tail and text.startswith(head) and text.endswith(tail)
+
+
+def test_a_listed_failed_call_shows_the_end_of_its_output(tmp_path, capsys, monkeypatch) -> None:
+    state = StateDir(tmp_path / "state")
+    monkeypatch.setenv("BACKSCROLL_STATE_DIR", str(state.path))
+    noise = " ".join(f"step {n} done" for n in range(200))
+    store(state, [header("sess-long"), msg("u1", None, "user", "deploy"),
+                  msg("a1", "u1", "assistant", [call("c1", "bash", {"command": "./deploy.sh"})]),
+                  result("r1", "a1", "c1", "bash", f"{noise}\ndeploy failed with exit code 1",
+                         error=True)])
+    _, out, _ = run(capsys, "search", "--failed", "--json")
+    [hit] = json.loads(out)["results"]
+    assert hit["excerpt"].startswith("step 0 done") and hit["excerpt"].endswith("exit code 1")
+    assert " … " in hit["excerpt"] and len(hit["excerpt"]) <= 300
