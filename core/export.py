@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import StoreError, ValidationError
-from .export_html import render_html
+from .export_html import header_facts, render_html
 from .file_modes import FILE_MODE
 from .history import HistoryRequest, sessions_history
 from .redact import redact
@@ -54,6 +54,9 @@ def export_conversation(state: StateDir, key: str, caller: Caller, fmt: str = "m
     if fmt == "html":
         return render_html(history)
     lines = [f"# {redact(history.session_key)}", "", f"Session id: `{history.session_id}`", ""]
+    facts = header_facts(history.facts)
+    if facts:
+        lines += [f"- {name}: {value}" for name, value in facts] + [""]
     for message in history.messages:
         when = datetime.fromtimestamp(message["timestamp"] / 1000, tz=timezone.utc)
         lines.append(f"## {message['role']} · {when:%Y-%m-%d %H:%M:%S} UTC · `{message['id']}`")

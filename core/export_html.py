@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from html import escape
 from typing import Any
 
+from .facts import Facts
 from .history import HistoryResponse
 from .redact import redact
 from .tool_pairs import FAILED, arguments_preview, pair_tool_calls, result_block, status_of
@@ -61,6 +62,31 @@ pre { margin: .2rem 0 .4rem; padding: .4rem .5rem; background: var(--code);
   Consolas, monospace; }
 @media print { body { max-width: none; } }
 """
+
+
+def header_facts(facts: Facts | None) -> list[tuple[str, str]]:
+    """The session's facts as both export formats state them in their header: exact numbers
+    (an export is a record for a ticket, not a glance), the first and last message's UTC
+    times, model names and file paths redacted; a token count no message recorded is ``-``,
+    a fact nothing recorded is left out. Empty for a session not indexed yet (no facts)."""
+    if facts is None:
+        return []
+    rows: list[tuple[str, str]] = []
+    if facts.models:
+        rows.append(("models", ", ".join(redact(model) for model in facts.models)))
+    if facts.first_at is not None and facts.last_at is not None:
+        rows.append(("time", f"{_when(facts.first_at)[1]} to {_when(facts.last_at)[1]}"))
+    usage = facts.usage
+    if usage.recorded:
+        counts = zip(usage[:4], ("in", "out", "cache read", "cache write"))
+        rows.append(("tokens", " · ".join(f"{'-' if n is None else f'{n:,}'} {what}"
+                                          for n, what in counts)))
+    if usage.cost is not None:
+        rows.append(("cost", f"${usage.cost:,.4f}"))
+    if facts.files:
+        rows.append(("files edited", ", ".join(redact(path) for path in facts.files)
+                     + (", and more" if facts.files_capped else "")))
+    return rows
 
 
 def _when(ms: int) -> tuple[str, str]:
@@ -139,6 +165,8 @@ def render_html(history: HistoryResponse) -> str:
     out.append(f"<dt>source</dt><dd>{escape(history.source)}</dd>")
     if history.host:
         out.append(f"<dt>host</dt><dd>{escape(redact(history.host))}</dd>")
+    for name, value in header_facts(history.facts):
+        out.append(f"<dt>{name}</dt><dd>{escape(value)}</dd>")
     said = sum(1 for m in messages if m.get("role") in ("user", "assistant"))
     out.append(f"<dt>messages</dt><dd>{said:,}</dd>")
     if calls or failed:

@@ -247,10 +247,7 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
         if request.message_id is not None:
             anchor = messages.find(request.message_id)
             if anchor is None:
-                raise ValidationError(
-                    f"message {request.message_id!r} is not on the active branch of {key} "
-                    "(it may be on an abandoned branch, a tool message, or unknown)"
-                )
+                raise ValidationError(_not_shown(request, key, messages))
         response = HistoryResponse(session_key=key, session_id=redact(session.session_id),
                                    agent=db.agent_id, source=source_kind(session.source),
                                    resume=_resume(db, session), host=session.host,
@@ -280,6 +277,18 @@ def sessions_history(state: StateDir, request: HistoryRequest, caller: Caller) -
     response.has_newer = has_newer
     response.bytes = len(json.dumps(response.as_json(), ensure_ascii=False).encode("utf-8"))
     return response
+
+
+def _not_shown(request: HistoryRequest, key: str, messages: _Messages) -> str:
+    """Why an anchor opens nothing: a message of the branch that holds only tool calls or
+    their results, asked for without tools (a tool-call hit names the call's message), or
+    no message of the active branch."""
+    wanted = request.message_id
+    if not request.include_tools and messages.holds(str(wanted)):
+        return (f"message {wanted!r} of {key} holds only tool calls or their results, shown "
+                "with tools: ask with includeTools (--include-tools on the command line)")
+    return (f"message {wanted!r} is not on the active branch of {key} (it may be on an "
+            "abandoned branch, or unknown)")
 
 
 def _resume(db: AgentReader, session: SessionRow) -> str | None:
@@ -344,6 +353,11 @@ class _Messages:
         """The nearest shown message after position ``i``."""
         return next((n for n in range(i + 1, len(self.candidates)) if self.get(n) is not None),
                     None)
+
+    def holds(self, wanted: str) -> bool:
+        """Whether a message of the branch has this stored id (or redacted id), shown or not."""
+        return any(entry_id == wanted or (isinstance(entry_id, str) and redact(entry_id) == wanted)
+                   for _seq, entry_id, _role in self.candidates)
 
     def find(self, wanted: str) -> int | None:
         """The shown message an anchor names: by its stored id, else by the redacted id a

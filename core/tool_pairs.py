@@ -110,6 +110,22 @@ def one_line(text: str, limit: int = PREVIEW_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
+def head_and_tail(text: str, limit: int) -> str:
+    """``text`` on one line in at most ``limit`` characters: whole when it fits, else its
+    start and its end (two thirds and one third, each cut back to a space) joined by ``…``.
+    A command's output says what went wrong at its start (an error line) or at its end (the
+    last frame, ``exit code 1``): a listing shows both, as the index keeps both."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    room = limit - 3  # " … "
+    head = flat[: room * 2 // 3]
+    tail = flat[len(flat) - (room - len(head)):]
+    head = head[: head.rfind(" ")] if " " in head else head
+    tail = tail[tail.find(" ") + 1:] if " " in tail else tail
+    return f"{head} … {tail}"
+
+
 def arguments_preview(arguments: str, limit: int = PREVIEW_CHARS) -> str:
     """The start of a call's arguments (a JSON text) on one line: a lone string argument (a
     command, a path) bare, as a person would type it."""

@@ -40,7 +40,7 @@ from .state import StateDir
 from .storage import AgentReader, MatchFilters, StoredTool
 from .textseg import desegment
 from .tool_index import shown
-from .tool_pairs import arguments_preview, one_line
+from .tool_pairs import arguments_preview, head_and_tail
 from .visibility import Caller, may_search_tools
 from .visible_sessions import resolved
 
@@ -76,7 +76,7 @@ class ToolHit(NamedTuple):
     status: str  # ok | failed | none (no result yet)
     duration_ms: int | None
     timestamp: int
-    excerpt: str  # the matching text (the call or its result); a listing: the result's start
+    excerpt: str  # the matching text (the call or its result); a listing: the result's ends
     score: float
     highlights: tuple[tuple[int, int], ...] = ()
     result_id: str | None = None
@@ -208,7 +208,7 @@ def _hit(row: StoredTool, score: float, agent: str, session: Any,
     text = desegment(row.body)
     parts = shown(text)
     if parsed is None:
-        excerpt, highlights = one_line(parts.result, RESULT_CHARS), ()
+        excerpt, highlights = head_and_tail(parts.result, RESULT_CHARS), ()
     else:
         cut = make_excerpt(text, parsed, EXCERPT_CHARS)
         excerpt, highlights = cut.text, cut.highlights

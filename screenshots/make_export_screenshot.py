@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 from backscroll.core.demo import corpus, incident
+from backscroll.core.reconcile import reconcile_agent
 from backscroll.core.state import StateDir
 from backscroll.core.storage import SessionMeta
 from backscroll.tui.cli import main as backscroll
@@ -43,6 +44,7 @@ def make(out: Path, work: Path, browser: str) -> Path:
                                       label=session.label, created_at=session.created_at,
                                       source=session.source),
                           [json.dumps(event) for event in session.events])
+    reconcile_agent(state, agent)  # indexed, as a user's would be: the header has its facts
     page = work / "incident.html"
     code = backscroll(["export", session.key, "--format", "html", "--include-tools", "-o",
                        str(page), "--force", "--state-dir", str(state.path)])

@@ -315,3 +315,37 @@ def test_markdown_fences_hold_output_with_fences_of_its_own(state: StateDir) -> 
     ])
     exported = export_conversation(state, KEY, OPERATOR, "markdown")
     assert "````\n# Title\n```sh\nmake\n```\nthe end\n````" in exported
+
+
+# --- the header's facts -------------------------------------------------------------------
+
+def test_the_header_states_the_facts_exactly_in_both_pages(state: StateDir) -> None:
+    store(state, KEY, [
+        text("user", "write the deploy notes"),
+        {"role": "assistant", "model": "claude-sonnet-4-5", "provider": "anthropic",
+         "usage": {"input": 5210, "output": 1432, "cacheRead": 210544, "cacheWrite": None,
+                   "cost": {"total": 0.12714}},
+         "content": [{"type": "toolCall", "id": "w1", "name": "write",
+                      "arguments": {"path": "notes/deploys.md", "content": "v2.22.0"}}]},
+        {"role": "toolResult", "toolCallId": "w1", "toolName": "write", "isError": False,
+         "content": [{"type": "text", "text": "written"}]},
+        text("assistant", "Done."),
+    ])
+    first, last = (f"{iso(BASE_MS + n * 60_000)[:10]} {iso(BASE_MS + n * 60_000)[11:19]} UTC"
+                   for n in (1, 4))
+    expected = [("models", "claude-sonnet-4-5"), ("time", f"{first} to {last}"),
+                ("tokens", "5,210 in · 1,432 out · 210,544 cache read · - cache write"),
+                ("cost", "$0.1271"), ("files edited", "notes/deploys.md")]
+    markdown = export_conversation(state, KEY, OPERATOR, "markdown")
+    assert [f"- {name}: {value}" for name, value in expected] == [
+        line for line in markdown.splitlines() if line.startswith("- ")]
+    page = export_conversation(state, KEY, OPERATOR, "html")
+    for name, value in expected:
+        assert f"<dt>{name}</dt><dd>{value}</dd>" in page
+
+
+def test_facts_nothing_recorded_are_left_out_of_the_header(filled: StateDir) -> None:
+    markdown = export_conversation(filled, KEY, OPERATOR, "markdown")
+    assert [line.split(":")[0] for line in markdown.splitlines() if line.startswith("- ")] == [
+        "- time"]  # no model, tokens, cost or file recorded: no row saying 0
+    assert "<dt>tokens</dt>" not in export_conversation(filled, KEY, OPERATOR, "html")

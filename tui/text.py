@@ -47,8 +47,11 @@ def ago(ms: int, now: Clock) -> str:
     return humanize.naturaltime(timedelta(seconds=now() - ms / 1000))
 
 
-def utc(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+def utc(ms: int, seconds: bool = False) -> str:
+    """``2026-11-28 06:58 UTC`` (with ``seconds``: ``06:58:16``, to tell apart the steps of one
+    minute, as a timeline of tool calls needs)."""
+    shape = "%Y-%m-%d %H:%M:%S UTC" if seconds else "%Y-%m-%d %H:%M UTC"
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime(shape)
 
 
 def highlighted(text: str, spans: Iterable[tuple[int, int]], one_line: bool = True,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ from typing import Any
 from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from backscroll.core.importers import ImportReport
 from backscroll.core.ingest import AppendReport
@@ -18,7 +20,7 @@ from backscroll.core.redact import redact
 from backscroll.core.status import StateStatus
 from backscroll.core.verify import VerifyReport
 
-from ..text import ago, highlighted, plural, printable, shown
+from ..text import ago, highlighted, plural, printable, shown, utc
 
 UNWRAPPED_WIDTH = 100_000  # the width of output that is not a terminal: no line is broken
 
@@ -201,6 +203,31 @@ def verify(report: VerifyReport) -> None:
         console.print(f"  ... and {len(report.problems) - 50} more")
 
 
+def print_opener(key: str, message_id: str, caller: Any, host: str | None = None,
+                 tools: bool = False) -> None:
+    """``open: <the command>``, then a blank line. Soft-wrapped: a terminal folds a long one,
+    Rich breaks no line in it, so what is copied is one command."""
+    console.print(opener(key, message_id, caller, host, tools), soft_wrap=True)
+    console.print()
+
+
+def opener(key: str, message_id: str, caller: Any, host: str | None = None,
+           tools: bool = False) -> Text:
+    """The command that opens a hit's conversation at the hit, as the same caller (an agent
+    caller's ``--as`` and policy kept: the operator's view may differ), of the hit's host
+    when the answer spans several (``host``), with tools for a tool call's message."""
+    words = ["backscroll", "history", redact(key), "--message-id", message_id]
+    if host is not None:
+        words += ["--host", host]
+    if tools:
+        words.append("--include-tools")
+    if not caller.is_operator:
+        words += ["--as", caller.key]
+        words += (["--sandboxed"] if caller.policy.clamped
+                  else ["--visibility", caller.policy.visibility])
+    return Text("open: " + " ".join(shlex.quote(shown(word)) for word in words), style="dim")
+
+
 def search(request: Any, response: Any, caller: Any) -> None:
     from rich.text import Text
 
@@ -216,7 +243,9 @@ def search(request: Any, response: Any, caller: Any) -> None:
         head.append(result.role, style="green" if result.role == "user" else "magenta")
         head.append(f"  {shown(result.message_id)}", style="dim")
         console.print(head)
-        console.print(highlighted(result.excerpt, result.highlights, one_line=False), "\n")
+        console.print(highlighted(result.excerpt, result.highlights, one_line=False))
+        print_opener(result.session_key, result.message_id, caller,
+                     result.host if several else None)
     _search_tail(response, caller, "result")
 
 
@@ -242,7 +271,9 @@ def conversations(request: Any, grouped: Any, caller: Any) -> None:
             console.print(Text("  " + " · ".join(f"{printable(w.word, one_line=True)} {w.hits:,}"
                                                  for w in found.words), style="dim"))
         result = found.result
-        console.print(highlighted(result.excerpt, result.highlights, one_line=False), "\n")
+        console.print(highlighted(result.excerpt, result.highlights, one_line=False))
+        print_opener(found.session.key, result.message_id, caller,
+                     found.session.host if several else None)
     _search_tail(grouped.response, caller, "conversation")
 
 
@@ -287,7 +318,8 @@ def history(response: Any, anchor: str | None = None, full: bool = False) -> Non
         mark = "▶ " if anchor and message["id"] in (anchor, redact(anchor)) else "  "
         head = Text(mark)
         head.append(message["role"], style="green" if message["role"] == "user" else "magenta")
-        head.append(f"  {ago(message['timestamp'], time.time)}  {shown(message['id'])}", style="dim")
+        head.append(f"  {utc(message['timestamp'], seconds=True)} · "
+                    f"{ago(message['timestamp'], time.time)}  {shown(message['id'])}", style="dim")
         console.print(head)
         for block in message["content"]:
             console.print(Text(printable(_block_text(block)), style=_block_style(block)))

@@ -4,15 +4,12 @@ at that call. Transcript text is always escaped."""
 
 from __future__ import annotations
 
-import shlex
 import time
 from typing import Any
 
-from backscroll.core.redact import redact
-
 from ..amounts import duration_text
-from ..text import ago, highlighted, printable, shown
-from .render import _search_tail, console, said
+from ..text import ago, highlighted, printable, shown, utc
+from .render import _search_tail, console, print_opener, said
 
 _STATUS_STYLE = {"ok": "green", "failed": "bold red", "none": "yellow"}
 
@@ -27,10 +24,14 @@ def tool_hits(query: str, response: Any, caller: Any, what: str = "tool call") -
     if not response.results:
         console.print(f"no tool calls for [bold]{said(query or '(the filters)')}[/] as "
                       f"{said(caller.describe())}")
+    several = len({hit.host for hit in response.results}) > 1
     for hit in response.results:
         head = Text()
         head.append(shown(hit.session_key), style="bold cyan")
-        head.append(f"  {ago(hit.timestamp, time.time)}  ", style="dim")
+        if several:  # a team server's answer from several hosts: whose session each is
+            head.append(f" on {shown(hit.host or '(unknown host)')}", style="cyan")
+        head.append(f"  {utc(hit.timestamp, seconds=True)} · {ago(hit.timestamp, time.time)}  ",
+                    style="dim")
         head.append(printable(hit.tool, one_line=True), style="bold magenta")
         head.append(f"  {hit.status if hit.status != 'none' else 'no result'}",
                     style=_STATUS_STYLE.get(hit.status, ""))
@@ -41,7 +42,6 @@ def tool_hits(query: str, response: Any, caller: Any, what: str = "tool call") -
                       overflow="ellipsis")
         if hit.excerpt:
             console.print(highlighted(hit.excerpt, hit.highlights, one_line=False))
-        opener = (f"backscroll history {shlex.quote(redact(hit.session_key))} --message-id "
-                  f"{shlex.quote(hit.message_id)} --include-tools")
-        console.print(Text(f"open: {opener}", style="dim"), "\n")
+        print_opener(hit.session_key, hit.message_id, caller, hit.host if several else None,
+                     tools=True)
     _search_tail(response, caller, what)
