@@ -25,6 +25,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 from ...bounds import MAX_STORE_BYTES, decode_json, open_regular
 from ...errors import ValidationError
+from ...indexer import BuiltIndex, build_index
 from ...keys import check_agent_id, normalize_key
 from ...labels import archive_label, import_label
 from ...state import StateDir
@@ -102,7 +103,7 @@ def _import_folder(
     agent_id = agent or _agent_id(folder, store)  # checked again by the storage's door
     view = StoreView.of(agent_id, store, report, folder)
     files = [f for f in sorted(folder.iterdir()) if f.is_file() and is_transcript_name(f.name)]
-    reader = partial(read_transcript, root)
+    reader = partial(read_transcript, root, build=read_ahead)
     reads = readahead.read_ahead(files, reader) if read_ahead else ((f, reader(f)) for f in files)
     with state.open(agent_id, write=True) as db, db.importing(), closing(reads):
         seen_ids: set[str] = set()
@@ -166,22 +167,28 @@ class StoreView:
 class TranscriptRead(NamedTuple):
     """A transcript read for storing (``read_transcript``): what reading it found (links not
     followed, bad lines), and unless it was not read (``lines`` None) its lines, their events
-    as ``import_session`` reads them (``stored.as_imported``) and its header."""
+    as ``import_session`` reads them (``stored.as_imported``), its header and, when asked
+    for and its messages all have a time of their own, its index (``indexer.build_index``)."""
 
     report: ImportReport
     lines: list[str] | None = None
     events: Sequence[dict[str, Any]] = ()
     header: dict[str, Any] | None = None
+    index: BuiltIndex | None = None
 
 
-def read_transcript(root: Path, file: Path) -> TranscriptRead:
+def read_transcript(root: Path, file: Path, build: bool = False) -> TranscriptRead:
     """Read one transcript found under ``root`` (in a helper process for a big folder:
-    ``readahead.py``); nothing it holds raises."""
+    ``readahead.py``); nothing it holds raises. ``build``: also build its index, which the
+    storage publishes with the events if the import creates the session (a bulk import:
+    docs/reconciliation.md#importing)."""
     report = ImportReport()
     if found_inside(root, file, report):
         with each_file(file, report):
             lines, events, header = read_events(file, report)
-            return TranscriptRead(report, lines, [as_imported(e) for e in events], header)
+            index = build_index(enumerate(events, start=1), None) if build and lines else None
+            return TranscriptRead(report, lines, [as_imported(e) for e in events], header,
+                                  index)
     return TranscriptRead(report)
 
 
@@ -224,7 +231,7 @@ def store_transcript(
     meta = _meta(key, session_id, entry, label, header, lines_, view.own)
     if not report.feeds(meta.key, file, session_id, "openclaw"):
         return None
-    stored_as, added, messages = db.import_session(meta, lines_, events)
+    stored_as, added, messages = db.import_session(meta, lines_, events, read.index)
     note_rekeyed(report, meta.key, stored_as)
     report.add(stored_as, added, messages)
     return session_id

@@ -7,6 +7,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+from ...indexer import BuiltIndex
 from ...keys import normalize_key
 from ..model import Imported, SessionMeta
 from ..writeplan import ImportPlan, carry_out_import
@@ -25,9 +26,11 @@ class Imports(Writes):
 
     @retried
     def import_session(
-        self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
+        self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None,
+        index: BuiltIndex | None = None,
     ) -> Imported:
-        """As the SQLite backend's (``writeplan.carry_out_import``), one transaction each."""
+        """As the SQLite backend's (``writeplan.carry_out_import``), one transaction each;
+        a built ``index`` is not used here: reconciliation indexes the session."""
         with self._tx():
             return carry_out_import(self, meta, normalize_key(meta.key), lines, parsed)
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from .browsing import BrowseReads
-from .claims import Claims
 from .source_writes import SourceWrites
 
 
-class AgentWriter(Claims, SourceWrites, BrowseReads):
+class AgentWriter(SourceWrites, BrowseReads):  # (and Claims, through Imports)
     """One agent's database, for the write path, imports, syncs and reconciliation."""
