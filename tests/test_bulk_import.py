@@ -26,7 +26,7 @@ from .conftest import DATA
 
 def write_archive(folder: Path, messages: int, seed: int = 5, reverse: bool = False) -> None:
     """The demo generator's corpus as one OpenClaw sessions folder per agent; ``reverse``
-    names the files so that sub-agents are read before their spawners."""
+    names the files so that sub-agents sort before their spawners."""
     stores: dict[str, dict] = {}
     for n, session in enumerate(generate(seed=seed, messages=messages, agents=2)):
         agent = session.key.split(":")[1]
@@ -109,14 +109,52 @@ def test_a_bulk_import_leaves_what_an_import_and_reconciliation_leave(
     write_archive(archive, 6000, reverse=reverse)  # several import groups
     bulk, plain = both_ways(tmp_path, archive)
     assert pending(plain) > 0
-    # spawners read first: every session indexed by the import itself; sub-agents read
-    # first: those wait for reconciliation (their trees would name missing sessions)
-    assert (pending(bulk) > 0) == reverse
+    # every session indexed by the import itself: spawners are read first whatever the
+    # files' names (StoreView.in_link_order)
+    assert pending(bulk) == 0
     reconcile_all(bulk)
     reconcile_all(plain)
     assert pending(bulk) == pending(plain) == 0
     assert dump(bulk) == dump(plain)
     assert verify_state(bulk).ok
+
+
+def test_a_session_whose_links_name_a_session_not_stored_yet_waits_for_reconciliation(
+    tmp_path: Path,
+) -> None:
+    """Its rows would name an incomplete tree (its spawner's tag missing), so it stays dirty
+    and reconciliation, after the import, builds them; a session linked to one stored
+    earlier in the import is indexed at once."""
+    from backscroll.core.indexer import build_index
+    from backscroll.core.storage import SessionMeta
+    from backscroll.core.storage.sqlite.imports import IMPORT_GROUP_EVENTS
+
+    def transcript(sid: str, n: int) -> tuple[list[str], list[dict]]:
+        events = [{"type": "message", "id": f"{sid}-{i}", "parentId": f"{sid}-{i - 1}" if i else None,
+                   "timestamp": "2026-03-01T10:00:00Z",
+                   "message": {"role": "user", "content": f"heron {i}"}} for i in range(n)]
+        return [json.dumps(e) for e in events], events
+
+    def store(db, key: str, spawner: str | None, n: int) -> None:  # noqa: ANN001
+        lines, events = transcript(key.rsplit(":", 1)[1], n)
+        meta = SessionMeta(key, session_id=key.rsplit(":", 1)[1], spawned_by=spawner)
+        db.import_session(meta, lines, events, build_index(enumerate(events, start=1), None))
+
+    state = StateDir(tmp_path / "state")
+    with state.open("main", write=True) as db, db.importing():
+        store(db, "agent:main:child", "agent:main:spawner", IMPORT_GROUP_EVENTS)  # a group
+        store(db, "agent:main:spawner", None, 3)
+        store(db, "agent:main:grandchild", "agent:main:spawner", 3)
+    with state.open("main") as db:
+        states = {s.key: s.state for s in db.sessions()}
+    assert states == {"agent:main:child": "dirty", "agent:main:spawner": "clean",
+                      "agent:main:grandchild": "clean"}
+    reconcile_all(state)
+    (held,) = dump(state).values()
+    trees = {key: tree for key, _state, _seq, _leaf, _v, _p, tree, _rows, _chars
+             in held["state"]}
+    assert trees["agent:main:child"] == "agent:main:child agent:main:spawner"
+    assert verify_state(state).ok
 
 
 def test_real_transcripts_import_in_bulk_as_they_reconcile(tmp_path: Path) -> None:

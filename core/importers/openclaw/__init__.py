@@ -48,6 +48,9 @@ _ARCHIVE_RE = re.compile(r"^(?P<sid>.+?)\.jsonl\.(?P<kind>reset|deleted)\.(?P<ts
 _SKIPPED_PARTS = (".trajectory.", ".checkpoint.", ".bak-", ".lock", "-path.json")
 
 _ENTRY_TYPES = CANONICAL_TYPES | {"session", "leaf"}  # an OpenClaw transcript's entries
+# How many links ``StoreView.in_link_order`` follows up from a session (a tree names at most
+# ``tree_tags.SCOPE_DEPTH`` of them).
+_LINK_ORDER_DEPTH = 16
 
 
 def import_openclaw(
@@ -102,7 +105,8 @@ def _import_folder(
     store = read_store(store_file, report) if inside else {}
     agent_id = agent or _agent_id(folder, store)  # checked again by the storage's door
     view = StoreView.of(agent_id, store, report, folder)
-    files = [f for f in sorted(folder.iterdir()) if f.is_file() and is_transcript_name(f.name)]
+    files = view.in_link_order(
+        [f for f in sorted(folder.iterdir()) if f.is_file() and is_transcript_name(f.name)])
     reader = partial(read_transcript, root, build=read_ahead)
     reads = readahead.read_ahead(files, reader) if read_ahead else ((f, reader(f)) for f in files)
     with state.open(agent_id, write=True) as db, db.importing(), closing(reads):
@@ -158,6 +162,31 @@ class StoreView:
 
     def key_of(self, session_id: str) -> str | None:
         return self.by_session_id.get(session_id)
+
+    def in_link_order(self, files: list[Path]) -> list[Path]:
+        """``files`` with a session's spawner and parent (as the store links them) before it,
+        otherwise in their order: a session is then stored after the sessions its links
+        name, so a bulk import can index it at once (its tree is whole: ``tree_tags.py``).
+        Files of one session keep their order (which of them keeps the key when it is
+        taken twice, ``writeplan.import_key``, is decided as before)."""
+        depths: dict[str, int] = {}
+
+        def depth(key: str, budget: int = _LINK_ORDER_DEPTH) -> int:
+            if key not in depths:
+                depths[key] = 0  # (a cycle of links stops here)
+                entry = self.store.get(key, {})
+                links = (_key_or_none(entry.get(name), self.own)
+                         for name in ("spawnedBy", "parentSessionKey"))
+                depths[key] = max((depth(k, budget - 1) + 1 for k in links
+                                   if k is not None and k in self.store and budget > 0),
+                                  default=0)
+            return depths[key]
+
+        def file_depth(file: Path) -> int:
+            key = self.key_of(transcript_session_id(file.name))
+            return depth(key) if key is not None else 0  # (an archive: its session's)
+
+        return sorted(files, key=file_depth)  # (a stable sort)
 
     def meta_of(self, key: str, entry: dict[str, Any]) -> SessionMeta:
         """A store entry whose transcript is not read (yet): its session without messages."""
