@@ -25,6 +25,7 @@ import compileall
 import importlib
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -200,6 +201,8 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/backscroll-bench"))
     parser.add_argument("--classes", help="comma-separated class names (default: all)")
     parser.add_argument("--no-cli", action="store_true", help="skip whole-process timings")
+    parser.add_argument("--no-baselines", action="store_true",
+                        help="skip the straightforward plan and ripgrep (at 10M: minutes a cell)")
     parser.add_argument("--json", type=Path, help="also write the numbers to this file")
     parser.add_argument("--shape", choices=bench_data.SHAPES, default="demo")
     parser.add_argument("--before", metavar="REF",
@@ -271,8 +274,8 @@ def main() -> None:
                     == answer(answer_now)
                 before_cell = (f"  {old[0]:>8.1f}/{old[1]:<7.1f} {old[0] / lib[0]:>5.1f} "
                                f"{'yes' if same else 'NO':<4} {cpu[0]:>6.1f} {cpu[1]:>6.1f}")
-            base = percentiles(timed(lambda: straightforward(state, request, caller),
-                                     args.baseline_runs))
+            base = (float("nan"), float("nan")) if args.no_baselines else percentiles(
+                timed(lambda: straightforward(state, request, caller), args.baseline_runs))
             row = {"library": lib, "straightforward": base,
                    "windowed": answer_now.ranked_window, "results": len(answer_now.results)}
             if before is not None:
@@ -284,7 +287,7 @@ def main() -> None:
                 cli_cell = f"{row['cli'][0]:.0f}/{row['cli'][1]:.0f}"
                 start_cell = f"{row['cli'][0] - start_p50:.0f}"
             rg_cell, rg_ratio = "-", "-"
-            if has_rg:
+            if has_rg and not args.no_baselines:
                 argv = ripgrep(pattern, archive, caller_files(archive, key, state))
                 row["ripgrep"] = percentiles(timed(lambda: run_rg(argv), args.baseline_runs))
                 rg_cell = f"{row['ripgrep'][0]:.0f}/{row['ripgrep'][1]:.0f}"
@@ -294,6 +297,9 @@ def main() -> None:
                   f"{base[0]:>8.0f}/{base[1]:<7.0f} {base[0] / lib[0]:>6.0f} {rg_cell:>14} "
                   f"{rg_ratio:>6}  {'yes' if answer_now.ranked_window else 'no':<8}{before_cell}")
 
+    # the searching process's peak memory (the page cache it reads through is the system's)
+    report["search_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\npeak RSS of this process after the searches: {report['search_peak_rss_mb']:.0f} MB")
     samples = appends(state, 2000)
     ordered = sorted(samples)
     report["append"] = {"p50": statistics.median(ordered), "p99": ordered[int(0.99 * len(ordered))]}

@@ -266,3 +266,35 @@ def test_an_interrupted_index_step_leaves_no_session_half_visible(
     import_openclaw(plain, archive)
     reconcile_all(plain)
     assert dump(state) == dump(plain)
+
+
+def answers(state: StateDir) -> dict[str, object]:
+    """What the storage API gives of every session and a few searches (any backend)."""
+    sessions = {}
+    for agent in state.agents():
+        with state.open(agent) as db:
+            for s in db.sessions():
+                sessions[s.key] = (s.state, s.indexed_seq, s.leaf_id, s.title, s.messages,
+                                   s.last_message_at, s.problems)
+    found = {}
+    for query in ("the", "réplica", "数据库", '"in the"'):
+        result = sessions_search(state, SearchRequest(query=query, limit=20), OPERATOR)
+        found[query] = [(r.session_key, r.message_id, round(r.score, 9)) for r in result.results]
+    return {"sessions": sessions, "found": found}
+
+
+@pytest.mark.backends
+def test_on_either_backend_a_bulk_import_answers_as_an_import_and_reconciliation(
+    tmp_path: Path, fresh_state
+) -> None:  # noqa: ANN001 - the fixture's factory
+    archive = tmp_path / "archive"
+    write_archive(archive, 1500)
+    bulk = fresh_state()
+    import_openclaw(bulk, archive, read_ahead=True)
+    assert pending(bulk) == 0  # searchable before any reconciliation
+    now = answers(bulk)
+    plain = fresh_state()  # (on PostgreSQL the same database, emptied)
+    import_openclaw(plain, archive)
+    assert pending(plain) > 0
+    reconcile_all(plain)
+    assert now == answers(plain)

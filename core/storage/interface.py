@@ -368,8 +368,7 @@ class Ingest(Protocol):
         the lines' events, need hold no more than ``stored.as_imported`` keeps. ``index``,
         the lines' index built as they were read (``indexer.build_index``): a backend may
         publish it for a session this call creates, in the transaction that stores its
-        events, as reconciliation would (SQLite does; PostgreSQL leaves it to
-        reconciliation)."""
+        events, as reconciliation would."""
         ...
 
     def delete_session(self, key: str, host: str | None = None) -> bool:

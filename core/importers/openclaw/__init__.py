@@ -1,7 +1,10 @@
 """Import OpenClaw sessions folders: ``sessions.json`` + ``<sessionId>.jsonl`` transcripts.
 
 PATH may be one agent's sessions folder, or a whole state dir (``agents/*/sessions/``).
-Transcripts are stored without indexing; reconciliation indexes them later (SPEC 3).
+Transcripts are stored without indexing; reconciliation indexes them later (SPEC 3). A big
+import (``read_ahead``) builds each transcript's index as it reads it, and the storage
+publishes it with the events of a session the import creates (docs/reconciliation.md,
+"The bulk path"); transcripts are read in link order (spawners first) for it.
 
 Decisions (see docs/importers.md):
 - the agent id comes from the keys in ``sessions.json``, else from the folder
@@ -57,7 +60,8 @@ def import_openclaw(
     state: StateDir, path: Path, agent: str | None = None, read_ahead: bool = False
 ) -> ImportReport:
     """Import the transcripts under ``path``. ``read_ahead``: a big folder's files are read
-    in a helper process while this one stores (``readahead.py``). It is the command line's
+    in a helper process while this one stores (``readahead.py``), and each one's index is
+    built there too (the bulk path: ``read_transcript``). It is the command line's
     choice; a library caller opts in, since a spawned helper imports the caller's main
     module again (a script without an ``if __name__ == "__main__"`` guard would run twice)."""
     if agent is not None:

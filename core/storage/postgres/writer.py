@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from .browsing import BrowseReads
-from .claims import Claims
 from .source_writes import SourceWrites
 
 
-class PgWriter(Claims, SourceWrites, BrowseReads):
+class PgWriter(SourceWrites, BrowseReads):  # (and Claims, through Imports)
     """One agent's rows, for the write path, imports and reconciliation."""
