@@ -14,7 +14,8 @@ peak memory its own), the order alternating from round to round:
   publishing it with the events of the sessions it creates, then ``reconcile_all`` (which
   finds only the sessions the import left to it).
 
-Prints wall seconds, messages/s, CPU of the storing process and of its helpers, peak RSS,
+``--groups 8000 16000`` adds the bulk path with import groups of that many events (a
+transaction each; ``imports.IMPORT_GROUP_EVENTS`` is the default). Prints wall seconds, messages/s, CPU of the storing process and of its helpers, peak RSS,
 sessions left to reconciliation, the state's size, and ``uptime`` before and after. The
 states are deleted after each round.
 """
@@ -54,6 +55,10 @@ def child(archive: Path, state_dir: Path, mode: str) -> None:
 
     if mode == "two-passes":  # what the import did before: no index built as it reads
         openclaw.read_transcript = read_plain
+    elif mode.startswith("bulk-"):  # bulk, another group size (events a transaction)
+        from backscroll.core.storage.sqlite import imports
+
+        imports.IMPORT_GROUP_EVENTS = int(mode.removeprefix("bulk-"))
     state = StateDir(state_dir)
     t0 = time.perf_counter()
     openclaw.import_openclaw(state, archive, read_ahead=True)
@@ -86,6 +91,8 @@ def main() -> None:
     parser.add_argument("--messages", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--cache", type=Path, default=Path("/work/bench-state"))
+    parser.add_argument("--groups", type=int, nargs="*", default=[],
+                        help="also the bulk path with import groups of these many events")
     args = parser.parse_args()
 
     archive = bench_data.archive_path(args.cache, args.messages)
@@ -95,9 +102,10 @@ def main() -> None:
         (archive / "bench-archive.json").write_text(json.dumps(counts))
     messages = json.loads((archive / "bench-archive.json").read_text())["messages"]
     print(f"load before: {uptime()}", flush=True)
-    runs: dict[str, list[dict]] = {"two-passes": [], "bulk": []}
+    modes = ["two-passes", "bulk"] + [f"bulk-{g}" for g in args.groups]
+    runs: dict[str, list[dict]] = {mode: [] for mode in modes}
     for n in range(args.rounds):
-        order = ["two-passes", "bulk"] if n % 2 == 0 else ["bulk", "two-passes"]
+        order = modes if n % 2 == 0 else modes[::-1]
         for mode in order:
             state = args.cache / f"bench-bulk-{mode}"
             shutil.rmtree(state, ignore_errors=True)

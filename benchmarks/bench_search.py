@@ -193,6 +193,20 @@ def appends(state: StateDir, count: int) -> list[float]:
     return out
 
 
+def held(state: StateDir) -> dict:
+    """What a state holds (``--state``): its sessions, the events stored as "messages" (the
+    user and assistant messages are about half of them in this corpus) and the rows indexed."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{state.db_path(bench_data.AGENT)}?mode=ro", uri=True)
+    try:
+        sessions, events = conn.execute("SELECT count(*), sum(last_seq) FROM sessions").fetchone()
+        indexed = conn.execute("SELECT sum(rows) FROM index_state").fetchone()[0]
+    finally:
+        conn.close()
+    return {"messages": events, "indexed": indexed, "sessions": sessions}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=1_000_000)
@@ -201,6 +215,9 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/backscroll-bench"))
     parser.add_argument("--classes", help="comma-separated class names (default: all)")
     parser.add_argument("--no-cli", action="store_true", help="skip whole-process timings")
+    parser.add_argument("--state", type=Path,
+                        help="time searches on this state dir as it is (a build stopped "
+                             "midway, say): nothing is built, no build figures")
     parser.add_argument("--no-baselines", action="store_true",
                         help="skip the straightforward plan and ripgrep (at 10M: minutes a cell)")
     parser.add_argument("--json", type=Path, help="also write the numbers to this file")
@@ -209,9 +226,13 @@ def main() -> None:
                         help="also time the library call of this git revision, alternating")
     args = parser.parse_args()
 
-    build = bench_data.ensure(args.cache, args.messages, args.shape)
     archive = bench_data.archive_path(args.cache, args.messages, args.shape)
-    state_dir = bench_data.state_path(args.cache, args.messages, args.shape)
+    if args.state is not None:
+        state_dir = args.state
+        build = held(StateDir(state_dir))
+    else:
+        build = bench_data.ensure(args.cache, args.messages, args.shape)
+        state_dir = bench_data.state_path(args.cache, args.messages, args.shape)
     before = None
     if args.before:
         before = code_at(args.before, Path(tempfile.mkdtemp(prefix="bench-before-")))
@@ -303,15 +324,16 @@ def main() -> None:
     samples = appends(state, 2000)
     ordered = sorted(samples)
     report["append"] = {"p50": statistics.median(ordered), "p99": ordered[int(0.99 * len(ordered))]}
-    rate = build["messages"] / (build["import_s"] + build["reconcile_s"])
     report["sizes_mb"] = {"state": bench_data.size_mb(state_dir),
                           "jsonl": bench_data.size_mb(archive)}
     print(f"\nappend (one transaction per message, index row included): "
           f"p50 {report['append']['p50']:.3f} ms, p99 {report['append']['p99']:.3f} ms "
           f"(goals: 0.3, 10)")
-    print(f"import + reconcile: {build['import_s']:.1f} s + {build['reconcile_s']:.1f} s = "
-          f"{rate:,.0f} messages/s (goal: 30,000); peak memory {build['peak_rss_mb']:.0f} MB "
-          f"(+ helper process {build['helper_peak_rss_mb']:.0f} MB)")
+    if "import_s" in build:
+        rate = build["messages"] / (build["import_s"] + build["reconcile_s"])
+        print(f"import + reconcile: {build['import_s']:.1f} s + {build['reconcile_s']:.1f} s = "
+              f"{rate:,.0f} messages/s (goal: 30,000); peak memory {build['peak_rss_mb']:.0f} "
+              f"MB (+ helper process {build['helper_peak_rss_mb']:.0f} MB)")
     print(f"state dir {report['sizes_mb']['state']:,.0f} MB for "
           f"{report['sizes_mb']['jsonl']:,.0f} MB of JSONL "
           f"({report['sizes_mb']['state'] / report['sizes_mb']['jsonl']:.2f}x)")

@@ -157,6 +157,24 @@ def test_a_session_whose_links_name_a_session_not_stored_yet_waits_for_reconcili
     assert verify_state(state).ok
 
 
+def test_a_folder_imported_again_builds_no_index(tmp_path: Path, monkeypatch) -> None:
+    """Its sessions are stored: building their index as they are read would be thrown away
+    (the folder's new transcripts, if any, are reconciled as before)."""
+    from backscroll.core.importers import openclaw
+
+    archive = tmp_path / "archive"
+    write_archive(archive, 300)
+    state = StateDir(tmp_path / "state")
+    built = []
+    real = openclaw.build_index
+    monkeypatch.setattr(openclaw, "build_index", lambda *a: built.append(1) or real(*a))
+    import_openclaw(state, archive, read_ahead=True)  # (small: read in this process)
+    first = len(built)
+    assert first > 0 and pending(state) == 0
+    import_openclaw(state, archive, read_ahead=True)
+    assert len(built) == first
+
+
 def test_real_transcripts_import_in_bulk_as_they_reconcile(tmp_path: Path) -> None:
     for folder in sorted((DATA / "openclaw").iterdir()):
         bulk, plain = both_ways(tmp_path / folder.name, folder)

@@ -24,7 +24,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 from ...bounds import MAX_STORE_BYTES, decode_json, open_regular
 from ...errors import ValidationError
@@ -111,9 +111,24 @@ def _import_folder(
     view = StoreView.of(agent_id, store, report, folder)
     files = view.in_link_order(
         [f for f in sorted(folder.iterdir()) if f.is_file() and is_transcript_name(f.name)])
-    reader = partial(read_transcript, root, build=read_ahead)
-    reads = readahead.read_ahead(files, reader) if read_ahead else ((f, reader(f)) for f in files)
-    with state.open(agent_id, write=True) as db, db.importing(), closing(reads):
+    with state.open(agent_id, write=True) as db:
+        reader = partial(read_transcript, root, build=read_ahead and _first_import(db, files))
+        reads = (readahead.read_ahead(files, reader) if read_ahead
+                 else ((f, reader(f)) for f in files))
+        _store_folder(db, view, reads, report)
+
+
+def _first_import(db: AgentWriter, files: list[Path]) -> bool:
+    """No transcript of ``files`` is stored yet (by the session id its name gives): their
+    sessions will be created, and building their index as they are read (the bulk path)
+    is not work thrown away, as it is for a folder imported again."""
+    names = {transcript_session_id(f.name) for f in files}
+    return not any(s.session_id in names for s in db.sessions())
+
+
+def _store_folder(db: AgentWriter, view: StoreView, reads: Iterator[tuple[Path, TranscriptRead]],
+                  report: ImportReport) -> None:
+    with db.importing(), closing(reads):
         seen_ids: set[str] = set()
         for file, read in reads:
             report.take(read.report)
