@@ -161,7 +161,7 @@ def _build(archive: Path, state_dir: Path) -> None:
         "import_cpu_s": c1 - c0,
         "reconcile_cpu_s": c2 - c1,
         "helper_cpu_s": _cpu(resource.RUSAGE_CHILDREN),
-        # rows indexed, by the import (a first import indexes as it stores) or reconciliation
+        # rows indexed, counted in the state (not only what this pass reconciled)
         "indexed": _indexed(state),
         "events": report.events,
         "peak_rss_mb": own / 1024,

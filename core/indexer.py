@@ -51,30 +51,16 @@ def row_for(entry_id: str, role: str, ts: int, text: str) -> IndexRow:
 def rows_for_branch(branch: Branch, default_ts: int = 0) -> list[IndexRow]:
     """Index rows of an active branch; a message with no time at all gets ``default_ts``
     (the session's creation time), the same rule the live write path uses."""
-    rows = _branch_rows(branch, default_ts)
-    assert rows is not None  # (only an undated message with no default gives None)
-    return rows
-
-
-# ``transcript.timestamp_ms``'s default for a message with no plausible time of its own: a
-# time from data is never negative.
-_UNDATED = -1
-
-
-def _branch_rows(branch: Branch, default_ts: int | None) -> list[IndexRow] | None:
-    """``rows_for_branch``; with ``default_ts`` None, None as soon as a message to index has
-    no time of its own (its row would take the session's creation time)."""
     from .transcript import indexable
 
     rows: list[IndexRow] = []
     for seq, event in branch.path:
         try:
-            message = indexable(event, _UNDATED if default_ts is None else default_ts)
-            if message is None:
-                continue
-            if message.timestamp_ms == _UNDATED and default_ts is None:
-                return None
-            rows.append(row_for(message.entry_id, message.role, message.timestamp_ms, message.text))
+            message = indexable(event, default_ts)
+            if message is not None:
+                rows.append(
+                    row_for(message.entry_id, message.role, message.timestamp_ms, message.text)
+                )
         except Exception as err:  # one bad event never stops a rebuild; verify does the same
             branch.problems.append(f"event {seq}: cannot be indexed ({type(err).__name__}); skipped")
     return rows
@@ -96,35 +82,6 @@ def session_rows(
     search them, and their words must not even shift the ranking statistics of others."""
     rows, branch = expected_rows(events, default_ts)
     return ([] if not indexes_session(key) else rows), branch
-
-
-class BuiltIndex(NamedTuple):
-    """A session's index as a rebuild publishes it (``AgentWriter.publish``): its rows (those
-    of any key but an incognito one: ``for_key``), the leaf of its active branch, the tree
-    problems found, and the branch messages a conversation shows (``BranchRow`` s)."""
-
-    rows: list[IndexRow]
-    leaf: str | None
-    problems: list[str]
-    shown: list[tuple[int, str | None, str, int | None]]
-
-    def for_key(self, key: str) -> list[IndexRow]:
-        return self.rows if indexes_session(key) else []
-
-
-def build_index(events: Iterable[tuple[int, dict[str, Any]]],
-                default_ts: int | None) -> BuiltIndex | None:
-    """The index of a session's ``(seq, event)`` pairs in log order. ``default_ts`` is the
-    session's creation time, the time of a message that has none; None builds the index
-    before the session is stored (a bulk import, ``docs/reconciliation.md``), and gives None
-    when a message has no time of its own."""
-    from .transcript import active_branch, shown_messages
-
-    branch = active_branch(events)
-    rows = _branch_rows(branch, default_ts)
-    if rows is None:
-        return None
-    return BuiltIndex(rows, branch.leaf, branch.problems, shown_messages(branch.path))
 
 
 def indexes_session(key: str) -> bool:

@@ -33,7 +33,7 @@ from typing import Callable
 from .errors import BackscrollError
 from .fanout import STOPS_WRITES, for_each_agent
 from .helper_process import start_helper
-from .indexer import IndexRow, build_index
+from .indexer import IndexRow, session_rows
 from .state import StateDir
 from .storage import AgentReader, AgentWriter, BranchRow, Claim, Progress, PublishItem, SchemaBehind
 from .transcript import active_branch, shown_messages
@@ -152,10 +152,8 @@ def _rows(db: AgentReader, claim: Claim) -> tuple[list[IndexRow], str | None, st
     parse and broken tree links, each skipped and reported, never raised) and the messages
     of its active branch."""
     problems: list[str] = []
-    built = build_index(db.events(claim.session_pk, problems), claim.created_at)
-    assert built is not None  # (a default time is given)
-    return (built.for_key(claim.key), built.leaf, "; ".join(problems + built.problems),
-            built.shown)
+    rows, branch = session_rows(claim.key, db.events(claim.session_pk, problems), claim.created_at)
+    return rows, branch.leaf, "; ".join(problems + branch.problems), shown_messages(branch.path)
 
 
 class _RowBuilder:

@@ -28,12 +28,10 @@ def ancestors(
     link_of: Callable[[str], SessionLink | None],
     agent_id: str,
     depth: int = SCOPE_DEPTH,
-    missing: list[str] | None = None,
 ) -> list[str]:
     """``key`` and the sessions it descends from within ``depth`` links, nearest first.
 
-    ``link_of(key)`` returns a session's links, or None when no such session exists; the
-    sessions a link names that do not exist (yet) are added to ``missing`` if given.
+    ``link_of(key)`` returns a session's links, or None when no such session exists.
     """
     prefix = f"agent:{agent_id.lower()}:"
     key = key.lower()
@@ -53,8 +51,6 @@ def ancestors(
                 if not parent or parent in seen or not parent.startswith(prefix):
                     continue
                 if link_of(parent) is None:
-                    if missing is not None:
-                        missing.append(parent)
                     continue
                 seen.add(parent)
                 found.append(parent)

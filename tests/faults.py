@@ -83,11 +83,6 @@ import_openclaw(state, work / "source")
 print("done", flush=True)
 """
 
-# The bulk path: each transcript's index built as it is read, published with its events
-# (docs/reconciliation.md#importing); the same check as a plain import.
-BULK_IMPORT = IMPORT.replace("import_openclaw(state, work / \"source\")",
-                             "import_openclaw(state, work / \"source\", read_ahead=True)")
-
 SYNC = _PRELUDE + r"""
 from backscroll.core.sources.detect import Source
 from backscroll.core.sources.sync import sync_sources
@@ -315,7 +310,6 @@ def _delete_keys(source: Source) -> list[str]:
 OPERATIONS = {
     "append": Operation("append", APPEND, check_append, fresh_state=False, runs_forever=True),
     "import": Operation("import", IMPORT, check_import),
-    "bulk-import": Operation("bulk-import", BULK_IMPORT, check_import),
     "sync": Operation("sync", SYNC, check_sync),
     "reconcile": Operation("reconcile", RECONCILE, check_reconcile, start_from="imported",
                            extra_args=lambda source: [str(LEASE_MS)]),

@@ -31,7 +31,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Iterable, Protocol
 
 from ..errors import StoreError
-from ..indexer import BuiltIndex, IndexRow
+from ..indexer import IndexRow
 from ..query import ParsedQuery
 from .model import (
     AppendResult,
@@ -360,15 +360,11 @@ class Ingest(Protocol):
         ...
 
     def import_session(
-        self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None,
-        index: BuiltIndex | None = None,
+        self, meta: SessionMeta, lines: list[str], parsed: list[dict[str, Any]] | None = None
     ) -> Imported:
         """Store validated event lines without indexing (the session becomes dirty); events
         stored before are recognised by id (id-less ones by text) and skipped. ``parsed``,
-        the lines' events, need hold no more than ``stored.as_imported`` keeps. ``index``,
-        the lines' index built as they were read (``indexer.build_index``): a backend may
-        publish it for a session this call creates, in the transaction that stores its
-        events, as reconciliation would."""
+        the lines' events, need hold no more than ``stored.as_imported`` keeps."""
         ...
 
     def delete_session(self, key: str, host: str | None = None) -> bool:

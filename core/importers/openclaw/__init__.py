@@ -1,10 +1,7 @@
 """Import OpenClaw sessions folders: ``sessions.json`` + ``<sessionId>.jsonl`` transcripts.
 
 PATH may be one agent's sessions folder, or a whole state dir (``agents/*/sessions/``).
-Transcripts are stored without indexing; reconciliation indexes them later (SPEC 3). A big
-import (``read_ahead``) builds each transcript's index as it reads it, and the storage
-publishes it with the events of a session the import creates (docs/reconciliation.md,
-"The bulk path"); transcripts are read in link order (spawners first) for it.
+Transcripts are stored without indexing; reconciliation indexes them later (SPEC 3).
 
 Decisions (see docs/importers.md):
 - the agent id comes from the keys in ``sessions.json``, else from the folder
@@ -24,11 +21,10 @@ from contextlib import closing
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from ...bounds import MAX_STORE_BYTES, decode_json, open_regular
 from ...errors import ValidationError
-from ...indexer import BuiltIndex, build_index
 from ...keys import check_agent_id, normalize_key
 from ...labels import archive_label, import_label
 from ...state import StateDir
@@ -51,17 +47,13 @@ _ARCHIVE_RE = re.compile(r"^(?P<sid>.+?)\.jsonl\.(?P<kind>reset|deleted)\.(?P<ts
 _SKIPPED_PARTS = (".trajectory.", ".checkpoint.", ".bak-", ".lock", "-path.json")
 
 _ENTRY_TYPES = CANONICAL_TYPES | {"session", "leaf"}  # an OpenClaw transcript's entries
-# How many links ``StoreView.in_link_order`` follows up from a session (a tree names at most
-# ``tree_tags.SCOPE_DEPTH`` of them).
-_LINK_ORDER_DEPTH = 16
 
 
 def import_openclaw(
     state: StateDir, path: Path, agent: str | None = None, read_ahead: bool = False
 ) -> ImportReport:
     """Import the transcripts under ``path``. ``read_ahead``: a big folder's files are read
-    in a helper process while this one stores (``readahead.py``), and each one's index is
-    built there too (the bulk path: ``read_transcript``). It is the command line's
+    in a helper process while this one stores (``readahead.py``). It is the command line's
     choice; a library caller opts in, since a spawned helper imports the caller's main
     module again (a script without an ``if __name__ == "__main__"`` guard would run twice)."""
     if agent is not None:
@@ -109,26 +101,10 @@ def _import_folder(
     store = read_store(store_file, report) if inside else {}
     agent_id = agent or _agent_id(folder, store)  # checked again by the storage's door
     view = StoreView.of(agent_id, store, report, folder)
-    files = view.in_link_order(
-        [f for f in sorted(folder.iterdir()) if f.is_file() and is_transcript_name(f.name)])
-    with state.open(agent_id, write=True) as db:
-        reader = partial(read_transcript, root, build=read_ahead and _first_import(db, files))
-        reads = (readahead.read_ahead(files, reader) if read_ahead
-                 else ((f, reader(f)) for f in files))
-        _store_folder(db, view, reads, report)
-
-
-def _first_import(db: AgentWriter, files: list[Path]) -> bool:
-    """No transcript of ``files`` is stored yet (by the session id its name gives): their
-    sessions will be created, and building their index as they are read (the bulk path)
-    is not work thrown away, as it is for a folder imported again."""
-    names = {transcript_session_id(f.name) for f in files}
-    return not any(s.session_id in names for s in db.sessions())
-
-
-def _store_folder(db: AgentWriter, view: StoreView, reads: Iterator[tuple[Path, TranscriptRead]],
-                  report: ImportReport) -> None:
-    with db.importing(), closing(reads):
+    files = [f for f in sorted(folder.iterdir()) if f.is_file() and is_transcript_name(f.name)]
+    reader = partial(read_transcript, root)
+    reads = readahead.read_ahead(files, reader) if read_ahead else ((f, reader(f)) for f in files)
+    with state.open(agent_id, write=True) as db, db.importing(), closing(reads):
         seen_ids: set[str] = set()
         for file, read in reads:
             report.take(read.report)
@@ -182,31 +158,6 @@ class StoreView:
     def key_of(self, session_id: str) -> str | None:
         return self.by_session_id.get(session_id)
 
-    def in_link_order(self, files: list[Path]) -> list[Path]:
-        """``files`` with a session's spawner and parent (as the store links them) before it,
-        otherwise in their order: a session is then stored after the sessions its links
-        name, so a bulk import can index it at once (its tree is whole: ``tree_tags.py``).
-        Files of one session keep their order (which of them keeps the key when it is
-        taken twice, ``writeplan.import_key``, is decided as before)."""
-        depths: dict[str, int] = {}
-
-        def depth(key: str, budget: int = _LINK_ORDER_DEPTH) -> int:
-            if key not in depths:
-                depths[key] = 0  # (a cycle of links stops here)
-                entry = self.store.get(key, {})
-                links = (_key_or_none(entry.get(name), self.own)
-                         for name in ("spawnedBy", "parentSessionKey"))
-                depths[key] = max((depth(k, budget - 1) + 1 for k in links
-                                   if k is not None and k in self.store and budget > 0),
-                                  default=0)
-            return depths[key]
-
-        def file_depth(file: Path) -> int:
-            key = self.key_of(transcript_session_id(file.name))
-            return depth(key) if key is not None else 0  # (an archive: its session's)
-
-        return sorted(files, key=file_depth)  # (a stable sort)
-
     def meta_of(self, key: str, entry: dict[str, Any]) -> SessionMeta:
         """A store entry whose transcript is not read (yet): its session without messages."""
         return _meta(key, entry.get("sessionId"), entry, entry.get("label"), None, [], self.own)
@@ -215,28 +166,22 @@ class StoreView:
 class TranscriptRead(NamedTuple):
     """A transcript read for storing (``read_transcript``): what reading it found (links not
     followed, bad lines), and unless it was not read (``lines`` None) its lines, their events
-    as ``import_session`` reads them (``stored.as_imported``), its header and, when asked
-    for and its messages all have a time of their own, its index (``indexer.build_index``)."""
+    as ``import_session`` reads them (``stored.as_imported``) and its header."""
 
     report: ImportReport
     lines: list[str] | None = None
     events: Sequence[dict[str, Any]] = ()
     header: dict[str, Any] | None = None
-    index: BuiltIndex | None = None
 
 
-def read_transcript(root: Path, file: Path, build: bool = False) -> TranscriptRead:
+def read_transcript(root: Path, file: Path) -> TranscriptRead:
     """Read one transcript found under ``root`` (in a helper process for a big folder:
-    ``readahead.py``); nothing it holds raises. ``build``: also build its index, which the
-    storage publishes with the events if the import creates the session (a bulk import:
-    docs/reconciliation.md#importing)."""
+    ``readahead.py``); nothing it holds raises."""
     report = ImportReport()
     if found_inside(root, file, report):
         with each_file(file, report):
             lines, events, header = read_events(file, report)
-            index = build_index(enumerate(events, start=1), None) if build and lines else None
-            return TranscriptRead(report, lines, [as_imported(e) for e in events], header,
-                                  index)
+            return TranscriptRead(report, lines, [as_imported(e) for e in events], header)
     return TranscriptRead(report)
 
 
@@ -279,7 +224,7 @@ def store_transcript(
     meta = _meta(key, session_id, entry, label, header, lines_, view.own)
     if not report.feeds(meta.key, file, session_id, "openclaw"):
         return None
-    stored_as, added, messages = db.import_session(meta, lines_, events, read.index)
+    stored_as, added, messages = db.import_session(meta, lines_, events)
     note_rekeyed(report, meta.key, stored_as)
     report.add(stored_as, added, messages)
     return session_id

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from .browsing import BrowseReads
+from .claims import Claims
 from .source_writes import SourceWrites
 
 
-class PgWriter(SourceWrites, BrowseReads):  # (and Claims, through Imports)
+class PgWriter(Claims, SourceWrites, BrowseReads):
     """One agent's rows, for the write path, imports and reconciliation."""

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from .browsing import BrowseReads
+from .claims import Claims
 from .source_writes import SourceWrites
 
 
-class AgentWriter(SourceWrites, BrowseReads):  # (and Claims, through Imports)
+class AgentWriter(Claims, SourceWrites, BrowseReads):
     """One agent's database, for the write path, imports, syncs and reconciliation."""

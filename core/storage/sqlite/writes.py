@@ -204,10 +204,9 @@ class Writes(Reads):
     def _has_entry(self, pk: int, entry_id: str) -> bool:
         return self._has("entry_id = ?", pk, entry_id)
 
-    def _tree(self, key: str, missing: list[str] | None = None) -> str:
+    def _tree(self, key: str) -> str:
         """The session and the sessions it descends from (core/tree_tags.py), as space-separated
-        pks, from the current links; the sessions they name that are not stored (yet) are
-        added to ``missing``."""
+        pks, from the current links."""
         found: dict[str, tuple[int, SessionLink] | None] = {}
 
         def link_of(k: str) -> SessionLink | None:
@@ -220,8 +219,7 @@ class Writes(Reads):
             return hit[1] if hit else None
 
         link_of(key)
-        pks = [hit[0] for k in ancestors(key, link_of, self.agent_id, missing=missing)
-               if (hit := found.get(k))]
+        pks = [hit[0] for k in ancestors(key, link_of, self.agent_id) if (hit := found.get(k))]
         return " ".join(map(str, pks))
 
     def _scope(self, pk: int) -> str:
