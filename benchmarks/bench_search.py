@@ -30,6 +30,7 @@ import compileall
 import importlib
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -241,6 +242,20 @@ def grouped_tables(state: StateDir, callers: dict[str, str | None], runs: int,
                   f"{cpu[0][0]:>5.1f}/{cpu[0][1]:<6.1f} {cpu[1][0]:>5.1f}/{cpu[1][1]:<6.1f}")
 
 
+def held(state: StateDir) -> dict:
+    """What a state holds (``--state``): its sessions, the events stored as "messages" (the
+    user and assistant messages are about half of them in this corpus) and the rows indexed."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{state.db_path(bench_data.AGENT)}?mode=ro", uri=True)
+    try:
+        sessions, events = conn.execute("SELECT count(*), sum(last_seq) FROM sessions").fetchone()
+        indexed = conn.execute("SELECT sum(rows) FROM index_state").fetchone()[0]
+    finally:
+        conn.close()
+    return {"messages": events, "indexed": indexed, "sessions": sessions}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=1_000_000)
@@ -249,6 +264,11 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path("/tmp/backscroll-bench"))
     parser.add_argument("--classes", help="comma-separated class names (default: all)")
     parser.add_argument("--no-cli", action="store_true", help="skip whole-process timings")
+    parser.add_argument("--state", type=Path,
+                        help="time searches on this state dir as it is (a build stopped "
+                             "midway, say): nothing is built, no build figures")
+    parser.add_argument("--no-baselines", action="store_true",
+                        help="skip the straightforward plan and ripgrep (at 10M: minutes a cell)")
     parser.add_argument("--json", type=Path, help="also write the numbers to this file")
     parser.add_argument("--shape", choices=bench_data.SHAPES, default="demo")
     parser.add_argument("--grouped", action="store_true",
@@ -257,9 +277,13 @@ def main() -> None:
                         help="also time the library call of this git revision, alternating")
     args = parser.parse_args()
 
-    build = bench_data.ensure(args.cache, args.messages, args.shape)
     archive = bench_data.archive_path(args.cache, args.messages, args.shape)
-    state_dir = bench_data.state_path(args.cache, args.messages, args.shape)
+    if args.state is not None:
+        state_dir = args.state
+        build = held(StateDir(state_dir))
+    else:
+        build = bench_data.ensure(args.cache, args.messages, args.shape)
+        state_dir = bench_data.state_path(args.cache, args.messages, args.shape)
     before = None
     if args.before:
         before = code_at(args.before, Path(tempfile.mkdtemp(prefix="bench-before-")))
@@ -330,8 +354,8 @@ def main() -> None:
                     == answer(answer_now)
                 before_cell = (f"  {old[0]:>8.1f}/{old[1]:<7.1f} {old[0] / lib[0]:>5.1f} "
                                f"{'yes' if same else 'NO':<4} {cpu[0]:>6.1f} {cpu[1]:>6.1f}")
-            base = percentiles(timed(lambda: straightforward(state, request, caller),
-                                     args.baseline_runs))
+            base = (float("nan"), float("nan")) if args.no_baselines else percentiles(
+                timed(lambda: straightforward(state, request, caller), args.baseline_runs))
             row = {"library": lib, "straightforward": base,
                    "windowed": answer_now.ranked_window, "results": len(answer_now.results)}
             if before is not None:
@@ -343,7 +367,7 @@ def main() -> None:
                 cli_cell = f"{row['cli'][0]:.0f}/{row['cli'][1]:.0f}"
                 start_cell = f"{row['cli'][0] - start_p50:.0f}"
             rg_cell, rg_ratio = "-", "-"
-            if has_rg:
+            if has_rg and not args.no_baselines:
                 argv = ripgrep(pattern, archive, caller_files(archive, key, state))
                 row["ripgrep"] = percentiles(timed(lambda: run_rg(argv), args.baseline_runs))
                 rg_cell = f"{row['ripgrep'][0]:.0f}/{row['ripgrep'][1]:.0f}"
@@ -353,18 +377,22 @@ def main() -> None:
                   f"{base[0]:>8.0f}/{base[1]:<7.0f} {base[0] / lib[0]:>6.0f} {rg_cell:>14} "
                   f"{rg_ratio:>6}  {'yes' if answer_now.ranked_window else 'no':<8}{before_cell}")
 
+    # the searching process's peak memory (the page cache it reads through is the system's)
+    report["search_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\npeak RSS of this process after the searches: {report['search_peak_rss_mb']:.0f} MB")
     samples = appends(state, 2000)
     ordered = sorted(samples)
     report["append"] = {"p50": statistics.median(ordered), "p99": ordered[int(0.99 * len(ordered))]}
-    rate = build["messages"] / (build["import_s"] + build["reconcile_s"])
     report["sizes_mb"] = {"state": bench_data.size_mb(state_dir),
                           "jsonl": bench_data.size_mb(archive)}
     print(f"\nappend (one transaction per message, index row included): "
           f"p50 {report['append']['p50']:.3f} ms, p99 {report['append']['p99']:.3f} ms "
           f"(goals: 0.3, 10)")
-    print(f"import + reconcile: {build['import_s']:.1f} s + {build['reconcile_s']:.1f} s = "
-          f"{rate:,.0f} messages/s (goal: 30,000); peak memory {build['peak_rss_mb']:.0f} MB "
-          f"(+ helper process {build['helper_peak_rss_mb']:.0f} MB)")
+    if "import_s" in build:
+        rate = build["messages"] / (build["import_s"] + build["reconcile_s"])
+        print(f"import + reconcile: {build['import_s']:.1f} s + {build['reconcile_s']:.1f} s = "
+              f"{rate:,.0f} messages/s (goal: 30,000); peak memory {build['peak_rss_mb']:.0f} "
+              f"MB (+ helper process {build['helper_peak_rss_mb']:.0f} MB)")
     print(f"state dir {report['sizes_mb']['state']:,.0f} MB for "
           f"{report['sizes_mb']['jsonl']:,.0f} MB of JSONL "
           f"({report['sizes_mb']['state'] / report['sizes_mb']['jsonl']:.2f}x)")

@@ -37,54 +37,61 @@ def check_agent_id(agent_id: str) -> str:
     if not isinstance(agent_id, str):
         raise ValidationError("an agent id must be text, like main or research-bot")
     canonical = _canonical(agent_id)
-    shown = quoted(agent_id)
     if not canonical:
         raise ValidationError("an agent id cannot be empty")
-    if any(not c.isprintable() for c in canonical):
-        raise ValidationError(f"agent id {shown} contains a control or invisible character")
+    if not canonical.isprintable():
+        raise ValidationError(
+            f"agent id {quoted(agent_id)} contains a control or invisible character")
     if "/" in canonical or "\\" in canonical:
         raise ValidationError(
-            f"agent id {shown} contains a path separator: an agent id names one folder"
+            f"agent id {quoted(agent_id)} contains a path separator: an agent id names one "
+            "folder"
         )
     if canonical.startswith(".") or ".." in canonical:
-        raise ValidationError(f"agent id {shown} may not start with '.' or contain '..'")
+        raise ValidationError(
+            f"agent id {quoted(agent_id)} may not start with '.' or contain '..'")
     if ":" in canonical:
         raise ValidationError(
-            f"agent id {shown} contains ':', which separates the parts of a session key"
+            f"agent id {quoted(agent_id)} contains ':', which separates the parts of a "
+            "session key"
         )
     if len(canonical) > MAX_AGENT_ID_CHARS:
         raise ValidationError(
-            f"agent id {shown} is {len(canonical)} characters long; "
+            f"agent id {quoted(agent_id)} is {len(canonical)} characters long; "
             f"the limit is {MAX_AGENT_ID_CHARS}"
         )
     if not _AGENT_ID_RE.match(canonical):
         raise ValidationError(
-            f"agent id {shown} can only use letters a-z, digits, '.', '_' and '-', "
+            f"agent id {quoted(agent_id)} can only use letters a-z, digits, '.', '_' and "
+            "'-', "
             "starting with a letter or digit"
         )
     return canonical
 
 
 def normalize_key(key: str) -> str:
-    """The canonical (NFKC, lower-cased, stripped) form of a session key, or raise."""
+    """The canonical (NFKC, lower-cased, stripped) form of a session key, or raise. (Every
+    import calls it a few times a session: the key is redacted for a message only when one
+    is raised.)"""
     if not isinstance(key, str):
         raise ValidationError("a session key must be a string like agent:<id>:<name>")
     canonical = _canonical(key)
-    shown = quoted(key)
     if len(canonical) > MAX_KEY_CHARS:
         raise ValidationError(
-            f"session key {shown} is {len(canonical)} characters long; "
+            f"session key {quoted(key)} is {len(canonical)} characters long; "
             f"the limit is {MAX_KEY_CHARS}"
         )
-    if any(not (c.isascii() and c.isprintable()) or c.isspace() for c in canonical):
+    # (printable ASCII holds one space character: ' ')
+    if not (canonical.isascii() and canonical.isprintable()) or " " in canonical:
         raise ValidationError(
-            f"session key {shown} has a space, a control character or a non-ASCII character "
-            "(keys are printable ASCII, so two keys never look alike)"
+            f"session key {quoted(key)} has a space, a control character or a non-ASCII "
+            "character (keys are printable ASCII, so two keys never look alike)"
         )
     match = _KEY_RE.match(canonical)
     if not match:
         raise ValidationError(
-            f"{shown} is not a session key: expected agent:<agentId>:<name>, e.g. agent:main:main"
+            f"{quoted(key)} is not a session key: expected agent:<agentId>:<name>, e.g. "
+            "agent:main:main"
         )
     check_agent_id(match.group(1))
     return canonical
