@@ -11,7 +11,9 @@ head and tail of its result, each part bounded (docs/tool-calls.md says why thes
   noise that would dominate the index's size and every term count).
 
 The text is cut first (never half a word, so never half a secret), then redacted and
-segmented exactly like a message's (``indexer.row_for``'s order).
+segmented exactly like a message's (``indexer.row_for``'s order). The result's tail is the
+exception: it is redacted with the text before it, then cut (``TAIL_CONTEXT_CHARS``), as a
+cut before its start could part a secret from the words that mark it one.
 
 Which result answers which call is the one pairing rule of ``tool_pairs.OpenCalls``: by the
 call id where the result names one, else by order. A result is *failed* when the agent's
@@ -40,6 +42,10 @@ RESULT_HEAD_CHARS = 1_500
 RESULT_TAIL_CHARS = 500
 TOOL_NAME_CHARS = 200
 _TAIL_BACKOFF = 40  # a tail starts after a space within this many characters, never mid-word
+# The tail is redacted with this much of the text before it, then cut: a secret found by its
+# context (``password = …``, ``Authorization: Basic …``) keeps its context, where a cut
+# between the two would leave the bare value to the tail (docs/tool-calls.md).
+TAIL_CONTEXT_CHARS = 1_000
 OK, FAILED, NONE = "ok", "failed", "none"
 
 
@@ -219,7 +225,7 @@ def _head_and_tail(text: str) -> str:
     if len(text) <= RESULT_HEAD_CHARS + RESULT_TAIL_CHARS:
         return text
     head = cut_text(text, RESULT_HEAD_CHARS)
-    tail = text[-RESULT_TAIL_CHARS:]
+    tail = redact(text[-(RESULT_TAIL_CHARS + TAIL_CONTEXT_CHARS):])[-RESULT_TAIL_CHARS:]
     window = tail[:_TAIL_BACKOFF]
     space = max(window.find(" "), window.find("\n"))
     tail = tail[space + 1:] if space >= 0 else tail[_TAIL_BACKOFF:]
