@@ -32,7 +32,7 @@ INDEXING_WARNING = ("some sessions are still being indexed: their usage is count
 
 
 class UsageLine(NamedTuple):
-    key: str | None  # the day, agent, project (redacted) or model; None: none named
+    key: str | None  # the day, agent, project or model (both redacted); None: none named
     usage: Usage
 
 
@@ -138,4 +138,4 @@ def _key(by: str, agent_id: str, row: UsageRow) -> str | None:
         return agent_id
     if by == "project":
         return redact(row.project) if row.project else None
-    return row.model or None
+    return redact(row.model) if row.model else None
