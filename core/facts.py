@@ -35,6 +35,11 @@ SYNTHETIC_PROVIDERS = frozenset({"openclaw"})  # delivery mirrors and gateway no
 # left out, so a tool call's junk never bloats every list that shows the session.
 MAX_PATH_CHARS = 4096
 MAX_MODEL_CHARS = 200
+# A token count summed past this stays at it (a message counts at most 10**15, ``_number``):
+# a hostile log of many huge counts cannot overflow a 64-bit column on either backend (a
+# stored sum is at most this, so two of them add within a bigint), and 2**53 is exact as a
+# double and in JSON readers that hold numbers as doubles.
+TOKENS_MAX = 2**53
 
 # Which tool calls edit or write a file, and where their arguments name it: tool name
 # (compared case-folded) -> argument keys, tried in order (the first that holds text wins).
@@ -81,10 +86,13 @@ NO_USAGE = Usage()
 
 
 def _add(a: Any, b: Any) -> Any:
-    """A sum of what was recorded; None when neither was."""
+    """A sum of what was recorded; None when neither was. Token counts stop at
+    ``TOKENS_MAX`` (the stores' sums do too)."""
     if a is None:
         return b
-    return a if b is None else a + b
+    if b is None:
+        return a
+    return min(a + b, TOKENS_MAX) if isinstance(a, int) and isinstance(b, int) else a + b
 
 
 class Contribution(NamedTuple):
@@ -275,6 +283,6 @@ def session_facts(events: Iterable[tuple[int, dict[str, Any]]], default_ts: int,
     return facts, rows
 
 
-__all__ = ["FILES_MAX", "MODELS_MAX", "FILE_RULES", "NO_FACTS", "NO_USAGE", "PATCH_HEADERS", "Contribution",
-           "Facts", "SessionFacts", "Usage", "UsageKey", "contribution", "files_of", "session_facts",
-           "usage_key", "usage_of", "utc_day"]
+__all__ = ["FILES_MAX", "MODELS_MAX", "TOKENS_MAX", "FILE_RULES", "NO_FACTS", "NO_USAGE",
+           "PATCH_HEADERS", "Contribution", "Facts", "SessionFacts", "Usage", "UsageKey",
+           "contribution", "files_of", "session_facts", "usage_key", "usage_of", "utc_day"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable
 
-from ...facts import Facts, Usage, UsageKey
+from ...facts import TOKENS_MAX, Facts, Usage, UsageKey
 from ..model import SessionFilter, UsageRow
 from .browsing import session_clause
 from .reads import Reads
@@ -14,21 +14,18 @@ from .reads import Reads
 _FACT_COLUMNS = ("models, input, output, cache_read, cache_write, cost, first_at, last_at, "
                  "tool_calls, failed_calls, files, files_capped")
 _FACT_VALUES = ", ".join(["%s"] * 13)
+_TOKEN_COLUMNS = ("input", "output", "cache_read", "cache_write")
+# A count summed in stops at TOKENS_MAX (core/facts.py), as ``Usage.plus`` does: two stored
+# counts add within a bigint.
 _USAGE_ADD = f"""INSERT INTO usage_days AS u (session_pk, day, model, input, output, cache_read,
     cache_write, cost) VALUES ({", ".join(["%s"] * 8)})
-    ON CONFLICT (session_pk, day, model) DO UPDATE SET
-    input = CASE WHEN u.input IS NULL THEN excluded.input
-                 WHEN excluded.input IS NULL THEN u.input ELSE u.input + excluded.input END,
-    output = CASE WHEN u.output IS NULL THEN excluded.output
-                  WHEN excluded.output IS NULL THEN u.output ELSE u.output + excluded.output END,
-    cache_read = CASE WHEN u.cache_read IS NULL THEN excluded.cache_read
-                      WHEN excluded.cache_read IS NULL THEN u.cache_read
-                      ELSE u.cache_read + excluded.cache_read END,
-    cache_write = CASE WHEN u.cache_write IS NULL THEN excluded.cache_write
-                       WHEN excluded.cache_write IS NULL THEN u.cache_write
-                       ELSE u.cache_write + excluded.cache_write END,
+    ON CONFLICT (session_pk, day, model) DO UPDATE SET """ + ", ".join(
+    f"{c} = CASE WHEN u.{c} IS NULL THEN excluded.{c} WHEN excluded.{c} IS NULL THEN u.{c} "
+    f"ELSE LEAST(u.{c} + excluded.{c}, {TOKENS_MAX}) END" for c in _TOKEN_COLUMNS) + """,
     cost = CASE WHEN u.cost IS NULL THEN excluded.cost
                 WHEN excluded.cost IS NULL THEN u.cost ELSE u.cost + excluded.cost END"""
+# A report's sums stop at TOKENS_MAX too (``sum`` of bigint is numeric: no overflow here).
+_USAGE_SUMS = ", ".join(f"LEAST(sum(u.{c}), {TOKENS_MAX})" for c in _TOKEN_COLUMNS)
 
 
 def _int(value: Any) -> int | None:
@@ -72,8 +69,8 @@ class FactsStore(Reads):
             where.append("u.day <= %(until)s")
             params["until"] = until_day
         rows = self._all(
-            "SELECT u.day, u.model, s.cwd, sum(u.input), sum(u.output), sum(u.cache_read), "
-            "sum(u.cache_write), sum(u.cost) FROM usage_days u JOIN sessions s "
+            f"SELECT u.day, u.model, s.cwd, {_USAGE_SUMS}, sum(u.cost) "
+            "FROM usage_days u JOIN sessions s "
             f"ON s.pk = u.session_pk WHERE {' AND '.join(where)} "
             'GROUP BY u.day, u.model, s.cwd ORDER BY u.day, u.model COLLATE "C", '
             's.cwd COLLATE "C"', params)

@@ -7,28 +7,26 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
-from ...facts import Facts, Usage, UsageKey
+from ...facts import TOKENS_MAX, Facts, Usage, UsageKey
 from ..model import SessionFilter, UsageRow
 from .browsing import session_clause
 from .reads import Reads
 
 _FACT_COLUMNS = ("models, input, output, cache_read, cache_write, cost, first_at, last_at, "
                  "tool_calls, failed_calls, files, files_capped")
+_TOKEN_COLUMNS = ("input", "output", "cache_read", "cache_write")
+# A count summed in stops at TOKENS_MAX (core/facts.py), as ``Usage.plus`` does.
 _USAGE_ADD = """INSERT INTO usage_days (session_pk, day, model, input, output, cache_read,
     cache_write, cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (session_pk, day, model) DO UPDATE SET
-    input = CASE WHEN input IS NULL THEN excluded.input
-                 WHEN excluded.input IS NULL THEN input ELSE input + excluded.input END,
-    output = CASE WHEN output IS NULL THEN excluded.output
-                  WHEN excluded.output IS NULL THEN output ELSE output + excluded.output END,
-    cache_read = CASE WHEN cache_read IS NULL THEN excluded.cache_read
-                      WHEN excluded.cache_read IS NULL THEN cache_read
-                      ELSE cache_read + excluded.cache_read END,
-    cache_write = CASE WHEN cache_write IS NULL THEN excluded.cache_write
-                       WHEN excluded.cache_write IS NULL THEN cache_write
-                       ELSE cache_write + excluded.cache_write END,
+    ON CONFLICT (session_pk, day, model) DO UPDATE SET """ + ", ".join(
+    f"{c} = CASE WHEN {c} IS NULL THEN excluded.{c} WHEN excluded.{c} IS NULL THEN {c} "
+    f"ELSE min({c} + excluded.{c}, {TOKENS_MAX}) END" for c in _TOKEN_COLUMNS) + """,
     cost = CASE WHEN cost IS NULL THEN excluded.cost
                 WHEN excluded.cost IS NULL THEN cost ELSE cost + excluded.cost END"""
+# A report's sums: ``total`` (a double, exact below 2**53) where ``sum`` would fail on an
+# integer overflow; NULL when no row recorded the count.
+_USAGE_SUMS = ", ".join(f"CASE WHEN count(u.{c}) > 0 THEN min(total(u.{c}), {TOKENS_MAX}) END"
+                        for c in _TOKEN_COLUMNS)
 
 
 def facts_row(row: tuple) -> Facts:
@@ -70,11 +68,13 @@ class FactsStore(Reads):
             where.append("u.day <= ?")
             params.append(until_day)
         rows = self._all(
-            "SELECT u.day, u.model, s.cwd, sum(u.input), sum(u.output), sum(u.cache_read), "
-            "sum(u.cache_write), sum(u.cost) FROM usage_days u JOIN sessions s "
+            f"SELECT u.day, u.model, s.cwd, {_USAGE_SUMS}, sum(u.cost) "
+            "FROM usage_days u JOIN sessions s "
             f"ON s.pk = u.session_pk {'WHERE ' + ' AND '.join(where) if where else ''} "
             "GROUP BY u.day, u.model, s.cwd ORDER BY u.day, u.model, s.cwd", params)
-        return [UsageRow(day, model, cwd, Usage(*sums)) for day, model, cwd, *sums in rows]
+        return [UsageRow(day, model, cwd, Usage(*(None if n is None else int(n) for n in sums[:4]),
+                                                sums[4]))
+                for day, model, cwd, *sums in rows]
 
     # --- the write path's primitives (inside the caller's transaction)
 

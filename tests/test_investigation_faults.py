@@ -1,0 +1,163 @@
+"""Faults found reviewing the investigation features of issue 26 (the tool-call index, the
+facts of a session, usage): secrets that reached an output, hostile numbers that crashed a
+write, answers that told an agent caller about sessions it may not see. Each test failed
+before its fix; on both backends where storage answers."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from backscroll.core.catalog import facts_json
+from backscroll.core.facts import TOKENS_MAX, Usage
+from backscroll.core.ingest import append_events
+from backscroll.core.reconcile import reconcile_agent
+from backscroll.core.redact import redact
+from backscroll.core.state import StateDir
+from backscroll.core.storage import SessionMeta
+from backscroll.core.tool_index import (
+    RESULT_TAIL_CHARS,
+    ToolAnswer,
+    ToolCall,
+    shown,
+    tool_row,
+)
+from backscroll.core.usage import usage_report
+from backscroll.core.visibility import OPERATOR
+
+from .events import BASE_MS, header, lines, msg
+
+pytestmark = pytest.mark.backends
+
+SECRETS_TSV = Path("/work/shared/data/secrets_true.tsv")
+KEY = "agent:main:main"
+MODEL_TOKEN = "sk-ant-api03-" + "Zq8vRt2LmW9xKp4NcJ7hYb3FdS6gTa1EuQ0iOw5r" * 2 + "-AAAAAAAA"
+
+
+def true_secrets() -> list[tuple[str, str]]:
+    """The vectors of secrets_true.tsv (a literal \\n stands for a line break)."""
+    rows = SECRETS_TSV.read_text().splitlines()[1:]
+    return [(kind, text.replace("\\n", "\n")) for kind, text in (r.split("\t", 1) for r in rows)]
+
+
+def hidden_words(text: str) -> list[str]:
+    """The long words of ``text`` that redaction takes out of it: what must never be shown."""
+    masked = redact(text)
+    return [w for w in re.findall(r"[A-Za-z0-9_+/=.-]{10,}", text) if w not in masked]
+
+
+# ------------------------------------------------------------------ tool rows: the result's tail
+
+
+@pytest.mark.skipif(not SECRETS_TSV.exists(), reason="the shared secrets file is not here")
+def test_a_tail_cut_never_parts_a_secret_from_its_context() -> None:
+    """The tail of a long result was cut first, then redacted: a cut landing between
+    ``client_secret" : "`` and its value left the bare value, which no rule knows without
+    its context, to the index and to every output."""
+    call = ToolCall("a1", 0, "c1", "bash", "{}", 1_000)
+    checked = 0
+    for _kind, secret in true_secrets():
+        words = hidden_words(secret)
+        if not words:
+            continue
+        for cut in range(len(secret)):  # the tail's raw start lands on each character
+            after = " " * max(RESULT_TAIL_CHARS - (len(secret) - cut), 0)
+            text = "lorem ipsum " * 300 + secret + after
+            body = tool_row(call, ToolAnswer("r1", "c1", "bash", False, text, 2_000, None)).body
+            leaked = [w for w in words if w in body]
+            assert not leaked, (secret, cut, leaked)
+            checked += 1
+    assert checked > 500
+
+
+# ------------------------------------------------------------------ model names
+
+
+def _assistant(entry_id: str, parent: str | None, model: str, usage: dict[str, Any],
+               ms: int) -> dict[str, Any]:
+    event = msg(entry_id, parent, "assistant", [{"type": "text", "text": "ok"}], ms=ms)
+    event["message"].update(model=model, usage=usage, provider="anthropic")
+    return event
+
+
+def test_a_model_name_holding_a_token_is_redacted_in_every_answer(state: StateDir) -> None:
+    """A transcript's ``model`` is free text: ``usage --by model`` and the facts of
+    ``sessions_list`` / ``history --json`` gave it verbatim."""
+    events = [header("s1"), msg("u1", None, "user", "hi", ms=1),
+              _assistant("a1", "u1", MODEL_TOKEN, {"input": 10, "output": 5}, ms=2)]
+    assert not append_events(state, SessionMeta(KEY), lines(*events)).refused
+    report = usage_report(state, OPERATOR, by="model", now_ms=BASE_MS + 86_400_000)
+    assert [line.key for line in report.lines] == [redact(MODEL_TOKEN)]
+    assert MODEL_TOKEN[10:-6] not in json.dumps(report.as_json())
+    with state.open("main") as db:
+        facts = db.session_facts([db.session(KEY).pk])
+    (found,) = facts.values()
+    assert found.models == (MODEL_TOKEN,)  # stored as the transcript has it, shown redacted
+    assert facts_json(found)["models"] == [redact(MODEL_TOKEN)]
+
+
+# ------------------------------------------------------------------ huge token counts
+
+
+def _huge_session(messages: int) -> list[dict[str, Any]]:
+    events = [header("s-huge")]
+    parent = None
+    for n in range(messages):
+        events.append(_assistant(f"a{n}", parent, "m", {"input": 10**15 - 1, "output": 3,
+                                                          "cost": {"total": 1.5}}, ms=n + 1))
+        parent = f"a{n}"
+    return events
+
+
+def _huge_usage(state: StateDir) -> Usage:
+    report = usage_report(state, OPERATOR, by="model", now_ms=BASE_MS + 86_400_000)
+    assert not report.warnings
+    (line,) = report.lines
+    return line.usage
+
+
+def test_huge_counts_stop_at_the_cap_and_never_overflow_a_rebuild(state: StateDir) -> None:
+    """9,300 messages of 10**15 - 1 input tokens each (every one a count the rule takes)
+    summed past 2**63: the rebuild's publish raised OverflowError (SQLite) or bigint out of
+    range (PostgreSQL) and the session stayed unindexed for good."""
+    events = _huge_session(9_300)
+    with state.open("main", write=True) as db:
+        db.import_session(SessionMeta(KEY, session_id="s-huge"), [json.dumps(e) for e in events])
+    stats = reconcile_agent(state, "main")
+    assert stats.error is None and not stats.problems
+    assert _huge_usage(state) == Usage(TOKENS_MAX, 9_300 * 3, None, None, 9_300 * 1.5)
+    with state.open("main") as db:
+        (facts,) = db.session_facts([db.session(KEY).pk]).values()
+    assert facts.usage == Usage(TOKENS_MAX, 9_300 * 3, None, None, 9_300 * 1.5)
+
+
+def test_huge_counts_appended_live_stop_at_the_cap_as_a_rebuild_does(state: StateDir) -> None:
+    events = _huge_session(12)  # 12 * (10**15 - 1) > 2**53: the live sum reaches the cap
+    assert not append_events(state, SessionMeta(KEY), lines(*events)).refused
+    expected = Usage(TOKENS_MAX, 36, None, None, 18.0)
+    assert _huge_usage(state) == expected
+    with state.open("main") as db:
+        (facts,) = db.session_facts([db.session(KEY).pk]).values()
+    assert facts.usage == expected
+
+
+def test_the_cap_is_one_rule_for_sums() -> None:
+    assert Usage(TOKENS_MAX - 1).plus(Usage(5)) == Usage(TOKENS_MAX)
+    assert Usage(None, 2).plus(Usage(None, None)) == Usage(None, 2)
+    assert Usage(cost=0.5).plus(Usage(cost=0.25)).cost == 0.75
+
+
+def test_the_shown_parts_of_a_row_never_hold_the_tail_secret() -> None:
+    """What an answer shows of a call (``shown``) comes from the same body."""
+    secret = "SUPER_SEECRET_VALUE = 'c3VwZXIgbG9uZyBzdHJpbmcgc2hvdWxkIGJlIGhpZGRlbg=='"
+    call = ToolCall("a1", 0, "c1", "bash", "{}", 1_000)
+    words = hidden_words(secret)
+    assert words
+    for cut in range(len(secret)):
+        text = "lorem ipsum " * 300 + secret + " " * (RESULT_TAIL_CHARS - len(secret) + cut)
+        body = tool_row(call, ToolAnswer("r1", "c1", "bash", False, text, 2_000, None)).body
+        assert not any(w in shown(body).result for w in words)
