@@ -24,8 +24,10 @@ _USAGE_ADD = f"""INSERT INTO usage_days AS u (session_pk, day, model, input, out
     f"ELSE LEAST(u.{c} + excluded.{c}, {TOKENS_MAX}) END" for c in _TOKEN_COLUMNS) + """,
     cost = CASE WHEN u.cost IS NULL THEN excluded.cost
                 WHEN excluded.cost IS NULL THEN u.cost ELSE u.cost + excluded.cost END"""
-# A report's sums stop at TOKENS_MAX too (``sum`` of bigint is numeric: no overflow here).
-_USAGE_SUMS = ", ".join(f"LEAST(sum(u.{c}), {TOKENS_MAX})" for c in _TOKEN_COLUMNS)
+# A report's sums stop at TOKENS_MAX too (``sum`` of bigint is numeric: no overflow here;
+# LEAST skips a NULL, so a count no row recorded is kept NULL by the CASE).
+_USAGE_SUMS = ", ".join(f"CASE WHEN count(u.{c}) > 0 THEN LEAST(sum(u.{c}), {TOKENS_MAX}) END"
+                        for c in _TOKEN_COLUMNS)
 
 
 def _int(value: Any) -> int | None:
