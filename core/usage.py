@@ -104,7 +104,9 @@ def usage_report(state: StateDir, caller: Caller, since: str | None = None,
         def agent_usage(agent_id: str) -> tuple[list[UsageRow], bool]:
             with who.open(agent_id) as db, db.snapshot():
                 visible = visible_sessions(db, caller)
-                return db.usage(visible.as_filter(), first, last), db.has_pending_sessions()
+                # pending: a *visible* session awaits reconciliation (as a search's
+                # ``indexing``); another's would tell an agent caller it exists
+                return db.usage(visible.as_filter(), first, last), visible.pending
 
         for agent_id, found, err in for_each_agent(state, agent_usage, caller=caller):
             if err is not None:

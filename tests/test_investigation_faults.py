@@ -161,3 +161,32 @@ def test_the_shown_parts_of_a_row_never_hold_the_tail_secret() -> None:
         text = "lorem ipsum " * 300 + secret + " " * (RESULT_TAIL_CHARS - len(secret) + cut)
         body = tool_row(call, ToolAnswer("r1", "c1", "bash", False, text, 2_000, None)).body
         assert not any(w in shown(body).result for w in words)
+
+
+# ------------------------------------------------------------------ visibility of usage
+
+
+def test_usage_says_nothing_of_an_invisible_session_being_indexed(state: StateDir) -> None:
+    """``usage`` warned "some sessions are still being indexed" when any session of a
+    database awaited reconciliation, one the caller may not see included: an agent caller
+    learned that another session was written or imported. The warning follows the visible
+    sessions, as a search's ``indexing`` does."""
+    from backscroll.core.visibility import Caller, Policy
+
+    mine, other = "agent:main:mine", "agent:main:other"
+    for key, model in ((mine, "m-mine"), (other, "m-other")):
+        events = [header(key), _assistant("a1", None, model, {"input": 4}, ms=5)]
+        assert not append_events(state, SessionMeta(key), lines(*events)).refused
+    caller = Caller(mine, Policy(visibility="self"))
+    now = BASE_MS + 86_400_000
+
+    def answer() -> dict[str, Any]:
+        return usage_report(state, caller, by="model", now_ms=now).as_json()
+
+    clean = answer()
+    assert [row["model"] for row in clean["rows"]] == ["m-mine"] and "warning" not in clean
+    with state.open("main", write=True) as db, db.transaction():
+        db._mark_dirty(db.session(other).pk)
+    assert answer() == clean
+    operator = usage_report(state, OPERATOR, by="model", now_ms=now).as_json()
+    assert "still being indexed" in operator["warning"]  # the operator sees that session
