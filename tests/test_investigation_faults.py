@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from backscroll.core.catalog import facts_json
 from backscroll.core.facts import TOKENS_MAX, Usage
@@ -190,3 +192,84 @@ def test_usage_says_nothing_of_an_invisible_session_being_indexed(state: StateDi
     assert answer() == clean
     operator = usage_report(state, OPERATOR, by="model", now_ms=now).as_json()
     assert "still being indexed" in operator["warning"]  # the operator sees that session
+
+
+# ------------------------------------------------------------------ duplicate call ids
+
+
+def _tool_result(entry_id: str, parent: str, call_id: str | None, name: str | None,
+                 text: str) -> dict[str, Any]:
+    event = msg(entry_id, parent, "toolResult", [{"type": "text", "text": text}])
+    if call_id is not None:
+        event["message"]["toolCallId"] = call_id
+    if name is not None:
+        event["message"]["toolName"] = name
+    return event
+
+
+def _tool_call(call_id: str | None, name: str) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "toolCall", "name": name, "arguments": {"n": name}}
+    if call_id is not None:
+        block["id"] = call_id
+    return block
+
+
+def _tool_rows(state: StateDir) -> list[tuple]:
+    with state.open("main") as db:
+        return [tuple(row[2:]) for row in db.session_tools(db.session(KEY).pk)]
+
+
+def _rebuilt(state: StateDir) -> list[tuple]:
+    with state.open("main", write=True) as db, db.transaction():
+        db._mark_dirty(db.session(KEY).pk)
+    reconcile_agent(state, "main")
+    return _tool_rows(state)
+
+
+def test_two_calls_given_one_id_are_answered_alike_live_and_rebuilt(state: StateDir) -> None:
+    """Two calls of one message with one id, two results naming it: the live path answered
+    the second call first, then the first; a rebuild answered the second, then lost the id
+    and paired the other result by order with a third call. Now both answer the older open
+    call of the id first."""
+    events = [header("s-dup"), msg("u1", None, "user", "go"),
+              msg("a1", "u1", "assistant", [_tool_call("x", "bash"), _tool_call("x", "read"),
+                                            _tool_call("y", "edit")]),
+              _tool_result("r1", "a1", "x", "bash", "first answer"),
+              _tool_result("r2", "r1", "x", None, "second answer")]
+    for event in events:  # one append each, as a live runtime writes them
+        assert not append_events(state, SessionMeta(KEY), lines(event)).refused
+    live = _tool_rows(state)
+    assert [(row[1], row[3], row[7]) for row in live] == [
+        (0, "bash", "r1"), (1, "read", "r2"), (2, "edit", None)]
+    assert _rebuilt(state) == live
+
+
+@st.composite
+def _colliding_ids(draw: Any) -> list[dict[str, Any]]:
+    """Turns of calls whose ids come from a pool of two (or none), results naming one of
+    the pool, in any order, each appended on its own."""
+    events: list[dict[str, Any]] = [header("s-prop"), msg("u0", None, "user", "go")]
+    parent, n = "u0", 0
+    for turn in range(draw(st.integers(1, 3))):
+        names = draw(st.lists(st.sampled_from(["bash", "read"]), min_size=1, max_size=3))
+        ids = [draw(st.sampled_from(["p", "q", None])) for _ in names]
+        events.append(msg(f"a{turn}", parent, "assistant",
+                          [_tool_call(i, name) for i, name in zip(ids, names)]))
+        parent = f"a{turn}"
+        for _ in range(draw(st.integers(0, len(names) + 1))):
+            n += 1
+            events.append(_tool_result(f"r{n}", parent, draw(st.sampled_from(["p", "q", None])),
+                                       draw(st.sampled_from(["bash", "read", None])), f"o{n}"))
+            parent = f"r{n}"
+    return events
+
+
+@given(events=_colliding_ids())
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_property_colliding_call_ids_live_equals_rebuild(fresh_state, events) -> None:
+    state = fresh_state()
+    for event in events:
+        assert not append_events(state, SessionMeta(KEY), lines(event)).refused
+    live = _tool_rows(state)
+    assert _rebuilt(state) == live

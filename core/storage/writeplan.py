@@ -209,10 +209,9 @@ def carry_out_answer(target: AppendTarget, head: Head, answer: ToolAnswer) -> No
     if not open_calls:
         return
     pending = OpenCalls()
-    pending.turn("assistant", [((e, b), c, t) for e, b, c, t in open_calls if e == newest])
-    for entry_id, block, call_id, _tool in open_calls:
-        if call_id is not None:
-            pending.by_id.setdefault(call_id, (entry_id, block))
+    for entry_id, block, call_id, _tool in open_calls:  # oldest first, as a rebuild opened them
+        pending.opened((entry_id, block), call_id)
+    pending.latest = [((e, b), c, t) for e, b, c, t in open_calls if e == newest]
     found = pending.answer(answer.call_id, answer.tool)
     if found is None:
         return
