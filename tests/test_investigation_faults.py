@@ -273,3 +273,74 @@ def test_property_colliding_call_ids_live_equals_rebuild(fresh_state, events) ->
         assert not append_events(state, SessionMeta(KEY), lines(event)).refused
     live = _tool_rows(state)
     assert _rebuilt(state) == live
+
+
+# ------------------------------------------------------------------ both backends agree
+
+_HOSTILE_NUMBERS = st.one_of(
+    st.none(), st.booleans(), st.integers(-5, 10**6), st.integers(10**14, 2**70),
+    st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(["12", "", "1e3"]))
+
+
+@st.composite
+def _usage_sessions(draw: Any) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Sessions in two projects whose assistant messages record any numbers (hostile ones
+    too) over a few days and models, one of them twice under one id."""
+    sessions = []
+    for n in range(draw(st.integers(1, 3))):
+        key = f"agent:main:s{n}"
+        events: list[dict[str, Any]] = [dict(header(f"s{n}"), cwd=f"/work/p{n % 2}")]
+        parent = None
+        for m in range(draw(st.integers(1, 5))):
+            usage = {k: draw(_HOSTILE_NUMBERS) for k in ("input", "output", "cacheRead",
+                                                           "cacheWrite")}
+            usage["cost"] = {"total": draw(_HOSTILE_NUMBERS)}
+            model = draw(st.sampled_from(["m-a", "m-b", "", " m-a "]))
+            event = _assistant(f"a{m}", parent, model, usage,
+                               ms=draw(st.sampled_from([0, 3_600_000, 90_000_000])) + m)
+            events.append(event)
+            if draw(st.booleans()):
+                events.append(event)  # stored twice under one id: counted once
+            parent = f"a{m}"
+        sessions.append((key, events))
+    return sessions
+
+
+def _facts_and_usage(state: StateDir, keys: list[str]) -> tuple:
+    with state.open("main") as db:
+        pks = [db.session(key).pk for key in keys]
+        facts = db.session_facts(pks)
+        stored = [facts.get(pk) for pk in pks]
+    now = BASE_MS + 5 * 86_400_000
+    reports = [usage_report(state, OPERATOR, by=by, now_ms=now).as_json()
+               for by in ("day", "model", "project")]
+    return stored, reports
+
+
+@given(sessions=_usage_sessions())
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.slow
+def test_both_backends_store_and_sum_the_same_facts(tmp_path_factory, pg_url, sessions) -> None:
+    """Facts and usage sums, appended live and then rebuilt, equal on SQLite and PostgreSQL
+    (hostile numbers included: none may crash either write)."""
+    import psycopg
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DELETE FROM backscroll.agents")
+    root = tmp_path_factory.mktemp("agree-facts")
+    lite, pg = StateDir(root / "lite", database_url=""), StateDir(root / "pg", database_url=pg_url)
+    keys = [key for key, _events in sessions]
+    answers = []
+    for state in (lite, pg):
+        for key, events in sessions:
+            meta = SessionMeta(key, session_id=key.replace(":", "-"))
+            assert not append_events(state, meta, lines(*events)).refused
+        live = _facts_and_usage(state, keys)
+        with state.open("main", write=True) as db, db.transaction():
+            for key in keys:
+                db._mark_dirty(db.session(key).pk)
+        assert reconcile_agent(state, "main").error is None
+        assert _facts_and_usage(state, keys) == live
+        answers.append(live)
+    assert answers[0] == answers[1]
