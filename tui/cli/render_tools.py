@@ -44,5 +44,6 @@ def tool_hits(query: str, response: Any, caller: Any, what: str = "tool call") -
             console.print(highlighted(hit.excerpt, hit.highlights, one_line=False))
         opener = (f"backscroll history {shlex.quote(redact(hit.session_key))} --message-id "
                   f"{shlex.quote(hit.message_id)} --include-tools")
-        console.print(Text(f"open: {opener}", style="dim"), "\n")
+        # a message id is transcript text: an escape sequence in it must not reach the terminal
+        console.print(Text(printable(f"open: {opener}", one_line=True), style="dim"), "\n")
     _search_tail(response, caller, what)
