@@ -132,7 +132,7 @@ class AppendTarget(Protocol):
     # or in that message, in block order
     def _open_calls(self, pk: int, call_id: str | None
                     ) -> tuple[str | None, list[tuple[str, int, str | None, str]]]: ...
-    def _call_event(self, pk: int, entry_id: str) -> dict[str, Any] | None: ...
+    def _call_body(self, pk: int, entry_id: str) -> str | None: ...  # its first stored text
     def _answer_tool(self, pk: int, row: ToolRow) -> None: ...  # the row, answered
     def _store_event(self, pk: int, seq: int, event: dict[str, Any], body: str,
                      leaf: str | None) -> None: ...  # the event, and the session's last_seq
@@ -216,10 +216,29 @@ def carry_out_answer(target: AppendTarget, head: Head, answer: ToolAnswer) -> No
     if found is None:
         return
     entry_id, block = found  # type: ignore[misc]
-    event = target._call_event(head.pk, entry_id)
-    call = next((c for c in calls_of(event or {}, head.created_at) if c.block == block), None)
+    event = stored_event(target._call_body(head.pk, entry_id))
+    call = next((c for c in calls_of(event, head.created_at) if c.block == block), None)
     if call is not None:
         target._answer_tool(head.pk, tool_row(call, answer))
+
+
+def stored_event(body: str | None) -> dict[str, Any]:
+    """A stored event's text as an event (an empty one when it is none, or not an object)."""
+    try:
+        event = json.loads(body) if body is not None else None
+    except ValueError:
+        return {}
+    return event if isinstance(event, dict) else {}
+
+
+def tool_counts(rows: list[tuple[int, ToolRow]]) -> dict[int, tuple[int, int]]:
+    """Per session, the tool rows ``(session pk, row)`` add and their characters: what the
+    index state counts."""
+    counts: dict[int, tuple[int, int]] = {}
+    for pk, row in rows:
+        n, chars = counts.get(pk, (0, 0))
+        counts[pk] = (n + 1, chars + len(row.body))
+    return counts
 
 
 @dataclass(frozen=True)
@@ -277,6 +296,6 @@ def carry_out_import(target: ImportTarget, meta: SessionMeta, key: str, lines: l
     return Imported(key, len(plan.added), plan.messages)
 
 
-__all__ = ["AppendPlan", "Head", "ImportPlan", "carry_out_answer",
+__all__ = ["AppendPlan", "Head", "ImportPlan", "carry_out_answer", "stored_event", "tool_counts",
            "carry_out_append", "carry_out_import",
            "held_id", "import_key", "plan_append", "plan_import", "title_of"]
