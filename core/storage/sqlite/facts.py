@@ -8,50 +8,30 @@ import json
 from typing import Iterable
 
 from ...facts import TOKENS_MAX, Facts, Usage, UsageKey
+from ..fact_rows import FACT_COLUMNS, TOKEN_COLUMNS, facts_row, facts_values, summed_usage
 from ..model import SessionFilter, UsageRow
 from .browsing import session_clause
 from .reads import Reads
 
-_FACT_COLUMNS = ("models, input, output, cache_read, cache_write, cost, first_at, last_at, "
-                 "tool_calls, failed_calls, files, files_capped")
-_TOKEN_COLUMNS = ("input", "output", "cache_read", "cache_write")
 # A count summed in stops at TOKENS_MAX (core/facts.py), as ``Usage.plus`` does.
 _USAGE_ADD = """INSERT INTO usage_days (session_pk, day, model, input, output, cache_read,
     cache_write, cost) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (session_pk, day, model) DO UPDATE SET """ + ", ".join(
     f"{c} = CASE WHEN {c} IS NULL THEN excluded.{c} WHEN excluded.{c} IS NULL THEN {c} "
-    f"ELSE min({c} + excluded.{c}, {TOKENS_MAX}) END" for c in _TOKEN_COLUMNS) + """,
+    f"ELSE min({c} + excluded.{c}, {TOKENS_MAX}) END" for c in TOKEN_COLUMNS) + """,
     cost = CASE WHEN cost IS NULL THEN excluded.cost
                 WHEN excluded.cost IS NULL THEN cost ELSE cost + excluded.cost END"""
 # A report's sums: ``total`` (a double, exact below 2**53) where ``sum`` would fail on an
 # integer overflow; NULL when no row recorded the count.
 _USAGE_SUMS = ", ".join(f"CASE WHEN count(u.{c}) > 0 THEN min(total(u.{c}), {TOKENS_MAX}) END"
-                        for c in _TOKEN_COLUMNS)
-
-
-def facts_row(row: tuple) -> Facts:
-    """A row of ``_FACT_COLUMNS`` as ``Facts``."""
-    models, i, o, cr, cw, cost, first, last, calls, failed, files, capped = row
-    return Facts(_names(models), Usage(i, o, cr, cw, cost), first, last, calls,
-                 failed, _names(files), bool(capped))
-
-
-def _names(stored: str) -> tuple[str, ...]:
-    """A JSON array of names (models, files) as stored; most sessions' files are none."""
-    return () if stored == "[]" else tuple(json.loads(stored))
-
-
-def _facts_values(pk: int, facts: Facts) -> tuple:
-    return (pk, json.dumps(list(facts.models), ensure_ascii=False), *facts.usage,
-            facts.first_at, facts.last_at, facts.tool_calls, facts.failed_calls,
-            json.dumps(list(facts.files), ensure_ascii=False), int(facts.files_capped))
+                        for c in TOKEN_COLUMNS)
 
 
 class FactsStore(Reads):
     """Facts and usage of one agent's sessions."""
 
     def session_facts(self, pks: Iterable[int]) -> dict[int, Facts]:
-        rows = self._all(f"SELECT session_pk, {_FACT_COLUMNS} FROM session_facts "
+        rows = self._all(f"SELECT session_pk, {FACT_COLUMNS} FROM session_facts "
                          "WHERE session_pk IN (SELECT value FROM json_each(?))",
                          (json.dumps(list(pks)),))
         return {row[0]: facts_row(row[1:]) for row in rows}
@@ -72,21 +52,19 @@ class FactsStore(Reads):
             "FROM usage_days u JOIN sessions s "
             f"ON s.pk = u.session_pk {'WHERE ' + ' AND '.join(where) if where else ''} "
             "GROUP BY u.day, u.model, s.cwd ORDER BY u.day, u.model, s.cwd", params)
-        return [UsageRow(day, model, cwd, Usage(*(None if n is None else int(n) for n in sums[:4]),
-                                                sums[4]))
-                for day, model, cwd, *sums in rows]
+        return [UsageRow(day, model, cwd, summed_usage(sums)) for day, model, cwd, *sums in rows]
 
     # --- the write path's primitives (inside the caller's transaction)
 
     def _facts(self, pk: int) -> Facts | None:
-        row = self.conn.execute(f"SELECT {_FACT_COLUMNS} FROM session_facts "
+        row = self.conn.execute(f"SELECT {FACT_COLUMNS} FROM session_facts "
                                 "WHERE session_pk = ?", (pk,)).fetchone()
         return None if row is None else facts_row(row)
 
     def _save_facts(self, pk: int, facts: Facts) -> None:
-        self.conn.execute(f"INSERT OR REPLACE INTO session_facts (session_pk, {_FACT_COLUMNS}) "
+        self.conn.execute(f"INSERT OR REPLACE INTO session_facts (session_pk, {FACT_COLUMNS}) "
                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                          _facts_values(pk, facts))
+                          facts_values(pk, facts))
 
     def _add_usage(self, pk: int, key: UsageKey, usage: Usage) -> None:
         self.conn.execute(_USAGE_ADD, (pk, *key, *usage))
