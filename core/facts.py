@@ -40,6 +40,7 @@ MAX_MODEL_CHARS = 200
 # stored sum is at most this, so two of them add within a bigint), and 2**53 is exact as a
 # double and in JSON readers that hold numbers as doubles.
 TOKENS_MAX = 2**53
+COUNT_LIMIT = 10**15  # one message's count or cost at or above this is none: no model reads that much
 
 # Which tool calls edit or write a file, and where their arguments name it: tool name
 # (compared case-folded) -> argument keys, tried in order (the first that holds text wins).
@@ -208,18 +209,23 @@ def usage_of(value: Any) -> Usage:
         return NO_USAGE
     cost = value.get("cost")
     total = cost.get("total") if isinstance(cost, dict) else None
-    return Usage(_count(value.get("input")), _count(value.get("output")),
-                 _count(value.get("cacheRead")), _count(value.get("cacheWrite")),
+    return Usage(token_count(value.get("input")), token_count(value.get("output")),
+                 token_count(value.get("cacheRead")), token_count(value.get("cacheWrite")),
                  float(total) if _number(total) else None)
 
 
 def _number(value: Any) -> bool:
     return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value) and 0 <= value < 1e15)
+            and math.isfinite(value) and 0 <= value < COUNT_LIMIT)
 
 
-def _count(value: Any) -> int | None:
-    return int(value) if _number(value) else None
+def token_count(value: Any) -> int | None:
+    """A token count as a transcript records it (an int, or a float without a fraction: a
+    count of 1.5 tokens is no count), else None; the one rule the importers write by and
+    the facts read by."""
+    if not _number(value) or (isinstance(value, float) and not value.is_integer()):
+        return None
+    return int(value)
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:
@@ -285,4 +291,5 @@ def session_facts(events: Iterable[tuple[int, dict[str, Any]]], default_ts: int,
 
 __all__ = ["FILES_MAX", "MODELS_MAX", "TOKENS_MAX", "FILE_RULES", "NO_FACTS", "NO_USAGE",
            "PATCH_HEADERS", "Contribution", "Facts", "SessionFacts", "Usage", "UsageKey",
-           "contribution", "files_of", "session_facts", "usage_key", "usage_of", "utc_day"]
+           "contribution", "files_of", "session_facts", "token_count", "usage_key", "usage_of",
+           "utc_day"]

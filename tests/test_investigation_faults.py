@@ -344,3 +344,17 @@ def test_both_backends_store_and_sum_the_same_facts(tmp_path_factory, pg_url, se
         assert _facts_and_usage(state, keys) == live
         answers.append(live)
     assert answers[0] == answers[1]
+
+
+def test_a_token_count_is_one_rule_for_importers_and_facts() -> None:
+    """The facts read 1.5 tokens as 1 where the importers' rule says no count; a count of
+    10**15 or more was written by an importer and then read as none. One rule now."""
+    from backscroll.core.facts import usage_of
+    from backscroll.core.importers.usage import count, openclaw_usage
+
+    hostile = [1.5, -1, True, "12", float("nan"), float("inf"), 10**15, 2**70, None]
+    assert [count(v) for v in hostile] == [None] * len(hostile)
+    assert [count(v) for v in (0, 7, 7.0, 10**15 - 1)] == [0, 7, 7, 10**15 - 1]
+    assert usage_of({"input": 1.5, "output": 2.0, "cacheRead": 10**15}) == Usage(None, 2)
+    assert openclaw_usage(input=1.5, output=2.0, cache_read=10**15) == {"output": 2,
+                                                                       "totalTokens": 2}
