@@ -151,8 +151,9 @@ def tool_row(call: ToolCall, answer: ToolAnswer | None) -> ToolRow:
             duration = answer.ts - call.ts
         result_id, result = answer.entry_id, _head_and_tail(answer.text)
     text = f"{call.tool}\n{cut_text(call.arguments, ARGS_CHARS)}\n{result}".replace("\0", " ")
-    return ToolRow(call.entry_id, call.block, call.call_id, call.tool, status, call.ts, duration,
-                   result_id, segment(redact(text)))
+    # the name column too is redacted: ``--tool`` compares it, and must not confirm a secret
+    return ToolRow(call.entry_id, call.block, call.call_id, redact(call.tool), status, call.ts,
+                   duration, result_id, segment(redact(text)))
 
 
 def tool_rows_for_branch(branch: Branch, key: str, default_ts: int = 0) -> list[ToolRow]:

@@ -358,3 +358,21 @@ def test_a_token_count_is_one_rule_for_importers_and_facts() -> None:
     assert usage_of({"input": 1.5, "output": 2.0, "cacheRead": 10**15}) == Usage(None, 2)
     assert openclaw_usage(input=1.5, output=2.0, cache_read=10**15) == {"output": 2,
                                                                        "totalTokens": 2}
+
+
+def test_a_tool_named_by_a_secret_is_found_by_no_filter(state: StateDir) -> None:
+    """The tool name column (what ``--tool`` compares) held the name as the transcript gave
+    it: ``--tool <the secret>`` answered whether a call had that secret for a name."""
+    from backscroll.core.search import SearchRequest
+    from backscroll.core.tool_search import ToolSearchRequest, tools_search
+
+    events = [header("s-name"), msg("u1", None, "user", "go"),
+              msg("a1", "u1", "assistant", [_tool_call("c1", MODEL_TOKEN)]),
+              _tool_result("r1", "a1", "c1", None, "done")]
+    assert not append_events(state, SessionMeta(KEY), lines(*events)).refused
+    for rows in (_tool_rows(state), _rebuilt(state)):
+        assert rows and all(MODEL_TOKEN[10:-6] not in repr(row) for row in rows)
+    request = ToolSearchRequest(SearchRequest(""), MODEL_TOKEN)
+    assert tools_search(state, request, OPERATOR).as_json() == {"results": []}
+    hits = tools_search(state, ToolSearchRequest(SearchRequest("done")), OPERATOR).results
+    assert [h.tool for h in hits] == [redact(MODEL_TOKEN)]
