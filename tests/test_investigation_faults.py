@@ -376,3 +376,50 @@ def test_a_tool_named_by_a_secret_is_found_by_no_filter(state: StateDir) -> None
     assert tools_search(state, request, OPERATOR).as_json() == {"results": []}
     hits = tools_search(state, ToolSearchRequest(SearchRequest("done")), OPERATOR).results
     assert [h.tool for h in hits] == [redact(MODEL_TOKEN)]
+
+
+# ------------------------------------------------------------------ the visibility rule, everywhere
+
+_KEYS = ["agent:main:main", "agent:main:subagent:a", "agent:main:subagent:b", "agent:ops:main",
+         "agent:ops:subagent:c"]
+
+
+@st.composite
+def _callers_and_trees(draw: Any) -> tuple[list[tuple[str, str | None]], Any]:
+    from backscroll.core.visibility import VISIBILITY_MODES, Caller, Policy
+
+    keys = draw(st.lists(st.sampled_from(_KEYS), min_size=1, max_size=5, unique=True))
+    tree = [(key, draw(st.sampled_from([None, *keys[:n]]))) for n, key in enumerate(keys)]
+    caller = Caller(draw(st.sampled_from(keys)),  # a caller is a stored session
+                    Policy(visibility=draw(st.sampled_from(VISIBILITY_MODES)),
+                           a2a_enabled=draw(st.booleans()), tool_calls=("*",)))
+    return tree, caller
+
+
+@given(case=_callers_and_trees())
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_property_calls_tool_search_and_usage_follow_the_list_rule(fresh_state, case) -> None:
+    """Whatever the caller and the tree: the sessions ``calls`` and a tool search answer
+    from, and the tokens ``usage`` sums, are those of the sessions the caller may list."""
+    from backscroll.core.catalog import visible_session_list
+    from backscroll.core.search import SearchRequest
+    from backscroll.core.tool_search import ToolSearchRequest, tool_calls, tools_search
+
+    tree, caller = case
+    state = fresh_state()
+    tokens = {}
+    for n, (key, parent) in enumerate(tree):
+        tokens[key] = 2**n  # each session's tokens tell it apart in a sum
+        events = [header(f"s{n}"), msg("u1", None, "user", "go", ms=1),
+                  _assistant("a1", "u1", "m", {"input": 2**n}, ms=2)]
+        events[-1]["message"]["content"] = [_tool_call("c1", "bash")]
+        events[-1]["message"]["content"][0]["arguments"] = {"command": "zyxmarker"}
+        meta = SessionMeta(key, spawned_by=parent)
+        assert not append_events(state, meta, lines(*events)).refused
+    listed = {s.key for s in visible_session_list(state, caller)}
+    assert {h.session_key for h in tool_calls(state, caller, limit=100).results} == listed
+    found = tools_search(state, ToolSearchRequest(SearchRequest("zyxmarker", limit=25)), caller)
+    assert {h.session_key for h in found.results} == listed
+    report = usage_report(state, caller, by="agent", now_ms=BASE_MS + 86_400_000)
+    assert report.total.input == (sum(tokens[key] for key in listed) if listed else None)
