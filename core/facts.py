@@ -28,6 +28,8 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Iterable, NamedTuple
 
+from .bounds import no_nul
+
 FILES_MAX = 50  # a session lists at most this many files (the first edited); ``files_capped``
 MODELS_MAX = 20  # ... and models (the first used): a hostile log cannot grow every list
 SYNTHETIC_PROVIDERS = frozenset({"openclaw"})  # delivery mirrors and gateway notices
@@ -191,7 +193,7 @@ def contribution(event: dict[str, Any], default_ts: int) -> Contribution | None:
         if not synthetic:
             usage = usage_of(message.get("usage"))
             named = message.get("model")
-            model = (named.strip() if isinstance(named, str)
+            model = (no_nul(named.strip()) if isinstance(named, str)
                      and 0 < len(named.strip()) <= MAX_MODEL_CHARS else None)
         blocks = [b for b in _blocks(message.get("content")) if b.get("type") == "toolCall"]
         calls = len(blocks)
@@ -242,11 +244,11 @@ def files_of(block: dict[str, Any]) -> list[str]:
     for key in FILE_RULES.get(tool, ()):
         value = arguments.get(key)
         if isinstance(value, str) and 0 < len(value.strip()) <= MAX_PATH_CHARS:
-            return [value.strip()]
+            return [no_nul(value.strip())]
     for key in PATCH_HEADERS.get(tool, ()):
         value = arguments.get(key)
         if isinstance(value, str):
-            return list(dict.fromkeys(path for a, b in _PATCH_FILE.findall(value)
+            return list(dict.fromkeys(no_nul(path) for a, b in _PATCH_FILE.findall(value)
                                       if len(path := a or b) <= MAX_PATH_CHARS))
     return []
 

@@ -28,7 +28,7 @@ import json
 import zlib
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .bounds import cut_text
+from .bounds import cut_text, no_nul
 from .indexer import MAX_TS, ROWID_SHIFT, SLOT_MASK, indexes_session
 from .redact import redact
 from .textseg import segment
@@ -103,9 +103,8 @@ def calls_of(event: dict[str, Any], default_ts: int = 0) -> list[ToolCall]:
     for n, block in enumerate(content):
         if not isinstance(block, dict) or block.get("type") != "toolCall":
             continue
-        call_id = block.get("id")
-        calls.append(ToolCall(entry_id, n, call_id if isinstance(call_id, str) and call_id else None,
-                              _name(block.get("name")), _arguments(block.get("arguments")), ts))
+        calls.append(ToolCall(entry_id, n, _call_id(block.get("id")), _name(block.get("name")),
+                              _arguments(block.get("arguments")), ts))
     return calls
 
 
@@ -123,8 +122,8 @@ def answer_of(event: dict[str, Any], default_ts: int = 0) -> ToolAnswer | None:
     details = message.get("details")
     duration = details.get("durationMs") if isinstance(details, dict) else None
     return ToolAnswer(
-        entry_id, call_id if isinstance(call_id, str) and call_id else None,
-        tool if isinstance(tool, str) else None, failed_result(message),
+        entry_id, _call_id(call_id), no_nul(tool) if isinstance(tool, str) else None,
+        failed_result(message),
         message_text(message.get("content")), min(max(timestamp_ms(event, default_ts), 0), MAX_TS),
         int(duration) if _count(duration) else None,
     )
@@ -208,7 +207,12 @@ def shown(body: str) -> Shown:
 
 def _name(value: Any) -> str:
     name = value if isinstance(value, str) and value.strip() else "?"
-    return " ".join(name.split())[:TOOL_NAME_CHARS]
+    return no_nul(" ".join(name.split())[:TOOL_NAME_CHARS])
+
+
+def _call_id(value: Any) -> str | None:
+    """A call's id as a call and its result name it (the same rule on both sides)."""
+    return no_nul(value) if isinstance(value, str) and value else None
 
 
 def _arguments(value: Any) -> str:

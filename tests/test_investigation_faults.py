@@ -423,3 +423,30 @@ def test_property_calls_tool_search_and_usage_follow_the_list_rule(fresh_state, 
     assert {h.session_key for h in found.results} == listed
     report = usage_report(state, caller, by="agent", now_ms=BASE_MS + 86_400_000)
     assert report.total.input == (sum(tokens[key] for key in listed) if listed else None)
+
+
+# ------------------------------------------------------------------ a NUL in a name
+
+
+def test_a_nul_in_a_model_tool_call_id_or_path_loses_no_event(state: StateDir) -> None:
+    """PostgreSQL refused the whole assistant message (and so its answer) when its model,
+    a tool's name or a call id held a NUL, which SQLite stored: the new columns (usage
+    model, tool name, call id) took the names as given. Both store U+FFFD now."""
+    call = {"type": "toolCall", "id": "c\x001", "name": "Ed\x00it",
+            "arguments": {"file_path": "/x\x00y"}}
+    edit = {"type": "toolCall", "id": "c2", "name": "Edit", "arguments": {"file_path": "/x\x00y"}}
+    answer = msg("a1", "u1", "assistant", [call, edit], ms=2)
+    answer["message"].update(model="m\x00x", usage={"input": 3}, provider="anthropic")
+    events = [header("s-nul"), msg("u1", None, "user", "go", ms=1), answer,
+              _tool_result("r1", "a1", "c\x001", "Ed\x00it", "done")]
+    report = append_events(state, SessionMeta(KEY), lines(*events))
+    assert report.stored == 4 and not report.refused
+    live = _tool_rows(state)
+    assert [(row[2], row[3], row[7]) for row in live] == [
+        ("c\ufffd1", "Ed\ufffdit", "r1"), ("c2", "Edit", None)]
+    assert _rebuilt(state) == live
+    with state.open("main") as db:
+        (facts,) = db.session_facts([db.session(KEY).pk]).values()
+    assert (facts.models, facts.files) == (("m\ufffdx",), ("/x\ufffdy",))
+    report = usage_report(state, OPERATOR, by="model", now_ms=BASE_MS + 86_400_000)
+    assert [(line.key, line.usage.input) for line in report.lines] == [("m\ufffdx", 3)]
