@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple, Protocol
 
 from ..facts import NO_FACTS, Contribution, Facts, Usage, UsageKey, contribution, usage_key
-from ..indexer import INDEXER_VERSION, IndexRow, indexes_session, row_for
+from ..indexer import INDEXER_VERSION, IndexRow, indexes_session, next_rowid, row_for
 from ..tool_index import ToolAnswer, ToolRow, answer_of, calls_of, tool_row
 from ..transcript import advance, branch_message, indexable, keeps_branch
 from .model import AppendResult, BranchRow, Imported, SessionMeta
@@ -231,6 +231,25 @@ def stored_event(body: str | None) -> dict[str, Any]:
     return event if isinstance(event, dict) else {}
 
 
+def place_rowids(wanted: list[tuple[int, int, Any]], taken_of: Callable[[list[int]], set[int]]
+                 ) -> list[tuple[int, int, Any]]:
+    """Index rows ``(first rowid, session pk, row)`` with the rowids they take: each its
+    first free one from where its search starts (``indexer.next_rowid``), against the rows
+    stored (``taken_of``: which of these rowids are) and each other; in rowid order (FTS5
+    writes a batch out as one segment when its rowids rise: docs/performance.md)."""
+    taken = taken_of([rowid for rowid, _, _ in wanted])
+    placed = []
+    for rowid, pk, row in wanted:
+        while rowid in taken:
+            rowid = next_rowid(rowid)
+            if rowid not in taken and taken_of([rowid]):
+                taken.add(rowid)
+        taken.add(rowid)
+        placed.append((rowid, pk, row))
+    placed.sort(key=lambda item: item[0])
+    return placed
+
+
 def tool_counts(rows: list[tuple[int, ToolRow]]) -> dict[int, tuple[int, int]]:
     """Per session, the tool rows ``(session pk, row)`` add and their characters: what the
     index state counts."""
@@ -296,6 +315,6 @@ def carry_out_import(target: ImportTarget, meta: SessionMeta, key: str, lines: l
     return Imported(key, len(plan.added), plan.messages)
 
 
-__all__ = ["AppendPlan", "Head", "ImportPlan", "carry_out_answer", "stored_event", "tool_counts",
-           "carry_out_append", "carry_out_import",
-           "held_id", "import_key", "plan_append", "plan_import", "title_of"]
+__all__ = ["AppendPlan", "Head", "ImportPlan", "carry_out_answer", "carry_out_append",
+           "carry_out_import", "held_id", "import_key", "place_rowids", "plan_append",
+           "plan_import", "stored_event", "title_of", "tool_counts"]

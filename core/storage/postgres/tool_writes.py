@@ -7,7 +7,7 @@ from typing import Any
 
 from ...indexer import next_rowid
 from ...tool_index import ToolRow, first_rowid
-from ..writeplan import tool_counts
+from ..writeplan import place_rowids, tool_counts
 from .fts import index_text
 from .reads import Reads
 from .text import load_text, store_text
@@ -40,12 +40,8 @@ class ToolWrites(Reads):
         wanted = [(first_rowid(sid, row), pk, row) for pk, sid, rows in batch for row in rows]
         if not wanted:
             return
-        taken = self._taken_tool_rowids([rowid for rowid, _, _ in wanted])
         values = []
-        for rowid, pk, row in wanted:
-            while rowid in taken:
-                rowid = next_rowid(rowid)
-            taken.add(rowid)
+        for rowid, pk, row in place_rowids(wanted, self._taken_tool_rowids):
             text = index_text(row.body)
             values.append([self.agent_id, rowid, pk, row.entry_id, row.block, row.call_id,
                            row.tool, row.status, row.ts, row.duration_ms, row.result_entry_id,

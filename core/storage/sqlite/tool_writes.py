@@ -7,9 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...indexer import next_rowid
 from ...tool_index import ToolRow, first_rowid
-from ..writeplan import tool_counts
+from ..writeplan import place_rowids, tool_counts
 from .reads import Reads, scope_text
 
 _COLUMNS = "rowid, session_pk, entry_id, block, call_id, tool, status, ts, duration_ms, result_entry_id"
@@ -43,16 +42,7 @@ class ToolWrites(Reads):
         wanted = [(first_rowid(sid, row), pk, row) for pk, sid, rows in batch for row in rows]
         if not wanted:
             return
-        taken = self._taken_tool_rowids([rowid for rowid, _, _ in wanted])
-        placed = []
-        for rowid, pk, row in wanted:
-            while rowid in taken:
-                rowid = next_rowid(rowid)
-                if rowid not in taken and self._taken_tool_rowids([rowid]):
-                    taken.add(rowid)
-            taken.add(rowid)
-            placed.append((rowid, pk, row))
-        placed.sort(key=lambda item: item[0])
+        placed = place_rowids(wanted, self._taken_tool_rowids)
         scopes = {pk: self._tool_scope(pk) for pk, _, _ in batch}
         self.conn.executemany(
             f"INSERT INTO tool_index ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
