@@ -450,3 +450,48 @@ def test_a_nul_in_a_model_tool_call_id_or_path_loses_no_event(state: StateDir) -
     assert (facts.models, facts.files) == (("m\ufffdx",), ("/x\ufffdy",))
     report = usage_report(state, OPERATOR, by="model", now_ms=BASE_MS + 86_400_000)
     assert [(line.key, line.usage.input) for line in report.lines] == [("m\ufffdx", 3)]
+
+
+# ------------------------------------------------------------------ hostile usage through an importer
+
+
+@pytest.mark.parametrize("usage", [
+    {"input_tokens": float("nan"), "output_tokens": float("inf"), "cache_read_input_tokens": -5},
+    {"input_tokens": 2**70, "output_tokens": True, "cache_creation_input_tokens": "12"},
+    {"input_tokens": 1.5, "output_tokens": [3], "cache_read_input_tokens": {"n": 1}},
+    "not an object",
+])
+def test_hostile_usage_in_a_claude_code_file_is_unknown_not_a_crash(state: StateDir, tmp_path,
+                                                                    usage) -> None:
+    """Claude Code's ``usage`` with numbers no count is (NaN, Infinity, 2**70, negative,
+    booleans, strings, fractions, lists) or no object at all: the import, the rebuild and
+    verify go through, the message is kept, and its counts are unknown (None), as on every
+    backend; a model name holding a NUL is kept as U+FFFD."""
+    from backscroll.core.importers.claude_code import import_claude_code
+    from backscroll.core.reconcile import reconcile_all
+    from backscroll.core.verify import verify_state
+
+    project = tmp_path / "projects" / "-p"
+    project.mkdir(parents=True)
+    base = {"parentUuid": None, "isSidechain": False, "userType": "external", "cwd": "/p",
+            "sessionId": "55604662-cf2a-4331-851a-ec234028f8ca", "version": "2.1.38"}
+    records = [
+        {**base, "type": "user", "uuid": "u-1", "timestamp": "2026-05-28T10:00:00Z",
+         "message": {"role": "user", "content": "count the otters"}},
+        {**base, "type": "assistant", "uuid": "a-1", "parentUuid": "u-1",
+         "timestamp": "2026-05-28T10:00:01Z",
+         "message": {"model": "claude-\x00x", "id": "msg_1", "type": "message",
+                     "role": "assistant", "content": [{"type": "text", "text": "seven otters"}],
+                     "usage": usage}},
+    ]
+    text = "\n".join(json.dumps(r) for r in records)  # NaN and Infinity as JSON tokens
+    (project / "s.jsonl").write_text(text + "\n")
+    report = import_claude_code(state, project.parent)
+    assert len(report.keys) == 1 and not report.skipped
+    reconcile_all(state)
+    assert verify_state(state).ok
+    (key,) = report.keys
+    with state.open(key.split(":")[1]) as db:
+        (facts,) = db.session_facts([db.session(key).pk]).values()
+    assert facts.models == ("claude-\ufffdx",)
+    assert facts.usage.input is None and facts.usage.output is None
