@@ -182,6 +182,12 @@ def has_lone_surrogate(value: Any) -> bool:
     return False
 
 
+def no_nul(text: str) -> str:
+    """A name taken from a transcript (a model, a tool, a call id, a path) as both backends
+    store it: a NUL, which PostgreSQL's text refuses, as U+FFFD (a label's rule too)."""
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
+
 def check_id(name: str, value: Any) -> None:
     """An entry id (``id``, ``parentId``, ``targetId``) within ``MAX_ID_CHARS``."""
     if isinstance(value, str) and len(value) > MAX_ID_CHARS:

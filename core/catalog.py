@@ -194,11 +194,12 @@ class SessionSummary(NamedTuple):
 
 def facts_json(facts: Facts | None) -> dict[str, Any] | None:
     """A session's facts for programs (``sessions_list``, ``history --json``): the file paths
-    redacted, as a cwd is."""
+    and the model names redacted, as a cwd is (a transcript's ``model`` is free text)."""
     if facts is None:
         return None
     found = facts.as_json()
     found["files"] = [redact(path) for path in found["files"]]
+    found["models"] = [redact(model) for model in found["models"]]
     return found
 
 

@@ -28,6 +28,8 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Iterable, NamedTuple
 
+from .bounds import no_nul
+
 FILES_MAX = 50  # a session lists at most this many files (the first edited); ``files_capped``
 MODELS_MAX = 20  # ... and models (the first used): a hostile log cannot grow every list
 SYNTHETIC_PROVIDERS = frozenset({"openclaw"})  # delivery mirrors and gateway notices
@@ -35,6 +37,12 @@ SYNTHETIC_PROVIDERS = frozenset({"openclaw"})  # delivery mirrors and gateway no
 # left out, so a tool call's junk never bloats every list that shows the session.
 MAX_PATH_CHARS = 4096
 MAX_MODEL_CHARS = 200
+# A token count summed past this stays at it (a message counts at most 10**15, ``_number``):
+# a hostile log of many huge counts cannot overflow a 64-bit column on either backend (a
+# stored sum is at most this, so two of them add within a bigint), and 2**53 is exact as a
+# double and in JSON readers that hold numbers as doubles.
+TOKENS_MAX = 2**53
+COUNT_LIMIT = 10**15  # one message's count or cost at or above this is none: no model reads that much
 
 # Which tool calls edit or write a file, and where their arguments name it: tool name
 # (compared case-folded) -> argument keys, tried in order (the first that holds text wins).
@@ -81,10 +89,13 @@ NO_USAGE = Usage()
 
 
 def _add(a: Any, b: Any) -> Any:
-    """A sum of what was recorded; None when neither was."""
+    """A sum of what was recorded; None when neither was. Token counts stop at
+    ``TOKENS_MAX`` (the stores' sums do too)."""
     if a is None:
         return b
-    return a if b is None else a + b
+    if b is None:
+        return a
+    return min(a + b, TOKENS_MAX) if isinstance(a, int) and isinstance(b, int) else a + b
 
 
 class Contribution(NamedTuple):
@@ -182,7 +193,7 @@ def contribution(event: dict[str, Any], default_ts: int) -> Contribution | None:
         if not synthetic:
             usage = usage_of(message.get("usage"))
             named = message.get("model")
-            model = (named.strip() if isinstance(named, str)
+            model = (no_nul(named.strip()) if isinstance(named, str)
                      and 0 < len(named.strip()) <= MAX_MODEL_CHARS else None)
         blocks = [b for b in _blocks(message.get("content")) if b.get("type") == "toolCall"]
         calls = len(blocks)
@@ -200,18 +211,23 @@ def usage_of(value: Any) -> Usage:
         return NO_USAGE
     cost = value.get("cost")
     total = cost.get("total") if isinstance(cost, dict) else None
-    return Usage(_count(value.get("input")), _count(value.get("output")),
-                 _count(value.get("cacheRead")), _count(value.get("cacheWrite")),
+    return Usage(token_count(value.get("input")), token_count(value.get("output")),
+                 token_count(value.get("cacheRead")), token_count(value.get("cacheWrite")),
                  float(total) if _number(total) else None)
 
 
 def _number(value: Any) -> bool:
     return (isinstance(value, (int, float)) and not isinstance(value, bool)
-            and math.isfinite(value) and 0 <= value < 1e15)
+            and math.isfinite(value) and 0 <= value < COUNT_LIMIT)
 
 
-def _count(value: Any) -> int | None:
-    return int(value) if _number(value) else None
+def token_count(value: Any) -> int | None:
+    """A token count as a transcript records it (an int, or a float without a fraction: a
+    count of 1.5 tokens is no count), else None; the one rule the importers write by and
+    the facts read by."""
+    if not _number(value) or (isinstance(value, float) and not value.is_integer()):
+        return None
+    return int(value)
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:
@@ -228,11 +244,11 @@ def files_of(block: dict[str, Any]) -> list[str]:
     for key in FILE_RULES.get(tool, ()):
         value = arguments.get(key)
         if isinstance(value, str) and 0 < len(value.strip()) <= MAX_PATH_CHARS:
-            return [value.strip()]
+            return [no_nul(value.strip())]
     for key in PATCH_HEADERS.get(tool, ()):
         value = arguments.get(key)
         if isinstance(value, str):
-            return list(dict.fromkeys(path for a, b in _PATCH_FILE.findall(value)
+            return list(dict.fromkeys(no_nul(path) for a, b in _PATCH_FILE.findall(value)
                                       if len(path := a or b) <= MAX_PATH_CHARS))
     return []
 
@@ -275,6 +291,7 @@ def session_facts(events: Iterable[tuple[int, dict[str, Any]]], default_ts: int,
     return facts, rows
 
 
-__all__ = ["FILES_MAX", "MODELS_MAX", "FILE_RULES", "NO_FACTS", "NO_USAGE", "PATCH_HEADERS", "Contribution",
-           "Facts", "SessionFacts", "Usage", "UsageKey", "contribution", "files_of", "session_facts",
-           "usage_key", "usage_of", "utc_day"]
+__all__ = ["FILES_MAX", "MODELS_MAX", "TOKENS_MAX", "FILE_RULES", "NO_FACTS", "NO_USAGE",
+           "PATCH_HEADERS", "Contribution", "Facts", "SessionFacts", "Usage", "UsageKey",
+           "contribution", "files_of", "session_facts", "token_count", "usage_key", "usage_of",
+           "utc_day"]

@@ -11,7 +11,9 @@ head and tail of its result, each part bounded (docs/tool-calls.md says why thes
   noise that would dominate the index's size and every term count).
 
 The text is cut first (never half a word, so never half a secret), then redacted and
-segmented exactly like a message's (``indexer.row_for``'s order).
+segmented exactly like a message's (``indexer.row_for``'s order). The result's tail is the
+exception: it is redacted with the text before it, then cut (``TAIL_CONTEXT_CHARS``), as a
+cut before its start could part a secret from the words that mark it one.
 
 Which result answers which call is the one pairing rule of ``tool_pairs.OpenCalls``: by the
 call id where the result names one, else by order. A result is *failed* when the agent's
@@ -26,7 +28,7 @@ import json
 import zlib
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .bounds import cut_text
+from .bounds import cut_text, no_nul
 from .indexer import MAX_TS, ROWID_SHIFT, SLOT_MASK, indexes_session
 from .redact import redact
 from .textseg import segment
@@ -40,6 +42,10 @@ RESULT_HEAD_CHARS = 1_500
 RESULT_TAIL_CHARS = 500
 TOOL_NAME_CHARS = 200
 _TAIL_BACKOFF = 40  # a tail starts after a space within this many characters, never mid-word
+# The tail is redacted with this much of the text before it, then cut: a secret found by its
+# context (``password = …``, ``Authorization: Basic …``) keeps its context, where a cut
+# between the two would leave the bare value to the tail (docs/tool-calls.md).
+TAIL_CONTEXT_CHARS = 1_000
 OK, FAILED, NONE = "ok", "failed", "none"
 
 
@@ -97,9 +103,8 @@ def calls_of(event: dict[str, Any], default_ts: int = 0) -> list[ToolCall]:
     for n, block in enumerate(content):
         if not isinstance(block, dict) or block.get("type") != "toolCall":
             continue
-        call_id = block.get("id")
-        calls.append(ToolCall(entry_id, n, call_id if isinstance(call_id, str) and call_id else None,
-                              _name(block.get("name")), _arguments(block.get("arguments")), ts))
+        calls.append(ToolCall(entry_id, n, _call_id(block.get("id")), _name(block.get("name")),
+                              _arguments(block.get("arguments")), ts))
     return calls
 
 
@@ -117,8 +122,8 @@ def answer_of(event: dict[str, Any], default_ts: int = 0) -> ToolAnswer | None:
     details = message.get("details")
     duration = details.get("durationMs") if isinstance(details, dict) else None
     return ToolAnswer(
-        entry_id, call_id if isinstance(call_id, str) and call_id else None,
-        tool if isinstance(tool, str) else None, failed_result(message),
+        entry_id, _call_id(call_id), no_nul(tool) if isinstance(tool, str) else None,
+        failed_result(message),
         message_text(message.get("content")), min(max(timestamp_ms(event, default_ts), 0), MAX_TS),
         int(duration) if _count(duration) else None,
     )
@@ -145,8 +150,9 @@ def tool_row(call: ToolCall, answer: ToolAnswer | None) -> ToolRow:
             duration = answer.ts - call.ts
         result_id, result = answer.entry_id, _head_and_tail(answer.text)
     text = f"{call.tool}\n{cut_text(call.arguments, ARGS_CHARS)}\n{result}".replace("\0", " ")
-    return ToolRow(call.entry_id, call.block, call.call_id, call.tool, status, call.ts, duration,
-                   result_id, segment(redact(text)))
+    # the name column too is redacted: ``--tool`` compares it, and must not confirm a secret
+    return ToolRow(call.entry_id, call.block, call.call_id, redact(call.tool), status, call.ts,
+                   duration, result_id, segment(redact(text)))
 
 
 def tool_rows_for_branch(branch: Branch, key: str, default_ts: int = 0) -> list[ToolRow]:
@@ -201,7 +207,12 @@ def shown(body: str) -> Shown:
 
 def _name(value: Any) -> str:
     name = value if isinstance(value, str) and value.strip() else "?"
-    return " ".join(name.split())[:TOOL_NAME_CHARS]
+    return no_nul(" ".join(name.split())[:TOOL_NAME_CHARS])
+
+
+def _call_id(value: Any) -> str | None:
+    """A call's id as a call and its result name it (the same rule on both sides)."""
+    return no_nul(value) if isinstance(value, str) and value else None
 
 
 def _arguments(value: Any) -> str:
@@ -219,7 +230,7 @@ def _head_and_tail(text: str) -> str:
     if len(text) <= RESULT_HEAD_CHARS + RESULT_TAIL_CHARS:
         return text
     head = cut_text(text, RESULT_HEAD_CHARS)
-    tail = text[-RESULT_TAIL_CHARS:]
+    tail = redact(text[-(RESULT_TAIL_CHARS + TAIL_CONTEXT_CHARS):])[-RESULT_TAIL_CHARS:]
     window = tail[:_TAIL_BACKOFF]
     space = max(window.find(" "), window.find("\n"))
     tail = tail[space + 1:] if space >= 0 else tail[_TAIL_BACKOFF:]

@@ -3,7 +3,8 @@ for messages rendered as ``sessions_history`` renders them (``toolCall`` blocks 
 messages, one ``toolResult`` block per tool message), so a reader can show a call folded to
 one line with its status, and by the tool-call index over stored events (``tool_index``).
 
-A result naming a call id answers the open call of that id, wherever it was made. Else (the
+A result naming a call id answers the open call of that id, wherever it was made (of two
+open calls given one id, the older). Else (the
 rendered messages carry no call ids: the agents' ``sessions_history`` answer keeps its
 shape) the pairing is by order, as every runtime writes them: the results that follow an
 assistant message answer its calls, each the first call still open of the same tool name,
@@ -42,7 +43,8 @@ class OpenCalls:
     order. ``turn`` is told every message that is not a result; ``answer`` every result."""
 
     def __init__(self) -> None:
-        self.by_id: dict[str, Hashable] = {}
+        # the open calls of each id, oldest first: a transcript may give two calls one id
+        self.by_id: dict[str, list[Hashable]] = {}
         self.latest: list[tuple[Hashable, str | None, str]] = []  # (ref, call id, tool name)
 
     def turn(self, role: Any, calls: list[tuple[Hashable, str | None, str]]) -> None:
@@ -53,13 +55,19 @@ class OpenCalls:
         elif role == "user":
             self.latest = []
         for ref, call_id, _name in calls:
-            if call_id is not None:
-                self.by_id[call_id] = ref
+            self.opened(ref, call_id)
+
+    def opened(self, ref: Hashable, call_id: str | None) -> None:
+        """A call still open that a result may name by its id (``turn`` tells its own)."""
+        if call_id is not None:
+            self.by_id.setdefault(call_id, []).append(ref)
 
     def answer(self, call_id: str | None, name: str | None) -> Hashable | None:
-        """The call a result answers (taken off the open calls), or None."""
-        ref = self.by_id.pop(call_id, None) if call_id is not None else None
-        if ref is not None:
+        """The call a result answers (taken off the open calls), or None. A result naming an
+        id answers the oldest open call of that id."""
+        refs = self.by_id.get(call_id) if call_id is not None else None
+        if refs:
+            ref = self._close(call_id, refs[0])
             self.latest = [c for c in self.latest if c[0] != ref]
             return ref
         match = next((c for c in self.latest if c[2] == name), None)
@@ -68,9 +76,15 @@ class OpenCalls:
         if match is None:
             return None
         self.latest.remove(match)
-        if match[1] is not None:
-            self.by_id.pop(match[1], None)
-        return match[0]
+        return self._close(match[1], match[0])
+
+    def _close(self, call_id: str | None, ref: Hashable) -> Hashable:
+        refs = self.by_id.get(call_id) if call_id is not None else None
+        if refs and ref in refs:
+            refs.remove(ref)
+            if not refs:
+                del self.by_id[call_id]  # type: ignore[arg-type]
+        return ref
 
 
 def result_block(message: dict[str, Any]) -> dict[str, Any] | None:

@@ -32,7 +32,7 @@ INDEXING_WARNING = ("some sessions are still being indexed: their usage is count
 
 
 class UsageLine(NamedTuple):
-    key: str | None  # the day, agent, project (redacted) or model; None: none named
+    key: str | None  # the day, agent, project or model (both redacted); None: none named
     usage: Usage
 
 
@@ -104,7 +104,9 @@ def usage_report(state: StateDir, caller: Caller, since: str | None = None,
         def agent_usage(agent_id: str) -> tuple[list[UsageRow], bool]:
             with who.open(agent_id) as db, db.snapshot():
                 visible = visible_sessions(db, caller)
-                return db.usage(visible.as_filter(), first, last), db.has_pending_sessions()
+                # pending: a *visible* session awaits reconciliation (as a search's
+                # ``indexing``); another's would tell an agent caller it exists
+                return db.usage(visible.as_filter(), first, last), visible.pending
 
         for agent_id, found, err in for_each_agent(state, agent_usage, caller=caller):
             if err is not None:
@@ -138,4 +140,4 @@ def _key(by: str, agent_id: str, row: UsageRow) -> str | None:
         return agent_id
     if by == "project":
         return redact(row.project) if row.project else None
-    return row.model or None
+    return redact(row.model) if row.model else None

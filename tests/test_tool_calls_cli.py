@@ -175,3 +175,20 @@ def test_a_listed_failed_call_shows_the_end_of_its_output(tmp_path, capsys, monk
     [hit] = json.loads(out)["results"]
     assert hit["excerpt"].startswith("step 0 done") and hit["excerpt"].endswith("exit code 1")
     assert " … " in hit["excerpt"] and len(hit["excerpt"]) <= 300
+def test_an_escape_sequence_in_a_message_id_never_reaches_the_terminal(tmp_path, monkeypatch,
+                                                                        capsys) -> None:
+    """``calls`` and ``search --tools`` print the command that opens a call: its message id is
+    transcript text, and was printed raw (Rich keeps ESC), so a transcript could retitle or
+    clear the terminal (review of issue 26)."""
+    from .events import header, msg
+    from .test_tool_calls import call, result
+
+    state = StateDir(tmp_path / "state")
+    monkeypatch.setenv("BACKSCROLL_STATE_DIR", str(state.path))
+    hostile = "a1\x1b]0;pwned\x07\x1b[2J"
+    store(state, [header("s"), msg("u1", None, "user", "go"),
+                  msg(hostile, "u1", "assistant", [call("c1", "bash", {"command": "ls"})]),
+                  result("r1", hostile, "c1", "bash", "listed")])
+    for argv in (("calls", "--agent", "main"), ("search", "--tools", "listed")):
+        code, out, _ = run(capsys, *argv)
+        assert code == 0 and "--message-id" in out and "\x1b" not in out, argv

@@ -115,8 +115,8 @@ class Fake:
                         if t.result_entry_id is None
                         and (t.entry_id == newest or (call_id and t.call_id == call_id))]
 
-    def _call_event(self, pk: int, entry_id: str) -> dict[str, Any] | None:
-        return next((json.loads(e[3]) for e in self.events if e[1] == entry_id), None)
+    def _call_body(self, pk: int, entry_id: str) -> str | None:
+        return next((e[3] for e in self.events if e[1] == entry_id), None)
 
     def _answer_tool(self, pk: int, row: ToolRow) -> None:
         self.tools = [row if (t.entry_id, t.block) == (row.entry_id, row.block) else t

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple, Protocol
 
 from ..facts import NO_FACTS, Contribution, Facts, Usage, UsageKey, contribution, usage_key
-from ..indexer import INDEXER_VERSION, IndexRow, indexes_session, row_for
+from ..indexer import INDEXER_VERSION, IndexRow, indexes_session, next_rowid, row_for
 from ..tool_index import ToolAnswer, ToolRow, answer_of, calls_of, tool_row
 from ..transcript import advance, branch_message, indexable, keeps_branch
 from .model import AppendResult, BranchRow, Imported, SessionMeta
@@ -132,7 +132,7 @@ class AppendTarget(Protocol):
     # or in that message, in block order
     def _open_calls(self, pk: int, call_id: str | None
                     ) -> tuple[str | None, list[tuple[str, int, str | None, str]]]: ...
-    def _call_event(self, pk: int, entry_id: str) -> dict[str, Any] | None: ...
+    def _call_body(self, pk: int, entry_id: str) -> str | None: ...  # its first stored text
     def _answer_tool(self, pk: int, row: ToolRow) -> None: ...  # the row, answered
     def _store_event(self, pk: int, seq: int, event: dict[str, Any], body: str,
                      leaf: str | None) -> None: ...  # the event, and the session's last_seq
@@ -209,18 +209,55 @@ def carry_out_answer(target: AppendTarget, head: Head, answer: ToolAnswer) -> No
     if not open_calls:
         return
     pending = OpenCalls()
-    pending.turn("assistant", [((e, b), c, t) for e, b, c, t in open_calls if e == newest])
-    for entry_id, block, call_id, _tool in open_calls:
-        if call_id is not None:
-            pending.by_id.setdefault(call_id, (entry_id, block))
+    for entry_id, block, call_id, _tool in open_calls:  # oldest first, as a rebuild opened them
+        pending.opened((entry_id, block), call_id)
+    pending.latest = [((e, b), c, t) for e, b, c, t in open_calls if e == newest]
     found = pending.answer(answer.call_id, answer.tool)
     if found is None:
         return
     entry_id, block = found  # type: ignore[misc]
-    event = target._call_event(head.pk, entry_id)
-    call = next((c for c in calls_of(event or {}, head.created_at) if c.block == block), None)
+    event = stored_event(target._call_body(head.pk, entry_id))
+    call = next((c for c in calls_of(event, head.created_at) if c.block == block), None)
     if call is not None:
         target._answer_tool(head.pk, tool_row(call, answer))
+
+
+def stored_event(body: str | None) -> dict[str, Any]:
+    """A stored event's text as an event (an empty one when it is none, or not an object)."""
+    try:
+        event = json.loads(body) if body is not None else None
+    except ValueError:
+        return {}
+    return event if isinstance(event, dict) else {}
+
+
+def place_rowids(wanted: list[tuple[int, int, Any]], taken_of: Callable[[list[int]], set[int]]
+                 ) -> list[tuple[int, int, Any]]:
+    """Index rows ``(first rowid, session pk, row)`` with the rowids they take: each its
+    first free one from where its search starts (``indexer.next_rowid``), against the rows
+    stored (``taken_of``: which of these rowids are) and each other; in rowid order (FTS5
+    writes a batch out as one segment when its rowids rise: docs/performance.md)."""
+    taken = taken_of([rowid for rowid, _, _ in wanted])
+    placed = []
+    for rowid, pk, row in wanted:
+        while rowid in taken:
+            rowid = next_rowid(rowid)
+            if rowid not in taken and taken_of([rowid]):
+                taken.add(rowid)
+        taken.add(rowid)
+        placed.append((rowid, pk, row))
+    placed.sort(key=lambda item: item[0])
+    return placed
+
+
+def tool_counts(rows: list[tuple[int, ToolRow]]) -> dict[int, tuple[int, int]]:
+    """Per session, the tool rows ``(session pk, row)`` add and their characters: what the
+    index state counts."""
+    counts: dict[int, tuple[int, int]] = {}
+    for pk, row in rows:
+        n, chars = counts.get(pk, (0, 0))
+        counts[pk] = (n + 1, chars + len(row.body))
+    return counts
 
 
 @dataclass(frozen=True)
@@ -278,6 +315,6 @@ def carry_out_import(target: ImportTarget, meta: SessionMeta, key: str, lines: l
     return Imported(key, len(plan.added), plan.messages)
 
 
-__all__ = ["AppendPlan", "Head", "ImportPlan", "carry_out_answer",
-           "carry_out_append", "carry_out_import",
-           "held_id", "import_key", "plan_append", "plan_import", "title_of"]
+__all__ = ["AppendPlan", "Head", "ImportPlan", "carry_out_answer", "carry_out_append",
+           "carry_out_import", "held_id", "import_key", "place_rowids", "plan_append",
+           "plan_import", "stored_event", "title_of", "tool_counts"]

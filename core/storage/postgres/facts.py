@@ -3,61 +3,35 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable
 
-from ...facts import Facts, Usage, UsageKey
+from ...facts import TOKENS_MAX, Facts, Usage, UsageKey
+from ..fact_rows import FACT_COLUMNS, TOKEN_COLUMNS, facts_row, facts_values, summed_usage
 from ..model import SessionFilter, UsageRow
 from .browsing import session_clause
 from .reads import Reads
 
-_FACT_COLUMNS = ("models, input, output, cache_read, cache_write, cost, first_at, last_at, "
-                 "tool_calls, failed_calls, files, files_capped")
 _FACT_VALUES = ", ".join(["%s"] * 13)
+# A count summed in stops at TOKENS_MAX (core/facts.py), as ``Usage.plus`` does: two stored
+# counts add within a bigint.
 _USAGE_ADD = f"""INSERT INTO usage_days AS u (session_pk, day, model, input, output, cache_read,
     cache_write, cost) VALUES ({", ".join(["%s"] * 8)})
-    ON CONFLICT (session_pk, day, model) DO UPDATE SET
-    input = CASE WHEN u.input IS NULL THEN excluded.input
-                 WHEN excluded.input IS NULL THEN u.input ELSE u.input + excluded.input END,
-    output = CASE WHEN u.output IS NULL THEN excluded.output
-                  WHEN excluded.output IS NULL THEN u.output ELSE u.output + excluded.output END,
-    cache_read = CASE WHEN u.cache_read IS NULL THEN excluded.cache_read
-                      WHEN excluded.cache_read IS NULL THEN u.cache_read
-                      ELSE u.cache_read + excluded.cache_read END,
-    cache_write = CASE WHEN u.cache_write IS NULL THEN excluded.cache_write
-                       WHEN excluded.cache_write IS NULL THEN u.cache_write
-                       ELSE u.cache_write + excluded.cache_write END,
+    ON CONFLICT (session_pk, day, model) DO UPDATE SET """ + ", ".join(
+    f"{c} = CASE WHEN u.{c} IS NULL THEN excluded.{c} WHEN excluded.{c} IS NULL THEN u.{c} "
+    f"ELSE LEAST(u.{c} + excluded.{c}, {TOKENS_MAX}) END" for c in TOKEN_COLUMNS) + """,
     cost = CASE WHEN u.cost IS NULL THEN excluded.cost
                 WHEN excluded.cost IS NULL THEN u.cost ELSE u.cost + excluded.cost END"""
-
-
-def _int(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
-def facts_row(row: tuple) -> Facts:
-    models, i, o, cr, cw, cost, first, last, calls, failed, files, capped = row
-    return Facts(_names(models), Usage(_int(i), _int(o), _int(cr), _int(cw), cost),
-                 _int(first), _int(last), int(calls), int(failed), _names(files),
-                 bool(capped))
-
-
-def _names(stored: str) -> tuple[str, ...]:
-    """A JSON array of names (models, files) as stored; most sessions' files are none."""
-    return () if stored == "[]" else tuple(json.loads(stored))
-
-
-def _facts_values(pk: int, facts: Facts) -> tuple:
-    return (pk, json.dumps(list(facts.models), ensure_ascii=False), *facts.usage,
-            facts.first_at, facts.last_at, facts.tool_calls, facts.failed_calls,
-            json.dumps(list(facts.files), ensure_ascii=False), facts.files_capped)
+# A report's sums stop at TOKENS_MAX too (``sum`` of bigint is numeric: no overflow here;
+# LEAST skips a NULL, so a count no row recorded is kept NULL by the CASE).
+_USAGE_SUMS = ", ".join(f"CASE WHEN count(u.{c}) > 0 THEN LEAST(sum(u.{c}), {TOKENS_MAX}) END"
+                        for c in TOKEN_COLUMNS)
 
 
 class FactsStore(Reads):
     """Facts and usage of one agent's sessions."""
 
     def session_facts(self, pks: Iterable[int]) -> dict[int, Facts]:
-        rows = self._all(f"SELECT session_pk, {_FACT_COLUMNS} FROM session_facts "
+        rows = self._all(f"SELECT session_pk, {FACT_COLUMNS} FROM session_facts "
                          "WHERE session_pk = ANY(%s::bigint[])", (list(pks),))
         return {int(row[0]): facts_row(row[1:]) for row in rows}
 
@@ -72,28 +46,26 @@ class FactsStore(Reads):
             where.append("u.day <= %(until)s")
             params["until"] = until_day
         rows = self._all(
-            "SELECT u.day, u.model, s.cwd, sum(u.input), sum(u.output), sum(u.cache_read), "
-            "sum(u.cache_write), sum(u.cost) FROM usage_days u JOIN sessions s "
+            f"SELECT u.day, u.model, s.cwd, {_USAGE_SUMS}, sum(u.cost) "
+            "FROM usage_days u JOIN sessions s "
             f"ON s.pk = u.session_pk WHERE {' AND '.join(where)} "
             'GROUP BY u.day, u.model, s.cwd ORDER BY u.day, u.model COLLATE "C", '
             's.cwd COLLATE "C"', params)
-        return [UsageRow(day, model, cwd, Usage(*(_int(n) for n in sums[:4]),
-                                                None if sums[4] is None else float(sums[4])))
-                for day, model, cwd, *sums in rows]
+        return [UsageRow(day, model, cwd, summed_usage(sums)) for day, model, cwd, *sums in rows]
 
     # --- the write path's primitives (inside the caller's transaction)
 
     def _facts(self, pk: int) -> Facts | None:
-        row = self.conn.execute(f"SELECT {_FACT_COLUMNS} FROM session_facts "
+        row = self.conn.execute(f"SELECT {FACT_COLUMNS} FROM session_facts "
                                 "WHERE session_pk = %s", (pk,)).fetchone()
         return None if row is None else facts_row(row)
 
     def _save_facts(self, pk: int, facts: Facts) -> None:
         self.conn.execute(
-            f"INSERT INTO session_facts (session_pk, {_FACT_COLUMNS}) VALUES ({_FACT_VALUES}) "
-            "ON CONFLICT (session_pk) DO UPDATE SET (" + _FACT_COLUMNS + ") = (" +
-            ", ".join(f"excluded.{c.strip()}" for c in _FACT_COLUMNS.split(",")) + ")",
-            _facts_values(pk, facts))
+            f"INSERT INTO session_facts (session_pk, {FACT_COLUMNS}) VALUES ({_FACT_VALUES}) "
+            "ON CONFLICT (session_pk) DO UPDATE SET (" + FACT_COLUMNS + ") = (" +
+            ", ".join(f"excluded.{c.strip()}" for c in FACT_COLUMNS.split(",")) + ")",
+            facts_values(pk, facts))
 
     def _add_usage(self, pk: int, key: UsageKey, usage: Usage) -> None:
         self.conn.execute(_USAGE_ADD, (pk, *key, *usage))

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ...query import ParsedQuery
+from ..match_entry import MatchEntryPoints
 from ..model import CorpusStats, Matches, MatchFilters, MatchRow, PartCount, SessionScope
 from .fts import CompiledQuery, compile_query, phrase_counts, token_list
 from .text import load_text
@@ -59,33 +60,11 @@ class _Checked:
     status: str = ""
 
 
-class Matching(ToolReads):
-    def match(
-        self,
-        query: ParsedQuery,
-        scope: SessionScope,
-        window: int,
-        limit: int,
-        order: str = "best",
-        filters: MatchFilters = MatchFilters(),
-        within: SessionScope | None = None,
-        texts: bool = True,
-    ) -> Matches:
-        """As the SQLite backend's ``match`` (storage/interface.py)."""
-        return self._match(MESSAGES, query, scope, window, limit, order, filters, within, texts)
+class Matching(ToolReads, MatchEntryPoints):
+    """As the SQLite backend's (``match`` and ``match_tools``: storage/match_entry.py)."""
 
-    def match_tools(
-        self,
-        query: ParsedQuery,
-        scope: SessionScope,
-        window: int,
-        limit: int,
-        order: str = "best",
-        filters: MatchFilters = MatchFilters(),
-        within: SessionScope | None = None,
-    ) -> Matches:
-        """As ``match``, over the tool-call index."""
-        return self._match(TOOLS, query, scope, window, limit, order, filters, within)
+    MESSAGES_INDEX = MESSAGES
+    TOOLS_INDEX = TOOLS
 
     def _match(
         self,

@@ -3,11 +3,11 @@ inside the caller's transaction, which holds the session's row lock."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ...indexer import next_rowid
 from ...tool_index import ToolRow, first_rowid
+from ..writeplan import place_rowids, tool_counts
 from .fts import index_text
 from .reads import Reads
 from .text import load_text, store_text
@@ -40,12 +40,8 @@ class ToolWrites(Reads):
         wanted = [(first_rowid(sid, row), pk, row) for pk, sid, rows in batch for row in rows]
         if not wanted:
             return
-        taken = self._taken_tool_rowids([rowid for rowid, _, _ in wanted])
         values = []
-        for rowid, pk, row in wanted:
-            while rowid in taken:
-                rowid = next_rowid(rowid)
-            taken.add(rowid)
+        for rowid, pk, row in place_rowids(wanted, self._taken_tool_rowids):
             text = index_text(row.body)
             values.append([self.agent_id, rowid, pk, row.entry_id, row.block, row.call_id,
                            row.tool, row.status, row.ts, row.duration_ms, row.result_entry_id,
@@ -60,11 +56,7 @@ class ToolWrites(Reads):
                 continue
             while self.conn.execute(_INSERT, value).rowcount == 0:  # taken meanwhile
                 value[1] = next_rowid(value[1])
-        counts: dict[int, list[int]] = {}
-        for _rowid, pk, row in wanted:
-            count = counts.setdefault(pk, [0, 0])
-            count[0] += 1
-            count[1] += len(row.body)
+        counts = tool_counts([(pk, row) for _rowid, pk, row in wanted])
         self.conn.execute(
             "UPDATE sessions SET tool_rows = tool_rows + s.n, tool_chars = tool_chars + s.c "
             "FROM unnest(%s::bigint[], %s::int[], %s::bigint[]) AS s(pk, n, c) "
@@ -89,15 +81,11 @@ class ToolWrites(Reads):
             (pk, newest[0], call_id)).fetchall()
         return newest[0], [tuple(row) for row in rows]  # type: ignore[misc]
 
-    def _call_event(self, pk: int, entry_id: str) -> dict[str, Any] | None:
+    def _call_body(self, pk: int, entry_id: str) -> str | None:
         found = self.conn.execute(
             "SELECT body FROM events WHERE session_pk = %s AND entry_id = %s ORDER BY seq LIMIT 1",
             (pk, entry_id)).fetchone()
-        try:
-            event = json.loads(found[0]) if found else None
-        except ValueError:
-            return None
-        return event if isinstance(event, dict) else None
+        return found[0] if found else None
 
     def _answer_tool(self, pk: int, row: ToolRow) -> None:
         found = self.conn.execute(

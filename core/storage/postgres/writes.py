@@ -19,7 +19,7 @@ from ...keys import normalize_key
 from ...transcript import parse_event
 from ..model import AppendResult, BranchRow, SessionMeta, now_ms
 from ..stored import id_spellings, in_log_order, names_as_parent, stored_entry_id
-from ..writeplan import Head, body_of, carry_out_append, title_of
+from ..writeplan import Head, body_of, carry_out_append, place_rowids, title_of
 from .driver import Conflict, retried
 from .erase import Erasing
 from .facts import FactsStore
@@ -269,18 +269,10 @@ class Writes(Erasing, FactsStore, ToolWrites):
         )
 
     def _placed(self, values: list[tuple]) -> list[tuple]:
-        """The rows with rowids moved off the ones already stored (or placed earlier here)."""
-        taken = self._taken_rowids([value[1] for value in values])
-        placed = []
-        for value in values:
-            rowid = value[1]
-            while rowid in taken:
-                rowid = next_rowid(rowid)
-                if rowid not in taken and self._taken_rowids([rowid]):
-                    taken.add(rowid)
-            taken.add(rowid)
-            placed.append((value[0], rowid, *value[2:]))
-        return placed
+        """The rows with rowids moved off the ones already stored (or placed earlier here):
+        ``writeplan.place_rowids``, as on SQLite."""
+        placed = place_rowids([(value[1], 0, value) for value in values], self._taken_rowids)
+        return [(value[0], rowid, *value[2:]) for rowid, _pk, value in placed]
 
     def _copy_rows(self, values: list[tuple]) -> set[int]:
         """Bulk insert through a temporary table (COPY, then one INSERT that skips rowids

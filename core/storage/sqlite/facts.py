@@ -7,40 +7,25 @@ from __future__ import annotations
 import json
 from typing import Iterable
 
-from ...facts import Facts, Usage, UsageKey
+from ...facts import TOKENS_MAX, Facts, Usage, UsageKey
+from ..fact_rows import FACT_COLUMNS, TOKEN_COLUMNS, facts_row, facts_values, summed_usage
 from ..model import SessionFilter, UsageRow
 from .browsing import session_clause
 from .reads import Reads
 
-_FACT_COLUMNS = ("models, input, output, cache_read, cache_write, cost, first_at, last_at, "
-                 "tool_calls, failed_calls, files, files_capped")
 _USAGE_COLUMNS = "input, output, cache_read, cache_write, cost"
 _USAGE_KEY = "session_pk = ? AND day = ? AND model = ?"
-
-
-def facts_row(row: tuple) -> Facts:
-    """A row of ``_FACT_COLUMNS`` as ``Facts``."""
-    models, i, o, cr, cw, cost, first, last, calls, failed, files, capped = row
-    return Facts(_names(models), Usage(i, o, cr, cw, cost), first, last, calls,
-                 failed, _names(files), bool(capped))
-
-
-def _names(stored: str) -> tuple[str, ...]:
-    """A JSON array of names (models, files) as stored; most sessions' files are none."""
-    return () if stored == "[]" else tuple(json.loads(stored))
-
-
-def _facts_values(pk: int, facts: Facts) -> tuple:
-    return (pk, json.dumps(list(facts.models), ensure_ascii=False), *facts.usage,
-            facts.first_at, facts.last_at, facts.tool_calls, facts.failed_calls,
-            json.dumps(list(facts.files), ensure_ascii=False), int(facts.files_capped))
+# A report's sums: ``total`` (a double, exact below 2**53) where ``sum`` would fail on an
+# integer overflow; NULL when no row recorded the count.
+_USAGE_SUMS = ", ".join(f"CASE WHEN count(u.{c}) > 0 THEN min(total(u.{c}), {TOKENS_MAX}) END"
+                        for c in TOKEN_COLUMNS)
 
 
 class FactsStore(Reads):
     """Facts and usage of one agent's sessions."""
 
     def session_facts(self, pks: Iterable[int]) -> dict[int, Facts]:
-        rows = self._all(f"SELECT session_pk, {_FACT_COLUMNS} FROM session_facts "
+        rows = self._all(f"SELECT session_pk, {FACT_COLUMNS} FROM session_facts "
                          "WHERE session_pk IN (SELECT value FROM json_each(?))",
                          (json.dumps(list(pks)),))
         return {row[0]: facts_row(row[1:]) for row in rows}
@@ -57,28 +42,28 @@ class FactsStore(Reads):
             where.append("u.day <= ?")
             params.append(until_day)
         rows = self._all(
-            "SELECT u.day, u.model, s.cwd, sum(u.input), sum(u.output), sum(u.cache_read), "
-            "sum(u.cache_write), sum(u.cost) FROM usage_days u JOIN sessions s "
+            f"SELECT u.day, u.model, s.cwd, {_USAGE_SUMS}, sum(u.cost) "
+            "FROM usage_days u JOIN sessions s "
             f"ON s.pk = u.session_pk {'WHERE ' + ' AND '.join(where) if where else ''} "
             "GROUP BY u.day, u.model, s.cwd ORDER BY u.day, u.model, s.cwd", params)
-        return [UsageRow(day, model, cwd, Usage(*sums)) for day, model, cwd, *sums in rows]
+        return [UsageRow(day, model, cwd, summed_usage(sums)) for day, model, cwd, *sums in rows]
 
     # --- the write path's primitives (inside the caller's transaction)
 
     def _facts(self, pk: int) -> Facts | None:
-        row = self.conn.execute(f"SELECT {_FACT_COLUMNS} FROM session_facts "
+        row = self.conn.execute(f"SELECT {FACT_COLUMNS} FROM session_facts "
                                 "WHERE session_pk = ?", (pk,)).fetchone()
         return None if row is None else facts_row(row)
 
     # The append's writes are OR FAIL and never an upsert: without a statement journal FTS5
     # keeps the transaction's pending index rows pending (``Writes._insert_row``).
     def _save_facts(self, pk: int, facts: Facts) -> None:
-        values = _facts_values(pk, facts)
+        values = facts_values(pk, facts)
         changed = self.conn.execute(
-            "UPDATE OR FAIL session_facts SET (" + _FACT_COLUMNS + ") = "
+            "UPDATE OR FAIL session_facts SET (" + FACT_COLUMNS + ") = "
             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) WHERE session_pk = ?", (*values[1:], pk))
         if changed.rowcount == 0:
-            self.conn.execute(f"INSERT OR FAIL INTO session_facts (session_pk, {_FACT_COLUMNS}) "
+            self.conn.execute(f"INSERT OR FAIL INTO session_facts (session_pk, {FACT_COLUMNS}) "
                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
 
     def _add_usage(self, pk: int, key: UsageKey, usage: Usage) -> None:

@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable, NamedTuple
 from ...indexer import MAX_ROWID_DRIFT_MS, ROWID_SHIFT
 from ...query import ParsedQuery
 from ...rank import holding
+from ..match_entry import MatchEntryPoints
 from ..model import CorpusStats, Matches, MatchFilters, MatchRow, PartCount, SessionScope
 from .driver import sqlite_errors
 from .reads import SUMS, own_tag, tree_tag
@@ -121,36 +122,12 @@ def _tags(pks: Iterable[int]) -> tuple[str, ...]:
     return tuple(own_tag(p) for p in sorted(pks))
 
 
-class Matching(ToolReads):
-    """Matching methods of the reader and writer classes, over the reads."""
+class Matching(ToolReads, MatchEntryPoints):
+    """Matching methods of the reader and writer classes, over the reads (``match`` and
+    ``match_tools``: storage/match_entry.py)."""
 
-    def match(
-        self,
-        query: ParsedQuery,
-        scope: SessionScope,
-        window: int,
-        limit: int,
-        order: str = "best",
-        filters: MatchFilters = MatchFilters(),
-        within: SessionScope | None = None,
-        texts: bool = True,
-    ) -> Matches:
-        """The visible matches to rank, newest first, and the statistics to rank them with
-        (``_match`` over the messages' index; ``texts=False``: without their text)."""
-        return self._match(MESSAGES, query, scope, window, limit, order, filters, within, texts)
-
-    def match_tools(
-        self,
-        query: ParsedQuery,
-        scope: SessionScope,
-        window: int,
-        limit: int,
-        order: str = "best",
-        filters: MatchFilters = MatchFilters(),
-        within: SessionScope | None = None,
-    ) -> Matches:
-        """As ``match``, over the tool-call index (its rows' role is ``tool``)."""
-        return self._match(TOOLS, query, scope, window, limit, order, filters, within)
+    MESSAGES_INDEX = MESSAGES
+    TOOLS_INDEX = TOOLS
 
     def _match(
         self,

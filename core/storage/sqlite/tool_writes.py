@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...indexer import next_rowid
 from ...tool_index import ToolRow, first_rowid
+from ..writeplan import place_rowids, tool_counts
 from .reads import Reads, scope_text
 
 _COLUMNS = "rowid, session_pk, entry_id, block, call_id, tool, status, ts, duration_ms, result_entry_id"
@@ -42,16 +42,7 @@ class ToolWrites(Reads):
         wanted = [(first_rowid(sid, row), pk, row) for pk, sid, rows in batch for row in rows]
         if not wanted:
             return
-        taken = self._taken_tool_rowids([rowid for rowid, _, _ in wanted])
-        placed = []
-        for rowid, pk, row in wanted:
-            while rowid in taken:
-                rowid = next_rowid(rowid)
-                if rowid not in taken and self._taken_tool_rowids([rowid]):
-                    taken.add(rowid)
-            taken.add(rowid)
-            placed.append((rowid, pk, row))
-        placed.sort(key=lambda item: item[0])
+        placed = place_rowids(wanted, self._taken_tool_rowids)
         scopes = {pk: self._tool_scope(pk) for pk, _, _ in batch}
         self.conn.executemany(
             f"INSERT INTO tool_index ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -59,11 +50,7 @@ class ToolWrites(Reads):
               r.result_entry_id) for rowid, pk, r in placed])
         self.conn.executemany("INSERT INTO tool_fts (rowid, body, scope) VALUES (?, ?, ?)",
                               [(rowid, r.body, scopes[pk]) for rowid, pk, r in placed])
-        counts: dict[int, list[int]] = {}
-        for _rowid, pk, row in placed:
-            count = counts.setdefault(pk, [0, 0])
-            count[0] += 1
-            count[1] += len(row.body)
+        counts = tool_counts([(pk, row) for _rowid, pk, row in placed])
         # OR FAIL: no statement journal, so FTS5 keeps pending rows pending (Writes._insert_row)
         self.conn.executemany(
             "UPDATE OR FAIL index_state SET tool_rows = tool_rows + ?, tool_chars = tool_chars + ? "
@@ -94,15 +81,11 @@ class ToolWrites(Reads):
             (pk, newest[0], call_id)).fetchall()
         return newest[0], [tuple(row) for row in rows]  # type: ignore[misc]
 
-    def _call_event(self, pk: int, entry_id: str) -> dict[str, Any] | None:
+    def _call_body(self, pk: int, entry_id: str) -> str | None:
         found = self.conn.execute(
             "SELECT body FROM events WHERE session_pk = ? AND seq = (SELECT min(seq) FROM events "
             "WHERE session_pk = ? AND entry_id = ?)", (pk, pk, entry_id)).fetchone()
-        try:
-            event = json.loads(found[0]) if found else None
-        except ValueError:
-            return None
-        return event if isinstance(event, dict) else None
+        return found[0] if found else None
 
     def _answer_tool(self, pk: int, row: ToolRow) -> None:
         found = self.conn.execute(

@@ -16,7 +16,7 @@ from ...tree_tags import ancestors
 from ...visibility import SessionLink
 from ..model import AppendResult, BranchRow, SessionMeta, now_ms
 from ..stored import id_spellings, in_log_order, names_as_parent, stored_entry_id
-from ..writeplan import Head, body_of, carry_out_append
+from ..writeplan import Head, body_of, carry_out_append, place_rowids
 from .driver import BUSY_TIMEOUT_S, sqlite_errors
 from .facts import FactsStore
 from .reads import scope_text
@@ -300,20 +300,7 @@ class Writes(FactsStore, ToolWrites):
         wanted = [(first_rowid(sid, row), pk, row) for pk, sid, rows in batch for row in rows]
         if not wanted:
             return
-        taken = self._taken_rowids([rowid for rowid, _, _ in wanted])
-        placed: list[tuple[int, int, IndexRow]] = []
-        for rowid, pk, row in wanted:
-            while rowid in taken:
-                rowid = next_rowid(rowid)
-                if rowid not in taken and self._taken_rowids([rowid]):
-                    taken.add(rowid)
-            taken.add(rowid)
-            placed.append((rowid, pk, row))
-        # In rowid order: FTS5 writes its pending rows out as a segment whenever a row's
-        # rowid is below the last one's, so a batch inserted session by session (each
-        # session's rows in time order, sessions interleaved in time) would leave a segment
-        # per session; sorted, the batch is one (docs/performance.md).
-        placed.sort(key=lambda item: item[0])
+        placed = place_rowids(wanted, self._taken_rowids)  # in rowid order: one FTS5 segment
         scopes = {pk: self._scope(pk) for pk, _, _ in batch}
         self.conn.executemany(
             "INSERT INTO message_index (rowid, session_pk, entry_id, role, ts) "
