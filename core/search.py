@@ -38,8 +38,8 @@ from .visibility import Caller
 from .visible_sessions import (
     Resolved,
     VisibleSessions,
-    find_session,
     resolved,
+    visible_by_key,
     visible_sessions,
 )
 
@@ -335,8 +335,8 @@ def visible_within(db: AgentReader, request: SearchRequest, caller: Caller,
     visible = visible_sessions(db, caller)
     within = None
     if request.session_key:
-        session = find_session(db, caller, normalize_key(request.session_key), request.host)
-        within = visible.narrowed({session.pk} if session and visible.sees(session.pk) else set())
+        session = visible_by_key(db, caller, normalize_key(request.session_key), request.host)
+        within = visible.narrowed({session.pk} if session else set())
     cards = request.card_filter()
     if cards is not None:  # source and project choose sessions: inside the match, too
         passing = db.session_pks_passing(cards)

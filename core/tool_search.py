@@ -10,6 +10,10 @@ failed calls, a session) is given: then the newest calls passing it, no full-tex
 ``tool_calls``: what an agent (or one session) did in a time window, newest first, with
 status and duration: the row table only.
 
+A session filter naming a session the caller may not see, or none at all (a typo), gets
+history's answer (``FORBIDDEN``, the same for both), not an empty list that would read as
+"that session made no calls".
+
 Both answer an agent caller only if ``config.toml`` grants it (``may_search_tools``); a
 caller without the grant gets exactly the answer of a search that matches nothing.
 """
@@ -20,8 +24,9 @@ import heapq
 from typing import Any, Callable, NamedTuple
 
 from .catalog import source_kind
-from .errors import ValidationError
+from .errors import Forbidden, ValidationError
 from .excerpt import make_excerpt
+from .keys import normalize_key
 from .query import ParsedQuery
 from .rank import Scorer
 from .redact import redact
@@ -42,7 +47,7 @@ from .textseg import desegment
 from .tool_index import shown
 from .tool_pairs import arguments_preview, head_and_tail
 from .visibility import Caller, may_search_tools
-from .visible_sessions import resolved
+from .visible_sessions import FORBIDDEN, resolved, visible_by_key
 
 ARGUMENTS_CHARS = 300  # of a hit's arguments, on one line
 RESULT_CHARS = 300  # of a listed call's result, on one line
@@ -114,10 +119,12 @@ def tools_search(state: StateDir, request: ToolSearchRequest, caller: Caller,
         return response  # the answer of a search matching nothing: no error, no hint
     search = request.search
     found: list[_Found] = []
+    seen: list[str] = []
     with resolved(state, caller) as who:
         more = over_agents(
             state, who, agents_to_search(state, search, caller), response, on_pending,
-            lambda db: _search_agent(db, request, parsed, caller, response, found))
+            lambda db: _search_agent(db, request, parsed, caller, response, found, seen))
+    _require_session(search, seen, response)
     found.sort(key=lambda f: _order(f, search.order, parsed is None))
     more = more or len(found) > search.limit
     del found[search.limit:]
@@ -143,10 +150,27 @@ def _check(request: ToolSearchRequest) -> ParsedQuery | None:
     return None
 
 
+def _require_session(search: SearchRequest, seen: list[str], response: SearchResponse
+                     ) -> None:
+    """The answer to a session filter that no searched database showed the caller (module
+    docstring); a database that could not be read is not that: its warning is the answer."""
+    if search.session_key and not seen and not response.unreadable:
+        raise Forbidden(FORBIDDEN)
+
+
+def _note_session(db: AgentReader, search: SearchRequest, caller: Caller,
+                  seen: list[str]) -> None:
+    if search.session_key and visible_by_key(db, caller, normalize_key(search.session_key),
+                                             search.host) is not None:
+        seen.append(db.agent_id)
+
+
 def _search_agent(db: AgentReader, request: ToolSearchRequest, parsed: ParsedQuery | None,
-                  caller: Caller, response: SearchResponse, found: list[_Found]) -> bool:
+                  caller: Caller, response: SearchResponse, found: list[_Found],
+                  seen: list[str]) -> bool:
     search = request.search
     visible, within = visible_within(db, search, caller, response)
+    _note_session(db, search, caller, seen)
     scope = visible.scope if within is None else within
     if parsed is None:  # a listing: the newest calls passing the filters
         rows, more = _newest_calls(db, scope, request.filters(), search.limit)
@@ -244,9 +268,11 @@ def tool_calls(state: StateDir, caller: Caller, agent: str | None = None,
     if not may_search_tools(caller):
         return response
     found: list[_Found] = []
+    seen: list[str] = []
 
     def list_agent(db: AgentReader) -> bool:
         visible, within = visible_within(db, search, caller, response)
+        _note_session(db, search, caller, seen)
         rows, more = _newest_calls(db, visible.scope if within is None else within,
                                    request.filters(), limit)
         sessions = db.sessions_by_pk({row.session_pk for row in rows})
@@ -257,6 +283,7 @@ def tool_calls(state: StateDir, caller: Caller, agent: str | None = None,
     with resolved(state, caller) as who:
         more = over_agents(state, who, agents_to_search(state, search, caller), response,
                            None, list_agent)
+    _require_session(search, seen, response)
     found.sort(key=lambda f: _order(f, "recent", True))
     response.truncated = more or len(found) > limit
     response.results = [_hit(row, 0.0, agent_id, session, None)

@@ -89,6 +89,17 @@ def find_session(db: AgentReader, caller: Caller, key: str, host: str | None = N
     return db.session(key)
 
 
+def visible_by_key(db: AgentReader, caller: Caller, key: str, host: str | None = None
+                   ) -> SessionRow | None:
+    """The session a caller means by a key (``find_session``) if it may see it; None for a
+    session that does not exist and one it may not see alike (SPEC 4). History, a search's
+    session filter and the tool calls' all ask it here."""
+    session = find_session(db, caller, key, host)
+    if session is None or not visible_sessions(db, caller).sees(session.pk):
+        return None
+    return session
+
+
 @contextmanager
 def open_visible(state: StateDir, caller: Caller, session_key: str, host: str | None = None
                  ) -> Iterator[tuple[AgentReader, SessionRow]]:
@@ -103,8 +114,8 @@ def open_visible(state: StateDir, caller: Caller, session_key: str, host: str | 
         if agent not in state.agents() or not may_see_agent(caller, agent):
             raise Forbidden(FORBIDDEN)
         with who.open(agent) as db, db.snapshot():
-            session = find_session(db, caller, key, host)
-            if session is None or not visible_sessions(db, caller).sees(session.pk):
+            session = visible_by_key(db, caller, key, host)
+            if session is None:
                 raise Forbidden(FORBIDDEN)
             yield db, session
 

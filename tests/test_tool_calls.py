@@ -413,3 +413,44 @@ def test_calls_of_one_millisecond_cut_by_the_limit_are_ordered_by_session_key(st
     assert keys == ["agent:main:subagent:k1", "agent:main:subagent:k2", "agent:main:subagent:k3"]
     keys = [h.session_key for h in tool_calls(state, OPERATOR, limit=1).results]
     assert keys == ["agent:main:subagent:k1"]
+
+
+def test_a_session_filter_naming_no_visible_session_says_so_as_history_does(
+        state: StateDir) -> None:
+    """``calls --session`` and ``search --tools --session`` with a key found nowhere (a typo)
+    say what history says; for an agent caller a session hidden from it and one that does not
+    exist get the same answer; an ungranted caller still gets the answer of nothing."""
+    from backscroll.core.errors import Forbidden
+    from backscroll.core.history import HistoryRequest, sessions_history
+    from backscroll.core.visible_sessions import FORBIDDEN
+
+    store(state, conversation())
+    hidden = "agent:main:telegram:group:7"
+    store(state, [header("sess-other"), msg("x1", None, "user", "hi"),
+                  msg("x2", "x1", "assistant", [call("k1", "bash", {"command": "ls"})])], hidden)
+    lonely = "agent:main:subagent:lonely"
+    store(state, [header("sess-lonely"), msg("y1", None, "user", "hi")], lonely)
+    granted = Caller(lonely, Policy(visibility="self", tool_calls=("*",)))
+    asks = {
+        "calls": lambda caller, key: tool_calls(state, caller, session_key=key),
+        "listing": lambda caller, key: search(state, "", caller, session_key=key),
+        "words": lambda caller, key: search(state, "zanzibarquux", caller, session_key=key),
+        "failed": lambda caller, key: search(state, "", caller, session_key=key, failed=True),
+        "history": lambda caller, key: sessions_history(state, HistoryRequest(key), caller),
+    }
+    cases = [(OPERATOR, "agent:main:mian"), (OPERATOR, "agent:nobody:main"),
+             (granted, hidden), (granted, "agent:main:nosuch"), (granted, KEY)]
+    for name, ask in asks.items():
+        for caller, key in cases:
+            with pytest.raises(Forbidden) as raised:
+                ask(caller, key)
+            assert str(raised.value) == FORBIDDEN, (name, key)
+    # a session it may see answers, with calls or without any
+    assert [h.message_id for h in tool_calls(state, OPERATOR, session_key=KEY, failed=True)
+            .results] == ["a1"]
+    assert tool_calls(state, granted, session_key=lonely).results == []
+    assert [h.session_key for h in search(state, "", session_key=hidden, tool="bash")
+            .results] == [hidden]
+    ungranted = Caller(lonely, Policy(visibility="self"))
+    assert tool_calls(state, ungranted, session_key="agent:main:nosuch").results == []
+    assert search(state, "", ungranted, session_key=hidden, failed=True).results == []

@@ -192,3 +192,34 @@ def test_an_escape_sequence_in_a_message_id_never_reaches_the_terminal(tmp_path,
     for argv in (("calls", "--agent", "main"), ("search", "--tools", "listed")):
         code, out, _ = run(capsys, *argv)
         assert code == 0 and "--message-id" in out and "\x1b" not in out, argv
+
+
+@pytest.mark.parametrize("argv", [["calls", "--session"], ["search", "--tools", "--session"],
+                                  ["search", "--failed", "--json", "--session"],
+                                  ["search", "--tools", "deploy", "--session"],
+                                  ["calls", "--json", "--session"]])
+def test_a_session_found_nowhere_is_said_as_history_says_it(tools_state, capsys, argv) -> None:
+    typo = KEY.replace("main:main", "main:mian")
+    as_json = ["--json"] if "--json" in argv else []
+    history = run(capsys, "history", typo, *as_json)
+    code, out, err = run(capsys, *argv, typo)
+    assert (code, out, err) == history and code == 3
+    assert err.count("\n") == 1 and "session not found" in err
+    assert json.loads(out)["status"] == "forbidden" if as_json else out == ""
+    assert run(capsys, *argv, KEY)[0] == 0
+
+
+async def test_mcp_a_session_found_nowhere_is_historys_answer(tools_state) -> None:
+    from backscroll.core.visible_sessions import FORBIDDEN
+
+    hidden = "agent:main:telegram:group:7"
+    store(tools_state, [header("sess-other"), msg("x1", None, "user", "hi"),
+                        msg("x2", "x1", "assistant", [call("k1", "bash", {"command": "ls"})])],
+          hidden)
+    granted = Caller(KEY, Policy(visibility="self", tool_calls=("*",)))
+    async with Client(build_server(tools_state, granted, on_pending=lambda agent: None)) as client:
+        for key in ("agent:main:mian", hidden):  # missing; not its own
+            for tool, arguments in (("tool_calls_search", {"failed": True, "sessionKey": key}),
+                                    ("sessions_history", {"sessionKey": key})):
+                found = await client.call_tool(tool, arguments)
+                assert found.is_error and found.content[0].text == FORBIDDEN, (tool, key)

@@ -11,7 +11,9 @@ message ids or times (docs/importers.md, "Continue"):
   one (the old one stays), and a history Continue cut short loses nothing stored.
 - User and assistant ``content`` (a string or parts) is indexed; ``editorState`` (the same words
   as the editor held them) is never read; context items (files, terminal output), tool calls,
-  tool results, ``thinking`` messages and ``reasoning`` are stored, not indexed.
+  tool results, ``thinking`` messages and ``reasoning`` are stored, not indexed. A ``tool``
+  message answering a call that its assistant item's tool state marks ``errored`` is a failed
+  result (``isError``).
 - An answer's ``usage`` is an empty assistant message of its own beside it (it can be written
   after the answer's text, which is stored by then).
 - The start time is the index's ``dateCreated`` (else the file's time); the project folder is
@@ -111,6 +113,7 @@ class _Session:
         self.entries: list[dict[str, Any]] = []
         self.seen: dict[str, int] = {}
         self.first_prompt: str | None = None
+        self.errored: set[str] = set()  # calls an assistant item's tool states mark errored
 
     def _id(self, *parts: Any) -> str:
         base = derived_id("continue-", self.session_id, *parts)
@@ -128,6 +131,7 @@ class _Session:
             report.skip(file, None, f"history item {index}: no message with a role; skipped")
             return
         role, content = message["role"], message.get("content")
+        self.errored |= _errored(item)
         base = self._id(role, content, message.get("toolCalls"), message.get("toolCallId"))
         context = [c for c in item.get("contextItems") or [] if isinstance(c, dict)]
         if context:
@@ -165,9 +169,10 @@ class _Session:
             if usage is not None:  # an entry of its own: it may come after the answer's text
                 self._add(f"{base}-u", {**answer, "content": [], "usage": usage})
         elif role == "tool":
-            self._add(base, {"role": "toolResult", "toolCallId": _text(message.get("toolCallId")),
-                             "toolName": "", "content": [{"type": "text", "text": _text(content)}],
-                             "isError": False})
+            call_id = _text(message.get("toolCallId"))
+            self._add(base, {"role": "toolResult", "toolCallId": call_id, "toolName": "",
+                             "content": [{"type": "text", "text": _text(content)}],
+                             "isError": bool(call_id) and call_id in self.errored})
         else:  # system: stored as context
             self._add(base, {"role": "toolResult", "toolCallId": "", "toolName": role,
                              "content": _parts(content), "isError": False})
@@ -175,6 +180,16 @@ class _Session:
         if isinstance(summary, str) and summary:
             self.entries.append({"type": "custom", "id": f"{base}-s", "parentId": None,
                                  "customType": "continue.summary", "data": {"summary": summary}})
+
+
+def _errored(item: dict[str, Any]) -> set[str]:
+    """The calls an assistant item's tool states (``toolCallStates``, older files'
+    ``toolCallState``) mark ``errored``: the failure Continue records, on the call, not on the
+    ``tool`` message answering it."""
+    states = item.get("toolCallStates")
+    states = states if isinstance(states, list) else [item.get("toolCallState")]
+    return {s["toolCallId"] for s in states if isinstance(s, dict)
+            and s.get("status") == "errored" and isinstance(s.get("toolCallId"), str)}
 
 
 def _usage(usage: Any) -> dict[str, Any] | None:

@@ -148,9 +148,11 @@ def _tool(bid: str, tool: dict[str, Any], message: Any, add: Any) -> None:
     message(f"{bid}:call", "assistant",
             [{"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}])
     result = tool.get("result")
-    if result is None:
-        return
-    text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+    if result is None and tool.get("status") != "error":
+        return  # not answered (yet)
+    # a call that failed is answered even when it holds no result: its status says so
+    text = ("" if result is None else result if isinstance(result, str)
+            else json.dumps(result, ensure_ascii=False))
     add({"type": "message", "id": f"{bid}:result", "message": {
         "role": "toolResult", "toolCallId": call_id, "toolName": name,
         "content": [{"type": "text", "text": text}],

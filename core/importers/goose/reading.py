@@ -226,7 +226,7 @@ def _entries(items: list[dict[str, Any]], role: Any, when: int | None, model: st
                                  "name": name, "arguments": args}], "assistant"))
         elif kind == "toolResponse":
             result = item.get("toolResult")
-            error = isinstance(result, dict) and result.get("status") == "error"
+            error = _failed(result)
             out.append({"type": "message", **({"timestamp": stamp} if stamp else {}),
                         "message": {"role": "toolResult",
                                     "toolCallId": str(item.get("id") or ""),
@@ -257,6 +257,17 @@ def _ok(value: Any) -> dict[str, Any]:
     if isinstance(value, dict) and "value" in value and isinstance(value["value"], dict):
         return value["value"]
     return value if isinstance(value, dict) else {}
+
+
+def _failed(result: Any) -> bool:
+    """A tool's ``Result`` that failed: an ``error`` (the tool could not run), or a
+    ``success`` whose MCP ``CallToolResult`` says ``isError`` (it ran and reported a failure,
+    as an extension's tool does)."""
+    if not isinstance(result, dict):
+        return False
+    value = result.get("value")
+    return result.get("status") == "error" or (
+        isinstance(value, dict) and value.get("isError") is True)
 
 
 def _result_text(result: Any) -> str:
