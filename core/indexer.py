@@ -22,8 +22,10 @@ if TYPE_CHECKING:  # the tree rules load when rows are built, not when a search 
 # 4: rows carry their scope (the sessions a caller may see are selected inside MATCH);
 # 5: a NUL character is held as a space (SQLite's length() stops at a NUL);
 # 6: tool calls indexed (core/tool_index.py: the second index, over the active branch's calls);
-# 7: session facts (a rebuild computes each session's facts and usage: core/facts.py)
-EXTRACTION_VERSION = 7
+# 7: session facts (a rebuild computes each session's facts and usage: core/facts.py);
+# 8: a tool result's tail redacted with the text before it, tool names redacted, a NUL in a
+#    model, tool name, call id or path held as U+FFFD (rows stored before could hold a secret)
+EXTRACTION_VERSION = 8
 INDEXER_VERSION = EXTRACTION_VERSION * 1000 + REDACTION_VERSION
 
 # rowid = (message time in ms) << ROWID_SHIFT | slot. The slot separates messages of the same
