@@ -239,8 +239,12 @@ async def test_the_empty_state_lists_the_sources_and_takes_them_in(state: StateD
             bars.append(app.search_screen.status_bar.plain_text())
             return app.search_screen.query_one("#body").display
 
-        await until(pilot, lambda: shown() and any("synced" in bar for bar in bars),
-                    timeout=DEADLINE_S)
+        try:
+            await until(pilot, lambda: shown() and any("synced" in bar for bar in bars),
+                        timeout=DEADLINE_S)
+        except AssertionError:
+            raise AssertionError(f"body shown: {app.search_screen.query_one('#body').display}, "
+                                 f"the bar said: {list(dict.fromkeys(bars))[-6:]}") from None
         assert len(state.agents()) == 4
         assert app.focused is app.search_screen.search_input
 

@@ -80,6 +80,7 @@ class Follower:
         self._taking_in = False
         self._refresh_timer: Timer | None = None
         self._note_timer: Timer | None = None
+        self._note: str | None = None  # "synced 12 new messages", shown for SYNCED_NOTE_S
         self._held = False  # [sync] on_open kept the sources out on open (a shared server)
         self._grown: set[str] = set()  # sessions a sync of ours gave new events, since a refresh
 
@@ -122,6 +123,9 @@ class Follower:
             self._follow_stop.set()
             self._follow_stop = None
         self._watching = 0
+        if self._note_timer is not None:  # the bar says the follow is off, not the last sync
+            self._note_timer.stop()
+        self._note = self._note_timer = None
 
     def toggle(self) -> None:
         app = self.app
@@ -197,10 +201,11 @@ class Follower:
             return
         app.poll_status()  # the counts, the welcome note, indexing progress
         if report.messages:
-            self.show_live(f"synced {plural(report.messages, 'new message')}")
+            self._note = f"synced {plural(report.messages, 'new message')}"
+            self.show_live()
             if self._note_timer is not None:
                 self._note_timer.stop()
-            self._note_timer = app.set_timer(SYNCED_NOTE_S, lambda: self.show_live())
+            self._note_timer = app.set_timer(SYNCED_NOTE_S, self._note_done)
         self.contents_changed(report.sessions)
 
     def contents_changed(self, sessions: set[str] | frozenset[str] = frozenset()) -> None:
@@ -227,13 +232,21 @@ class Follower:
 
     # --- what it shows -----------------------------------------------------------------------
 
+    def _note_done(self) -> None:
+        self._note = self._note_timer = None
+        self.show_live()
+
     @while_shown
     def show_live(self, text: str | None = None) -> None:
-        """The status bar's live note: ``text``, else what the follow is doing."""
+        """The status bar's live note: ``text``, else the last sync's note while it stands
+        (a quiet sync right after, the watcher's first tick say, leaves it its time), else
+        what the follow is doing."""
         app = self.app
         if not app.ready:
             return
-        if text is None:
+        if text is None and self._note is not None:
+            text = self._note
+        elif text is None:
             if not self.enabled:
                 text = ""
             elif self._held:
