@@ -216,18 +216,21 @@ def _operator_view(db: AgentReader) -> VisibleSessions:
     )
     unseen = frozenset(s.pk for s in odd if s.key not in allowed)
     pending = db.pending_pks()
-    # Every session but a few, without reading every session's number (EverySessionBut).
+    # The sessions that may hold rows the operator may not search (incognito ones never do).
+    hidden = frozenset(s.pk for s in odd if s.pk in unseen and not is_incognito(s.key))
+    hidden |= pending - unseen
+    # Every session but the unseen and pending ones, without reading every session's number
+    # when the planners name the hidden side anyway (EverySessionBut).
     excluded, total = pending | unseen, db.session_count()
-    if EverySessionBut.naming_is_cheap(excluded, total):
+    if EverySessionBut.naming_is_cheap(hidden, total - len(excluded)):
         searchable: frozenset[int] | EverySessionBut = EverySessionBut(excluded, total)
     else:
         searchable = frozenset(db.session_pks()) - excluded
-    hidden = frozenset(s.pk for s in odd if s.pk in unseen and not is_incognito(s.key))
     return VisibleSessions(
         unseen,
         True,
         searchable,
         bool(pending - unseen),
         bool(pending),
-        SessionScope(searchable, hidden | (pending - unseen)),
+        SessionScope(searchable, hidden),
     )

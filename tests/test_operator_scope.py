@@ -25,10 +25,12 @@ SESSIONS = 60  # more than EverySessionBut.FEW
 
 
 def build(state: StateDir) -> None:
-    """SESSIONS sessions of agent ``a``, two of them dirty (waiting for reconciliation), an
-    incognito one and a key filed under another agent: four the operator cannot search."""
+    """SESSIONS sessions of agent ``a``, two of them dirty (waiting for reconciliation), more
+    incognito ones than ``FEW`` (the operator never sees them; they hold no rows) and a key
+    filed under another agent."""
     keys = [f"agent:a:subagent:s{n}" for n in range(SESSIONS)]
-    keys += ["agent:a:dashboard:incognito-1", "agent:b:filed-here"]
+    keys += [f"agent:a:dashboard:incognito-{n}" for n in range(EverySessionBut.FEW + 2)]
+    keys += ["agent:b:filed-here"]
     with state.open("a", write=True) as db:
         for n, key in enumerate(keys):
             words = "tern heron" if n % 3 else "tern"
@@ -41,7 +43,7 @@ def build(state: StateDir) -> None:
 def read_as_numbers():
     """The operator's view with every session's number read (the form before this one)."""
     visible._cache.clear()
-    return patch.object(EverySessionBut, "naming_is_cheap", classmethod(lambda cls, e, t: False))
+    return patch.object(EverySessionBut, "naming_is_cheap", classmethod(lambda cls, h, n: False))
 
 
 def test_the_operator_names_every_session_but_a_few_and_sees_the_same(state: StateDir) -> None:
@@ -56,7 +58,7 @@ def test_the_operator_names_every_session_but_a_few_and_sees_the_same(state: Sta
         assert isinstance(full.scope.pks, frozenset)
         assert visible.listed(db, fast.scope.pks) == full.scope.pks
         assert len(fast.scope.pks) == len(full.scope.pks) == SESSIONS - 2
-        assert fast.scope.hidden == full.scope.hidden
+        assert fast.scope.hidden == full.scope.hidden and len(fast.scope.hidden) == 3
         assert [pk in fast.scope.pks for pk in every] == [pk in full.scope.pks for pk in every]
         assert (fast.pending, fast.reconcile) == (full.pending, full.reconcile) == (True, True)
         parsed = parse_query("heron")
@@ -101,15 +103,17 @@ def test_every_session_but_answers_what_a_planner_asks() -> None:
     assert every.resolve(range(1, 101)) == frozenset(range(1, 101)) - {3, 9}
 
 
-@pytest.mark.parametrize("excluded", [0, 1, EverySessionBut.FEW])
-def test_the_planner_names_the_few_left_out(excluded: int) -> None:
-    """Wherever the form is taken, SQLite's planner names the excluded sessions (it never
-    lists the set); PostgreSQL's and both tool readers pick the smaller side the same way."""
-    left_out = frozenset(range(excluded))
-    smallest = EverySessionBut.FEW + 1 + excluded
-    assert EverySessionBut.naming_is_cheap(left_out, smallest)
-    assert not EverySessionBut.naming_is_cheap(left_out, smallest - 1)
+@pytest.mark.parametrize("hidden", [0, 1, EverySessionBut.FEW])
+def test_the_planner_names_the_few_hidden(hidden: int) -> None:
+    """Wherever the form is taken, SQLite's planner names the hidden sessions (it never lists
+    the set); PostgreSQL's and both tool readers pick the smaller side the same way."""
+    few = frozenset(range(hidden))
+    size = EverySessionBut.FEW + 1
+    assert EverySessionBut.naming_is_cheap(few, size)
+    assert not EverySessionBut.naming_is_cheap(few, size - 1)
     assert not EverySessionBut.naming_is_cheap(frozenset(range(EverySessionBut.FEW + 1)), 10**6)
-    scope = SessionScope(EverySessionBut(left_out, smallest), left_out)
+    excluded = few | frozenset(range(1000, 1100))  # incognito ones too
+    scope = SessionScope(EverySessionBut(excluded, size + len(excluded)), few)
+    assert len(scope.pks) == size
     assert matching.plan_for(scope, lambda: (1, 1), 5).kind == "everything"
     assert len(scope.hidden) < len(scope.pks)

@@ -111,26 +111,28 @@ class MatchRow(NamedTuple):  # a tuple: thousands are made per search
 
 
 class EverySessionBut:
-    """Every session of one database but ``excluded`` (a few of them), ``total`` sessions in
-    all: a scope's ``pks`` named without reading every session's number (the operator's view
-    at 100,000 sessions spent ~25 ms of a search's start doing so; docs/performance.md).
+    """Every session of one database but ``excluded``, ``total`` sessions in all: a scope's
+    ``pks`` named without reading every session's number (the operator's view read 100,000
+    of them at each search's start; docs/performance.md, "Ten million messages").
 
     It answers what a planner asks of ``pks`` (its size, membership, the sessions of a given
     set it holds) but cannot list them: it is only used where the scope's ``hidden`` sessions
     are few and its own many (``naming_is_cheap``), so every planner names the hidden side.
-    A caller that must list them reads the database (``visible_sessions.listed``).
+    (``excluded`` may be larger than ``hidden``: incognito sessions hold no rows.) A caller
+    that must list them reads the database (``visible_sessions.listed``).
     """
 
     __slots__ = ("excluded", "total")
-    FEW = 48  # at most this many excluded, and more than this many in the set
+    FEW = 48  # at most this many hidden, and more than this many in the set (sqlite MAX_TAGS)
 
     def __init__(self, excluded: frozenset[int], total: int) -> None:
         self.excluded = excluded
         self.total = total  # every session of the database, ``excluded`` included
 
     @classmethod
-    def naming_is_cheap(cls, excluded: frozenset[int], total: int) -> bool:
-        return len(excluded) <= cls.FEW < total - len(excluded)
+    def naming_is_cheap(cls, hidden: frozenset[int], size: int) -> bool:
+        """Whether a scope of ``size`` sessions hiding ``hidden`` may take this form."""
+        return len(hidden) <= cls.FEW < size
 
     def __len__(self) -> int:
         return self.total - len(self.excluded)
