@@ -49,7 +49,7 @@ from backscroll.core.state import StateDir
 from backscroll.core.storage import SessionMeta
 from backscroll.core.textseg import desegment
 from backscroll.core.visibility import OPERATOR, Caller, Policy
-from backscroll.core.visible_sessions import visible_sessions
+from backscroll.core.visible_sessions import listed, visible_sessions
 
 # name -> (query, match mode, ripgrep pattern)
 CLASSES = {
@@ -140,7 +140,8 @@ def straightforward(state: StateDir, request: SearchRequest, caller: Caller) -> 
     for agent in state.agents():
         with state.open(agent) as db, db.snapshot():
             visible = visible_sessions(db, caller)
-            for row, score in db.match_all_then_filter(parsed, visible.searchable, request.limit):
+            for row, score in db.match_all_then_filter(parsed, listed(db, visible.searchable),
+                                                      request.limit):
                 results.append((score, make_excerpt(desegment(row.body), parsed, EXCERPT_CHARS)))
     return sorted(results, key=lambda r: r[0])[: request.limit]
 
@@ -175,7 +176,7 @@ def caller_files(archive: Path, caller: str | None, state: StateDir) -> list[str
         return None
     with state.open(bench_data.AGENT) as db:
         visible = visible_sessions(db, Caller(caller, Policy("tree")))
-        ids = [s.session_id for s in db.sessions_by_pk(visible.searchable).values()]
+        ids = [s.session_id for s in db.sessions_by_pk(listed(db, visible.searchable)).values()]
     folder = archive / "agents" / bench_data.AGENT / "sessions"
     return [str(folder / f"{sid}.jsonl") for sid in ids]
 

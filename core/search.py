@@ -336,11 +336,11 @@ def visible_within(db: AgentReader, request: SearchRequest, caller: Caller,
     within = None
     if request.session_key:
         session = visible_by_key(db, caller, normalize_key(request.session_key), request.host)
-        within = visible.narrowed({session.pk} if session else set())
+        within = visible.narrowed(db, {session.pk} if session else set())
     cards = request.card_filter()
     if cards is not None:  # source and project choose sessions: inside the match, too
         passing = db.session_pks_passing(cards)
-        within = visible.narrowed(passing if within is None else passing & within.pks)
+        within = visible.narrowed(db, passing if within is None else passing & within.pks)
     if visible.reconcile:
         response.pending_agents.append(db.agent_id)
     if visible.pending:

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from .errors import Forbidden, ValidationError
 from .keys import agent_of, is_incognito, normalize_key
 from .state import StateDir
-from .storage import AgentReader, SessionFilter, SessionRow, SessionScope
+from .storage import AgentReader, EverySessionBut, SessionFilter, SessionRow, SessionScope
 from .visibility import Caller, SessionLink, may_see_agent, visible_keys, within_own_tree
 
 # The one answer for a session that does not exist and one the caller may not see (SPEC 4).
@@ -120,10 +120,17 @@ def open_visible(state: StateDir, caller: Caller, session_key: str, host: str | 
             yield db, session
 
 
+def listed(db: AgentReader, pks: frozenset[int] | EverySessionBut) -> frozenset[int]:
+    """Sessions as numbers: an ``EverySessionBut`` (the operator's) read from ``db``."""
+    return pks.resolve(db.session_pks()) if isinstance(pks, EverySessionBut) else pks
+
+
 class VisibleSessions(NamedTuple):
     pks: frozenset[int]  # the sessions the caller may see (or, with ``all_but``, may not)
     all_but: bool
-    searchable: frozenset[int]  # pks of visible sessions that are searchable (indexed, clean)
+    # pks of visible sessions that are searchable (indexed, clean); the operator's, when few
+    # are not, as every session but those (``listed`` gives the numbers)
+    searchable: frozenset[int] | EverySessionBut
     pending: bool  # a visible session awaits reconciliation
     reconcile: bool  # any session of the database does (visible or not)
     scope: SessionScope  # the searchable sessions, as the storage plans a match over them
@@ -135,10 +142,10 @@ class VisibleSessions(NamedTuple):
         """The visible sessions (not only the searchable ones) as a storage filter."""
         return SessionFilter(sorted(self.pks), exclude=self.all_but)
 
-    def narrowed(self, keep: set[int]) -> SessionScope:
+    def narrowed(self, db: AgentReader, keep: set[int]) -> SessionScope:
         """The scope of the searchable sessions in ``keep`` only (a session filter)."""
         pks = self.scope.pks & keep
-        hidden = self.scope.hidden | (self.scope.pks - pks)
+        hidden = self.scope.hidden | (listed(db, self.scope.pks) - pks)
         return SessionScope(pks, hidden)
 
 
@@ -209,13 +216,21 @@ def _operator_view(db: AgentReader) -> VisibleSessions:
     )
     unseen = frozenset(s.pk for s in odd if s.key not in allowed)
     pending = db.pending_pks()
-    searchable = frozenset(db.session_pks()) - pending - unseen
+    # The sessions that may hold rows the operator may not search (incognito ones never do).
     hidden = frozenset(s.pk for s in odd if s.pk in unseen and not is_incognito(s.key))
+    hidden |= pending - unseen
+    # Every session but the unseen and pending ones, without reading every session's number
+    # when the planners name the hidden side anyway (EverySessionBut).
+    excluded, total = pending | unseen, db.session_count()
+    if EverySessionBut.naming_is_cheap(hidden, total - len(excluded)):
+        searchable: frozenset[int] | EverySessionBut = EverySessionBut(excluded, total)
+    else:
+        searchable = frozenset(db.session_pks()) - excluded
     return VisibleSessions(
         unseen,
         True,
         searchable,
         bool(pending - unseen),
         bool(pending),
-        SessionScope(searchable, hidden | (pending - unseen)),
+        SessionScope(searchable, hidden),
     )

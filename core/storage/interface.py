@@ -174,6 +174,10 @@ class SessionReads(Protocol):
         """Every session's pk."""
         ...
 
+    def session_count(self) -> int:
+        """How many sessions the database holds."""
+        ...
+
     def pending_pks(self) -> frozenset[int]:
         """Sessions reconciliation has work in (dirty, claimed, or indexed by another
         indexer version: the one ``PENDING`` rule)."""

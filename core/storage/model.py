@@ -10,6 +10,7 @@ layer sees a connection, a cursor or a row tuple.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..indexer import INDEXER_VERSION
@@ -109,6 +110,61 @@ class MatchRow(NamedTuple):  # a tuple: thousands are made per search
     body: str  # the stored (redacted, segmented) text
 
 
+class EverySessionBut:
+    """Every session of one database but ``excluded``, ``total`` sessions in all: a scope's
+    ``pks`` named without reading every session's number (the operator's view read 100,000
+    of them at each search's start; docs/performance.md, "Ten million messages").
+
+    It answers what a planner asks of ``pks`` (its size, membership, the sessions of a given
+    set it holds) but cannot list them: it is only used where the scope's ``hidden`` sessions
+    are few and its own many (``naming_is_cheap``), so every planner names the hidden side.
+    (``excluded`` may be larger than ``hidden``: incognito sessions hold no rows.) A caller
+    that must list them reads the database (``visible_sessions.listed``).
+    """
+
+    __slots__ = ("excluded", "total")
+    FEW = 48  # at most this many hidden, and more than this many in the set (sqlite MAX_TAGS)
+
+    def __init__(self, excluded: frozenset[int], total: int) -> None:
+        self.excluded = excluded
+        self.total = total  # every session of the database, ``excluded`` included
+
+    @classmethod
+    def naming_is_cheap(cls, hidden: frozenset[int], size: int) -> bool:
+        """Whether a scope of ``size`` sessions hiding ``hidden`` may take this form."""
+        return len(hidden) <= cls.FEW < size
+
+    def __len__(self) -> int:
+        return self.total - len(self.excluded)
+
+    def __contains__(self, pk: object) -> bool:
+        return pk not in self.excluded
+
+    def __and__(self, sessions: Iterable[int]) -> frozenset[int]:
+        """The sessions of ``sessions`` (existing ones) that are in this set."""
+        return frozenset(pk for pk in sessions if pk not in self.excluded)
+
+    __rand__ = __and__
+
+    def __iter__(self) -> Iterator[int]:
+        raise TypeError("EverySessionBut cannot list its sessions: read them "
+                        "(visible_sessions.listed)")
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, EverySessionBut)
+                and (self.excluded, self.total) == (other.excluded, other.total))
+
+    def __hash__(self) -> int:
+        return hash((self.excluded, self.total))
+
+    def __repr__(self) -> str:
+        return f"EverySessionBut({sorted(self.excluded)!r}, total={self.total})"
+
+    def resolve(self, every: Iterable[int]) -> frozenset[int]:
+        """The set as numbers, given every session's."""
+        return frozenset(every) - self.excluded
+
+
 class SessionScope(NamedTuple):
     """The sessions a search may return rows of, and what a planner may use to find them.
 
@@ -118,7 +174,7 @@ class SessionScope(NamedTuple):
     (core/tree_tags.py), when that helps: a ``tree`` caller's own session.
     """
 
-    pks: frozenset[int]
+    pks: frozenset[int] | EverySessionBut
     hidden: frozenset[int]
     anchor: int | None = None
     covered: frozenset[int] = frozenset()

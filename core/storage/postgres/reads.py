@@ -69,6 +69,9 @@ class Reads(Handle):
             "SELECT pk FROM sessions WHERE agent_id = %s", (self.agent_id,)
         )]
 
+    def session_count(self) -> int:
+        return self._one("SELECT count(*) FROM sessions WHERE agent_id = %s", (self.agent_id,))[0]
+
     def pending_pks(self) -> frozenset[int]:
         rows = self._all(
             f"SELECT pk FROM sessions WHERE agent_id = %(agent)s AND {PENDING}",

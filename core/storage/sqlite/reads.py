@@ -125,6 +125,9 @@ class Reads(Handle):
         # operator's view reads them at every search's start)
         return json.loads(self._one("SELECT json_group_array(pk) FROM sessions")[0])
 
+    def session_count(self) -> int:
+        return self._one("SELECT count(*) FROM sessions")[0]
+
     def pending_pks(self) -> frozenset[int]:
         """Sessions reconciliation has work in (the one ``PENDING`` predicate)."""
         rows = self._all(f"SELECT i.session_pk FROM index_state i WHERE {PENDING}",
