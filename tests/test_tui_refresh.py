@@ -241,6 +241,7 @@ async def test_the_footer_names_ctrl_q_and_q_quits_only_outside_the_bar(state: S
     async with app.run_test(size=(120, 35)) as pilot:
         await until(pilot, lambda: bool(app.search_screen.results.results))
         footer = app.search_screen.query_one(Footer)
+        await until(pilot, lambda: bool(footer.query("FooterKey")))  # composed after a frame
         shown = [(k.key_display, k.description) for k in footer.query("FooterKey")]
         assert ("^q", "Quit") in shown
         assert app.search_screen.search_input.has_focus
