@@ -272,22 +272,9 @@ def search_databases(
     (core/convmatch.py) differ only in ``match_in``."""
     state.require()
     with resolved(state, caller) as who:  # the caller's database opened once (Resolved.open)
-        return _search_agents(state, who, request, caller, on_pending, response, match_in)
-
-
-def _search_agents(
-    state: StateDir,
-    who: Resolved,
-    request: SearchRequest,
-    caller: Caller,
-    on_pending: Callable[[str], None] | None,
-    response: SearchResponse,
-    match_in: Callable[[AgentReader, Scopes], bool],
-) -> bool:
-    """Search every agent ``caller`` may search; whether more than the limit matched."""
-    return over_agents(
-        state, who, agents_to_search(state, request, caller), response, on_pending,
-        lambda db: match_in(db, visible_within(db, request, caller, response)))
+        return over_agents(
+            state, who, agents_to_search(state, request, caller), response, on_pending,
+            lambda db: match_in(db, visible_within(db, request, caller, response)))
 
 
 def over_agents(
