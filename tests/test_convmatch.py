@@ -19,7 +19,7 @@ from backscroll.core.state import StateDir
 from backscroll.core.visibility import OPERATOR, Caller, Policy
 
 from .events import header, msg
-from .test_conversation import append, linear
+from .test_conversation import CALLERS, KEYS, append, linear
 
 pytestmark = pytest.mark.backends  # storage behaviour: on both backends
 
@@ -273,16 +273,6 @@ async def test_the_mcp_tool_answers_the_library_json_as_its_caller(state: StateD
 # of all the words finds it.
 
 WORDS = ("heron", "otter", "lynx", "ibis")
-KEYS = ("agent:main:main", "agent:main:subagent:a", "agent:main:subagent:b",
-        "agent:main:subagent:c", "agent:main:telegram:group:1", "agent:ops:main")
-CALLERS = (
-    OPERATOR,
-    Caller("agent:main:main", Policy(visibility="tree")),
-    Caller("agent:main:subagent:a", Policy(visibility="tree")),
-    Caller("agent:main:subagent:a", Policy(visibility="self")),
-    Caller("agent:main:subagent:b", Policy(visibility="agent")),
-    Caller("agent:main:subagent:a", Policy(sandboxed=True)),
-)
 
 
 @st.composite
